@@ -1,0 +1,74 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings every Swift target shares (STYLE.md, style-anchors rule 2).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Stratus",
+    products: [
+        .executable(name: "stratus", targets: ["StratusCLI"]),
+        .library(name: "StratusWire", targets: ["StratusWire"]),
+        .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
+        .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
+        .library(name: "StratusHTTP", targets: ["StratusHTTP"]),
+        .library(name: "StratusHTTPServer", targets: ["StratusHTTPServer"]),
+        .library(name: "StratusLogging", targets: ["StratusLogging"]),
+        .library(name: "StratusMetrics", targets: ["StratusMetrics"]),
+        .library(name: "StratusTesting", targets: ["StratusTesting"]),
+    ],
+    targets: [
+        // Layer 0: C libraries from Debian, one system-library target each.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        // Layer 1: observability.
+        .target(name: "StratusLogging"),
+        .target(name: "StratusMetrics"),
+
+        // Layer 2: wire model, drivers, crypto, HTTP without I/O.
+        .target(name: "StratusWire"),
+        .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
+        .target(name: "StratusCrypto", dependencies: ["COpenSSL", "CSodium"]),
+        .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
+
+        // Layer 3: the libmicrohttpd transport.
+        .target(name: "StratusHTTPServer", dependencies: ["StratusHTTP", "CMicroHTTPD", "StratusLogging", "StratusMetrics"]),
+
+        // Layer 5: composition and test support.
+        .target(
+            name: "StratusTesting",
+            dependencies: ["StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics"]
+        ),
+        .executableTarget(
+            name: "StratusCLI",
+            dependencies: [
+                "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
+                "StratusLogging", "StratusMetrics",
+            ]
+        ),
+
+        // Tests.
+        .testTarget(name: "StratusLoggingTests", dependencies: ["StratusLogging"]),
+        .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
+        .testTarget(name: "StratusWireTests", dependencies: ["StratusWire"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
+        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto"]),
+        .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire"]),
+        .testTarget(
+            name: "StratusHTTPServerTests",
+            dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

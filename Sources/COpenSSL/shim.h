@@ -1,0 +1,11 @@
+#include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <openssl/crypto.h>
+#include <openssl/hmac.h>
+#include <openssl/ecdsa.h>
+#include <openssl/x509.h>

@@ -1,0 +1,1 @@
+// The StratusCrypto module; see ARCHITECTURE.md.

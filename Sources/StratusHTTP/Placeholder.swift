@@ -1,0 +1,1 @@
+// The StratusHTTP module; see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The StratusHTTPServer module; see ARCHITECTURE.md.

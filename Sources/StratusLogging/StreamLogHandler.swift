@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+/// Writes records to standard error (or standard output) as text or JSON lines.
+///
+/// Text: `2026-11-30T07:00:00.123Z info stratus.http: request finished request-id=3F2A status=200`.
+/// JSON lines: one object per record with `ts`, `level`, `label`, `msg` and the metadata keys.
+public struct StreamLogHandler: LogHandler {
+    /// How each record is rendered.
+    public enum Format: Sendable {
+        /// One human-readable line per record.
+        case text
+        /// One JSON object per line, for log collectors.
+        case jsonLines
+    }
+
+    /// Which stream records go to.
+    public enum Stream: Sendable {
+        /// File descriptor 1.
+        case standardOutput
+        /// File descriptor 2.
+        case standardError
+    }
+
+    private let format: Format
+    private let stream: Stream
+    private static let writeLock = Mutex(())
+
+    /// Creates a handler.
+    ///
+    /// - Parameters:
+    ///   - format: Text or JSON lines.
+    ///   - stream: Standard error by default.
+    public init(format: Format, stream: Stream = .standardError) {
+        self.format = format
+        self.stream = stream
+    }
+
+    /// Renders and writes the record as one line.
+    public func write(_ record: LogRecord) {
+        let line = Self.render(record, format: format) + "\n"
+        let handle: FileHandle = stream == .standardOutput ? .standardOutput : .standardError
+        Self.writeLock.withLock { _ in handle.write(Data(line.utf8)) }
+    }
+
+    /// Renders one record without the trailing newline.
+    public static func render(_ record: LogRecord, format: Format) -> String {
+        let timestamp = record.date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        switch format {
+        case .text:
+            var line = "\(timestamp) \(record.level) \(record.label): \(record.message)"
+            for key in record.metadata.keys.sorted() {
+                line += " \(key)=\(record.metadata[key] ?? "")"
+            }
+            return line
+        case .jsonLines:
+            var object: [String: String] = record.metadata
+            object["ts"] = timestamp
+            object["level"] = record.level.description
+            object["label"] = record.label
+            object["msg"] = record.message
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}

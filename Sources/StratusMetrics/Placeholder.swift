@@ -1,0 +1,1 @@
+// The StratusMetrics module; see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The StratusSQLite module; see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The StratusTesting module; see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The StratusWire module; see ARCHITECTURE.md.

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct StratusHTTPTestsPlaceholder {
+    @Test func builds() {}
+}

@@ -1,0 +1,5 @@
+import Testing
+
+@Suite struct StratusSQLiteTestsPlaceholder {
+    @Test func builds() {}
+}
