@@ -1,1 +1,34 @@
-print("stratus")
+import Foundation
+
+/// The `stratus` executable: the server and its admin commands.
+let usage = """
+    Stratus — a self-hosted CloudKit-compatible sync server.
+
+    Usage:
+      stratus serve [flags]     run the server (stratus serve --help for flags)
+      stratus version           print the version
+      stratus help              print this help
+    """
+
+let arguments = CommandLine.arguments.dropFirst()
+do {
+    let command = arguments.first ?? "help"
+    let options = try Options(arguments: arguments.dropFirst(), environment: ProcessInfo.processInfo.environment)
+    switch command {
+    case "serve":
+        if options.flag("help") {
+            print(ServeCommand.usage)
+        } else {
+            try await ServeCommand.run(options)
+        }
+    case "version", "--version":
+        print("stratus 0.1.0")
+    case "help", "--help", "-h":
+        print(usage)
+    default:
+        throw CLIError("unknown command '\(command)'\n\n\(usage)")
+    }
+} catch {
+    FileHandle.standardError.write(Data("stratus: \(error)\n".utf8))
+    exit(1)
+}

@@ -45,7 +45,7 @@ public struct StreamLogHandler: LogHandler {
 
     /// Renders one record without the trailing newline.
     public static func render(_ record: LogRecord, format: Format) -> String {
-        let timestamp = record.date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let timestamp = record.date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         switch format {
         case .text:
             var line = "\(timestamp) \(record.level) \(record.label): \(record.message)"

@@ -1,0 +1,54 @@
+import Foundation
+import StratusHTTP
+import StratusHTTPServer
+import StratusLogging
+import StratusMetrics
+
+/// `stratus serve`: runs the server until SIGINT or SIGTERM.
+enum ServeCommand {
+    static let usage = """
+        stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--threads 4]
+                      [--log-level info] [--log-format text|json]
+
+        Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
+        STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT.
+        """
+
+    static func run(_ options: Options) async throws {
+        let unknown = options.unknownFlags(known: ["host", "port", "data-dir", "threads", "log-level", "log-format"])
+        guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
+
+        let levelName = options.string("log-level", default: "info")
+        guard let level = Logger.Level(name: levelName) else {
+            throw CLIError("--log-level must be one of \(Logger.Level.allCases.map(\.description).joined(separator: ", ")); got '\(levelName)'")
+        }
+        let format: StreamLogHandler.Format
+        switch options.string("log-format", default: "text") {
+        case "text": format = .text
+        case "json": format = .jsonLines
+        case let other: throw CLIError("--log-format must be text or json; got '\(other)'")
+        }
+        LoggingSystem.bootstrap(level: level) { _ in StreamLogHandler(format: format) }
+        let logger = Logger(label: "stratus")
+
+        var configuration = HTTPServerConfiguration()
+        configuration.host = options.string("host", default: "127.0.0.1")
+        configuration.port = UInt16(try options.integer("port", default: 8420, in: 0...65535))
+        configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
+        let dataDirectory = URL(fileURLWithPath: options.string("data-dir", default: "./.stratus"), isDirectory: true)
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+
+        let metrics = MetricsRegistry()
+        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics)
+        let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
+        try server.start()
+        let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"
+        print("Stratus is running at \(base) with its data in \(dataDirectory.standardizedFileURL.path)")
+        print("Try: curl \(base)/health    (Ctrl-C stops the server)")
+        fflush(nil)
+
+        let signal = await TerminationSignal.wait()
+        logger.info("received signal \(signal); shutting down")
+        await server.shutdown()
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import StratusHTTP
+import StratusHTTPServer
+import StratusLogging
+import StratusMetrics
+
+/// Builds the router of `stratus serve`: middleware, health and metrics.
+///
+/// The CloudKit endpoints (`/database/1/…`, `/device/1/…`) join it as their
+/// modules land.
+enum ServerRoutes {
+    static func makeRouter(logger: Logger, metrics: MetricsRegistry) -> Router {
+        var router = Router(logger: logger)
+        router.use(MetricsMiddleware(registry: metrics))
+        router.use(AccessLogMiddleware(logger: logger))
+        router.use(CORSMiddleware())
+        router.immediate(.get, "/health") { _ in
+            .json(bytes: healthBody)
+        }
+        router.immediate(.get, "/metrics") { _ in
+            .text(metrics.prometheusText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        return router
+    }
+
+    private static let healthBody = Data(#"{"status":"ok"}"#.utf8)
+}
+

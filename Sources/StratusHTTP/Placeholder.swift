@@ -1,1 +1,0 @@
-// The StratusHTTP module; see ARCHITECTURE.md.

@@ -1,1 +1,0 @@
-// The StratusHTTPServer module; see ARCHITECTURE.md.

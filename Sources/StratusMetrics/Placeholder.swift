@@ -1,1 +1,0 @@
-// The StratusMetrics module; see ARCHITECTURE.md.
