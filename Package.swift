@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto"]),
-        .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire"]),
+        .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire", "StratusLogging"]),
         .testTarget(
             name: "StratusHTTPServerTests",
             dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]

@@ -86,7 +86,6 @@ public final class HTTPServer: Sendable {
         let pointer: OpaquePointer? = address.withSockaddr { sockaddr in
             var options: [MHD_OptionItem] = [
                 MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr),
-                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
@@ -95,8 +94,12 @@ public final class HTTPServer: Sendable {
                     option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self),
                     ptr_value: retained.toOpaque()
                 ),
-                MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
+            if configuration.threadPoolSize > 1 {
+                // NB: a pool of one is refused with a warning; without the option MHD runs one internal thread.
+                options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil))
+            }
+            options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
             return options.withUnsafeMutableBufferPointer { buffer in
                 stratus_mhd_start_daemon(flags, configuration.port, accessHandler, retained.toOpaque(), buffer.baseAddress)
             }

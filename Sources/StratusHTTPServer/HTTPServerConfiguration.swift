@@ -13,8 +13,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var threadPoolSize: Int = 4
     /// The most connections open at once; further clients wait in the listen backlog.
     public var connectionLimit: Int = 4096
-    /// Seconds an idle connection may stay open. Parked (long-poll) connections do not time out.
-    public var connectionTimeout: Int = 120
+    /// Seconds a connection may sit idle (between requests, or stalled mid-body) before it is closed.
+    /// Parked (long-poll) connections do not time out.
+    public var connectionTimeout: Int = 60
     /// Per-connection buffer for the request head and body chunks, in bytes.
     public var connectionMemoryLimit: Int = 64 << 10
     /// How long ``HTTPServer/shutdown(gracePeriod:)`` lets in-flight requests finish by default.

@@ -1,0 +1,29 @@
+# Stratus: the two set-up commands (README) and a few helpers.
+#   make serve   install what is missing, build in release mode, run the server on 127.0.0.1:8420
+#   make test    install what is missing, build, run the whole test suite
+export PATH := $(PATH):/opt/swift/usr/bin
+
+SERVE_FLAGS ?=
+
+.PHONY: serve test deps build bench clean
+
+deps:
+	@Scripts/install-deps.sh
+
+serve: deps
+	swift build -c release --product stratus
+	.build/release/stratus serve $(SERVE_FLAGS)
+
+build: deps
+	swift build --build-tests
+
+test: build
+	swift test --skip-build
+
+bench: deps
+	@Scripts/install-deps.sh --bench
+	swift build -c release --package-path Benchmarks
+	Benchmarks/run.sh
+
+clean:
+	rm -rf .build Benchmarks/.build

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusHTTPServerTestsPlaceholder {
-    @Test func builds() {}
-}

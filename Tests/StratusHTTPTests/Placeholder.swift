@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusHTTPTestsPlaceholder {
-    @Test func builds() {}
-}
