@@ -89,7 +89,7 @@ final class EVPKey: @unchecked Sendable {
             PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
         }
         guard let key else {
-            throw OpenSSLErrorQueue.error(.invalidPEM, "the private key PEM block could not be decoded")
+            throw OpenSSLErrorQueue.error(.invalidPEM, "the EC PRIVATE KEY or PRIVATE KEY PEM block could not be decoded")
         }
         let wrapped = try EVPKey(taking: key)
         try wrapped.checkPrivateKeyConsistency()
