@@ -27,14 +27,14 @@ extension Data {
     /// Decodes base64url text (RFC 4648 §5), with or without `=` padding.
     ///
     /// Characters of the standard alphabet that base64url replaces (`+`, `/`),
-    /// whitespace and misplaced padding are rejected.
+    /// whitespace and misplaced padding are rejected: the initializer fails and
+    /// returns `nil`.
     ///
     /// ```swift
     /// Data(base64URLEncoded: "-_8")  // Data([0xfb, 0xff])
     /// ```
     ///
     /// - Parameter text: The text to decode.
-    /// - Returns: `nil` if the text is not valid base64url.
     public init?(base64URLEncoded text: String) {
         var body = Array(text.utf8)
         var padding = 0

@@ -23,7 +23,10 @@ extension PasswordHasher {
             precondition(operationsLimit >= 1, "Argon2id needs operationsLimit >= 1, got \(operationsLimit)")
             precondition(operationsLimit <= Int(UInt32.max), "Argon2id operationsLimit \(operationsLimit) is too large")
             precondition(memoryLimit >= 8192, "Argon2id needs memoryLimit >= 8192 bytes, got \(memoryLimit)")
-            precondition(maximumConcurrentOperations >= 1, "maximumConcurrentOperations must be >= 1, got \(maximumConcurrentOperations)")
+            precondition(
+                maximumConcurrentOperations >= 1,
+                "maximumConcurrentOperations must be >= 1, got \(maximumConcurrentOperations)"
+            )
             self.operationsLimit = operationsLimit
             self.memoryLimit = memoryLimit
             self.maximumConcurrentOperations = maximumConcurrentOperations

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 internal import CSodium
@@ -170,7 +170,8 @@ public final class PasswordHasher: Sendable {
         if errno == EINVAL { return false }
         throw CryptoError(
             code: .hashingFailed,
-            message: "crypto_pwhash_str_verify failed for a well-formed hash (errno \(errno): \(String(cString: strerror(errno))))"
+            message: "crypto_pwhash_str_verify failed for a well-formed hash "
+                + "(errno \(errno): \(String(cString: strerror(errno))))"
         )
     }
 

@@ -19,8 +19,9 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 
     /// Wraps 32 bytes that are already a SHA-256 digest, such as a stored checksum.
     ///
+    /// Fails, returning `nil`, if `data` is not exactly 32 bytes long.
+    ///
     /// - Parameter data: Exactly ``byteCount`` bytes.
-    /// - Returns: `nil` if `data` is not 32 bytes long.
     public init?(_ data: Data) {
         guard data.count == Self.byteCount else { return nil }
         self.data = Data(data)

@@ -25,7 +25,8 @@ import Testing
     @Test func descriptionNamesCodeMessageAndOpenSSLText() {
         let plain = CryptoError(code: .randomFailed, message: "RAND_bytes failed")
         #expect(plain.description == "CryptoError(randomFailed): RAND_bytes failed")
-        let withQueue = CryptoError(code: .invalidPEM, message: "bad", openSSLErrors: ["error:1E08010C:DECODER routines::unsupported"])
+        let withQueue = CryptoError(
+            code: .invalidPEM, message: "bad", openSSLErrors: ["error:1E08010C:DECODER routines::unsupported"])
         #expect(withQueue.description.contains("[OpenSSL: error:1E08010C:DECODER routines::unsupported]"))
     }
 }

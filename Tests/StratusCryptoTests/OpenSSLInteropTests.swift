@@ -6,7 +6,9 @@ import Testing
 /// since developers make server-to-server keys with it (protocol.md §10.3).
 @Suite(.enabled(if: OpenSSLCommandLine.isAvailable, "needs /usr/bin/openssl"))
 struct OpenSSLInteropTests {
-    let message = Data("2016-01-25T22:15:43Z:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:/database/1/iCloud.com.example/development/public/records/query".utf8)
+    let message = Data(
+        "2016-01-25T22:15:43Z:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:/database/1/iCloud.com.example/development/public/records/query"
+            .utf8)
 
     /// A signature made by `openssl dgst -sha256 -sign` must verify with both the openssl-derived and the Swift-derived public key.
     @Test func opensslSignatureVerifiesInSwift() throws {

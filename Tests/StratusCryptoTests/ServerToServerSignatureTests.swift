@@ -33,7 +33,10 @@ import Testing
         ("/database/1/c/development/public/records/query", "/database/1/c/development/public/records/query"),
         ("/database/1/c/development/public/records/query?ckAPIToken=abc&x=1", "/database/1/c/development/public/records/query"),
         ("/database/1/c/development/public/zones/list#frag", "/database/1/c/development/public/zones/list"),
-        ("https://api.apple-cloudkit.com/database/1/c/development/public/zones/list?a=b", "/database/1/c/development/public/zones/list"),
+        (
+            "https://api.apple-cloudkit.com/database/1/c/development/public/zones/list?a=b",
+            "/database/1/c/development/public/zones/list"
+        ),
         ("https://example.com", "/"),
         ("/database/1/c/a%20b", "/database/1/c/a%20b"),
     ])
@@ -58,9 +61,11 @@ import Testing
 
     /// Changing the date, body or path, or using another key, must fail verification.
     @Test func tamperedRequestsAreRejected() throws {
-        func verify(_ signature: String = Fixtures.querySignature, date: String = Fixtures.date,
-                    body: Data = Fixtures.queryBody, path: String = Fixtures.queryPath,
-                    key: P256PublicKey? = nil) -> Bool {
+        func verify(
+            _ signature: String = Fixtures.querySignature, date: String = Fixtures.date,
+            body: Data = Fixtures.queryBody, path: String = Fixtures.queryPath,
+            key: P256PublicKey? = nil
+        ) -> Bool {
             ServerToServerSignature.isValidSignature(signature, date: date, body: body, path: path, publicKey: key ?? publicKey)
         }
         #expect(verify())

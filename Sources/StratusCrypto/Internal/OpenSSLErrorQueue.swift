@@ -35,6 +35,7 @@ enum OpenSSLErrorQueue {
     /// - Parameters:
     ///   - code: The kind of failure.
     ///   - message: A sentence naming the problem.
+    /// - Returns: The error, with the queue's text in ``CryptoError/openSSLErrors``.
     static func error(_ code: CryptoError.Code, _ message: String) -> CryptoError {
         CryptoError(code: code, message: message, openSSLErrors: drain())
     }

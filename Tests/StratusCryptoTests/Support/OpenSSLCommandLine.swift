@@ -63,7 +63,8 @@ final class OpenSSLCommandLine {
     func runChecked(_ arguments: [String]) throws -> Output {
         let output = try run(arguments)
         guard output.status == 0 else {
-            throw Failure(description: "openssl \(arguments.joined(separator: " ")) exited \(output.status): \(output.standardError)")
+            throw Failure(
+                description: "openssl \(arguments.joined(separator: " ")) exited \(output.status): \(output.standardError)")
         }
         return output
     }
