@@ -92,9 +92,11 @@ public struct SHA256: Sendable {
 }
 
 /// An owned `EVP_MD_CTX` set up for SHA-256.
-// Safety: the context is mutated only by `SHA256.update`, after
-// `isKnownUniquelyReferenced` proved no other value (and so no other thread)
-// can see it; shared instances are only read, by `EVP_MD_CTX_copy_ex`.
+///
+/// `SHA256.update` mutates it only after `isKnownUniquelyReferenced` proved no
+/// other value (and so no other thread) can see it; shared instances are only
+/// read, by `EVP_MD_CTX_copy_ex`.
+// Safety: mutated only while uniquely referenced (copy-on-write); shared copies are read-only.
 private final class DigestContext: @unchecked Sendable {
     private let pointer: OpaquePointer
 

@@ -9,7 +9,7 @@ internal import COpenSSL
 /// let webAuthToken = try SecureRandom.webAuthToken()      // 128 base64 characters
 /// ```
 ///
-/// Compare tokens a client presents with ``ConstantTime/isEqual(_:_:)-(String,String)``.
+/// Compare tokens a client presents with ``ConstantTime``.
 public enum SecureRandom {
     /// Returns `count` random bytes.
     ///

@@ -5,9 +5,10 @@ internal import COpenSSL
 ///
 /// Every instance is checked at creation to be an EC key on P-256, so the
 /// public key types can rely on it.
-// Safety: the EVP_PKEY is never mutated after `init` returns. OpenSSL 3
-// documents EVP_PKEY objects as safe to use from several threads at once for
-// signing, verification and encoding as long as nobody modifies them.
+///
+/// OpenSSL 3 allows one `EVP_PKEY` to be used from several threads at once for
+/// signing, verification and encoding, as long as nobody modifies it.
+// Safety: the EVP_PKEY is never mutated after `init` returns; it is only read.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
