@@ -90,9 +90,19 @@ import Testing
 
     /// With a limit of 2, six concurrent hashes never run more than 2 at once, and do reach 2.
     @Test func concurrencyIsBoundedByTheLimit() async throws {
+        let started = Atomic<Int>(0)
         let hasher = PasswordHasher(
             configuration: .init(operationsLimit: 1, memoryLimit: 1 << 20, maximumConcurrentOperations: 2),
-            beforeOperation: { Thread.sleep(forTimeInterval: 0.05) }
+            beforeOperation: {
+                // Hold the first operation until a second one starts (or 2 s pass), so the
+                // limit is actually reached; later operations pass straight through.
+                started.add(1, ordering: .sequentiallyConsistent)
+                let deadline = Date().addingTimeInterval(2)
+                while started.load(ordering: .sequentiallyConsistent) < 2, Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
         )
         let hashes = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<6 {
@@ -128,11 +138,12 @@ import Testing
     /// A task cancelled while waiting for its turn throws CancellationError and doesn't take a permit.
     @Test func cancelledWaitersThrowAndReleaseNothing() async throws {
         let started = Atomic<Int>(0)
+        let gateOpen = Atomic<Bool>(false)
         let hasher = PasswordHasher(
             configuration: .init(operationsLimit: 1, memoryLimit: 8192, maximumConcurrentOperations: 1),
             beforeOperation: {
                 started.add(1, ordering: .sequentiallyConsistent)
-                Thread.sleep(forTimeInterval: 0.2)
+                while !gateOpen.load(ordering: .sequentiallyConsistent) { Thread.sleep(forTimeInterval: 0.001) }
             }
         )
         let holder = Task { try await hasher.hash("first") }
@@ -142,6 +153,7 @@ import Testing
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         #expect(started.load(ordering: .sequentiallyConsistent) == 1, "the cancelled waiter never ran")
+        gateOpen.store(true, ordering: .sequentiallyConsistent)
         _ = try await holder.value
         // The permit came back: another hash can run.
         #expect(try await hasher.verify("third", against: try await hasher.hash("third")))
