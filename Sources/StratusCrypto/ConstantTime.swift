@@ -1,0 +1,42 @@
+public import Foundation
+internal import COpenSSL
+
+/// Comparisons whose running time doesn't depend on where the inputs differ.
+///
+/// Use these to check secrets a client presents (API tokens, web-auth tokens,
+/// HMAC tags) against stored values, so an attacker can't learn a token byte
+/// by byte from response times.
+///
+/// ```swift
+/// guard ConstantTime.isEqual(presentedToken, storedToken) else { throw unauthorized }
+/// ```
+///
+/// Inputs of different lengths compare unequal immediately: the length is not
+/// treated as secret (all Stratus tokens have a fixed, public length).
+public enum ConstantTime {
+    /// Compares two byte strings in constant time.
+    ///
+    /// - Parameters:
+    ///   - lhs: Some bytes.
+    ///   - rhs: Other bytes.
+    /// - Returns: `true` if both have the same length and the same bytes.
+    public static func isEqual(_ lhs: Data, _ rhs: Data) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.withNonNullBytes { left, count in
+            rhs.withNonNullBytes { right, _ in
+                // > CRYPTO_memcmp() ... returns 0 if the memory regions are equal.
+                CRYPTO_memcmp(left, right, count) == 0
+            }
+        }
+    }
+
+    /// Compares the UTF-8 bytes of two strings in constant time.
+    ///
+    /// - Parameters:
+    ///   - lhs: A string, such as the token a client sent.
+    ///   - rhs: Another string, such as the stored token.
+    /// - Returns: `true` if the UTF-8 encodings are identical.
+    public static func isEqual(_ lhs: String, _ rhs: String) -> Bool {
+        isEqual(Data(lhs.utf8), Data(rhs.utf8))
+    }
+}

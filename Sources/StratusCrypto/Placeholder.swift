@@ -1,1 +1,0 @@
-// The StratusCrypto module; see ARCHITECTURE.md.

@@ -1,0 +1,63 @@
+public import Foundation
+internal import COpenSSL
+
+/// Cryptographically secure random bytes and tokens, from OpenSSL's `RAND_bytes`.
+///
+/// ```swift
+/// let apiToken = try SecureRandom.hexToken()              // 64 hex characters
+/// let marker = try SecureRandom.base64URLToken()          // 43 URL-safe characters
+/// let webAuthToken = try SecureRandom.webAuthToken()      // 128 base64 characters
+/// ```
+///
+/// Compare tokens a client presents with ``ConstantTime``.
+public enum SecureRandom {
+    /// Returns `count` random bytes.
+    ///
+    /// - Parameter count: How many bytes; zero or more.
+    /// - Returns: The bytes.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/randomFailed`` if OpenSSL's generator fails.
+    public static func bytes(count: Int) throws -> Data {
+        precondition(count >= 0, "SecureRandom.bytes(count:) needs a count of zero or more, got \(count)")
+        precondition(count <= Int(Int32.max), "SecureRandom.bytes(count:) count \(count) is too large")
+        var output = Data(count: count)
+        guard count > 0 else { return output }
+        OpenSSLErrorQueue.clear()
+        let status = output.withUnsafeMutableBytes { raw -> Int32 in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+            // > RAND_bytes() ... returns 1 on success, -1 if not supported ... or 0 on other failure.
+            return RAND_bytes(base, Int32(count))
+        }
+        guard status == 1 else {
+            throw OpenSSLErrorQueue.error(.randomFailed, "RAND_bytes failed to produce \(count) bytes (status \(status))")
+        }
+        return output
+    }
+
+    /// Returns a token of random bytes as lowercase hex, like the API tokens Apple's dashboard issues.
+    ///
+    /// - Parameter byteCount: How many random bytes; the token has twice as many characters. 32 by default (64 characters).
+    /// - Returns: The token, using only `0-9` and `a-f`.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/randomFailed``.
+    public static func hexToken(byteCount: Int = 32) throws -> String {
+        Hex.encode(try bytes(count: byteCount))
+    }
+
+    /// Returns a token of random bytes as unpadded base64url, safe in URLs and headers.
+    ///
+    /// - Parameter byteCount: How many random bytes; 32 by default (43 characters).
+    /// - Returns: The token, using only `A-Z`, `a-z`, `0-9`, `-` and `_`.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/randomFailed``.
+    public static func base64URLToken(byteCount: Int = 32) throws -> String {
+        try bytes(count: byteCount).base64URLEncodedString()
+    }
+
+    /// Returns a token shaped like CloudKit's `ckWebAuthToken`: standard base64, at least 100 characters.
+    ///
+    /// - Parameter byteCount: How many random bytes; at least 75 (100 characters). 96 by default (128 characters).
+    /// - Returns: The token, using only `A-Z`, `a-z`, `0-9`, `+`, `/` and `=`.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/randomFailed``.
+    public static func webAuthToken(byteCount: Int = 96) throws -> String {
+        precondition(byteCount >= 75, "a web-auth token needs at least 75 random bytes, got \(byteCount)")
+        return try bytes(count: byteCount).base64EncodedString()
+    }
+}

@@ -1,0 +1,177 @@
+public import Foundation
+
+/// Signs and verifies CloudKit server-to-server requests (protocol.md §10.3).
+///
+/// A signed request carries three headers: the key ID, an ISO 8601 date, and
+/// a base64 ECDSA P-256/SHA-256 DER signature over
+///
+/// ```text
+/// <date>:<base64(SHA-256(body))>:<URL path>
+/// ```
+///
+/// where the body hash is the **empty string** for a body-less request and
+/// the path has no scheme, host or query.
+///
+/// Client side:
+///
+/// ```swift
+/// let date = ServerToServerSignature.dateString(from: now)
+/// let signature = try ServerToServerSignature.signature(
+///     date: date, body: body, path: "/database/1/iCloud.com.example/development/public/records/query", key: key)
+/// request.setValue(date, forHTTPHeaderField: ServerToServerSignature.dateHeaderName)
+/// request.setValue(signature, forHTTPHeaderField: ServerToServerSignature.signatureHeaderName)
+/// ```
+///
+/// Server side:
+///
+/// ```swift
+/// guard ServerToServerSignature.isDateAcceptable(dateHeader, now: now),
+///       ServerToServerSignature.isValidSignature(signatureHeader, date: dateHeader,
+///                                                body: body, path: requestTarget, publicKey: registeredKey)
+/// else { throw authenticationFailed }
+/// ```
+///
+/// (Named after the feature, not `CloudKit…`, so it cannot clash with Apple's framework.)
+///
+/// CloudKit reference: https://developer.apple.com/library/archive/documentation/DataManagement/Conceptual/CloudKitWebServicesReference/SettingUpWebServices.html
+public enum ServerToServerSignature {
+    /// The header that names the registered key: `X-Apple-CloudKit-Request-KeyID`.
+    public static let keyIDHeaderName = "X-Apple-CloudKit-Request-KeyID"
+    /// The header that carries the signed date: `X-Apple-CloudKit-Request-ISO8601Date`.
+    public static let dateHeaderName = "X-Apple-CloudKit-Request-ISO8601Date"
+    /// The header that carries the base64 DER signature: `X-Apple-CloudKit-Request-SignatureV1`.
+    public static let signatureHeaderName = "X-Apple-CloudKit-Request-SignatureV1"
+
+    /// The body-hash field of the signed message: base64 of SHA-256 of the body, or `""` for an empty body.
+    ///
+    /// ```swift
+    /// ServerToServerSignature.bodyHash(for: Data())            // ""
+    /// ServerToServerSignature.bodyHash(for: Data("{}".utf8))   // "RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o="
+    /// ```
+    ///
+    /// - Parameter body: The raw request body bytes.
+    /// - Returns: The field's text.
+    public static func bodyHash(for body: Data) -> String {
+        // NB: > Body-less requests (GET): the body-hash component is the **empty string**,
+        // > not the hash of an empty body.
+        body.isEmpty ? "" : SHA256.hash(body).base64
+    }
+
+    /// Reduces a request target or URL to the path that is signed: no scheme, host, query or fragment.
+    ///
+    /// ```swift
+    /// ServerToServerSignature.signedPath("/database/1/c/development/public/records/query?ckAPIToken=x")
+    /// // "/database/1/c/development/public/records/query"
+    /// ServerToServerSignature.signedPath("https://api.apple-cloudkit.com/database/1/c/development/public/zones/list")
+    /// // "/database/1/c/development/public/zones/list"
+    /// ```
+    ///
+    /// Percent-escapes are kept as written: sign and verify the path exactly as it goes on the wire.
+    ///
+    /// - Parameter target: A path (`/database/…`), a request target with a query, or an absolute URL.
+    /// - Returns: The path alone.
+    public static func signedPath(_ target: String) -> String {
+        var path = Substring(target)
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            path = path[..<end]
+        }
+        if let schemeEnd = path.range(of: "://") {
+            let afterScheme = path[schemeEnd.upperBound...]
+            path = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? "/"
+        }
+        return String(path)
+    }
+
+    /// Builds the text that is signed: `<date>:<body hash>:<path>`.
+    ///
+    /// - Parameters:
+    ///   - date: The exact `X-Apple-CloudKit-Request-ISO8601Date` header value.
+    ///   - body: The raw request body; empty for a body-less request.
+    ///   - path: The request path; a query or scheme and host are removed with ``signedPath(_:)``.
+    /// - Returns: The message, signed as its UTF-8 bytes.
+    public static func message(date: String, body: Data, path: String) -> String {
+        message(date: date, bodyHash: bodyHash(for: body), path: path)
+    }
+
+    private static func message(date: String, bodyHash: String, path: String) -> String {
+        "\(date):\(bodyHash):\(signedPath(path))"
+    }
+
+    /// Signs a request and returns the `X-Apple-CloudKit-Request-SignatureV1` header value.
+    ///
+    /// - Parameters:
+    ///   - date: The exact date header value, usually from ``dateString(from:)``.
+    ///   - body: The raw request body; empty for a body-less request.
+    ///   - path: The request path (a query is removed).
+    ///   - key: The server-to-server private key.
+    /// - Returns: The base64-encoded DER signature.
+    /// - Throws: ``CryptoError`` with ``CryptoError/Code/signingFailed`` if OpenSSL fails.
+    public static func signature(date: String, body: Data, path: String, key: P256PrivateKey) throws -> String {
+        let text = message(date: date, body: body, path: path)
+        return try key.signature(for: Data(text.utf8)).base64EncodedString()
+    }
+
+    /// Returns the three headers of a signed request.
+    ///
+    /// ```swift
+    /// for (name, value) in try ServerToServerSignature.headers(
+    ///     keyID: keyID, date: now, body: body, path: path, key: key) {
+    ///     request.setValue(value, forHTTPHeaderField: name)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyID: The key ID the dashboard issued.
+    ///   - date: The signing time; formatted with ``dateString(from:)``.
+    ///   - body: The raw request body; empty for a body-less request.
+    ///   - path: The request path (a query is removed).
+    ///   - key: The server-to-server private key.
+    /// - Returns: Header names mapped to values.
+    /// - Throws: ``CryptoError`` with ``CryptoError/Code/signingFailed`` if OpenSSL fails.
+    public static func headers(
+        keyID: String,
+        date: Date,
+        body: Data,
+        path: String,
+        key: P256PrivateKey
+    ) throws -> [String: String] {
+        let dateText = dateString(from: date)
+        return [
+            keyIDHeaderName: keyID,
+            dateHeaderName: dateText,
+            signatureHeaderName: try signature(date: dateText, body: body, path: path, key: key),
+        ]
+    }
+
+    /// Checks the signature of a server-to-server request.
+    ///
+    /// For an empty body both forms of the body hash are accepted, the empty
+    /// string (what Apple's clients send) and the hash of zero bytes
+    /// (`47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=`). Malformed base64 or DER,
+    /// a tampered date, body or path, or another key's signature all return `false`.
+    /// The date's freshness is a separate check: ``isDateAcceptable(_:now:tolerance:)``.
+    ///
+    /// - Parameters:
+    ///   - signature: The `X-Apple-CloudKit-Request-SignatureV1` header value (base64 DER).
+    ///   - date: The `X-Apple-CloudKit-Request-ISO8601Date` header value, exactly as received.
+    ///   - body: The raw request body.
+    ///   - path: The request target; a query is removed.
+    ///   - publicKey: The registered public key for the request's key ID.
+    /// - Returns: `true` if the signature is valid for this request.
+    public static func isValidSignature(
+        _ signature: String,
+        date: String,
+        body: Data,
+        path: String,
+        publicKey: P256PublicKey
+    ) -> Bool {
+        guard let der = Data(base64Encoded: signature) else { return false }
+        var candidates = [bodyHash(for: body)]
+        if body.isEmpty {
+            candidates.append(SHA256.hash(Data()).base64)
+        }
+        return candidates.contains { hash in
+            publicKey.isValidSignature(der, for: Data(message(date: date, bodyHash: hash, path: path).utf8))
+        }
+    }
+}

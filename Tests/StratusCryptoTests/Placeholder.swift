@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusCryptoTestsPlaceholder {
-    @Test func builds() {}
-}
