@@ -22,8 +22,7 @@ test: build
 
 bench: deps
 	@Scripts/install-deps.sh --bench
-	swift build -c release --package-path Benchmarks
-	Benchmarks/run.sh
+	swift run -c release --package-path Benchmarks HTTPBench
 
 clean:
 	rm -rf .build Benchmarks/.build

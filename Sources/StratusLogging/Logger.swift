@@ -158,6 +158,20 @@ public struct LogRecord: Sendable {
     public var file: String
     /// The source line that wrote it.
     public var line: UInt
+
+    /// Creates a record; loggers do this, handlers and tests may too.
+    public init(
+        date: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, file: String,
+        line: UInt
+    ) {
+        self.date = date
+        self.level = level
+        self.label = label
+        self.message = message
+        self.metadata = metadata
+        self.file = file
+        self.line = line
+    }
 }
 
 /// Where log records go: a stream, memory, or nowhere.

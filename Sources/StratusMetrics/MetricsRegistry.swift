@@ -80,12 +80,10 @@ public final class MetricsRegistry: Sendable {
 
 /// A set of label pairs, rendered in name order.
 struct Labels: Hashable, Sendable {
-    let pairs: [(String, String)]
     let rendered: String
 
     init(_ labels: [String: String]) {
-        pairs = labels.sorted { $0.key < $1.key }
-        rendered = pairs.map { "\($0.0)=\"\(Labels.escape($0.1))\"" }.joined(separator: ",")
+        rendered = labels.sorted { $0.key < $1.key }.map { "\($0.0)=\"\(Labels.escape($0.1))\"" }.joined(separator: ",")
     }
 
     /// Renders the labels plus one extra pair (for histogram `le`).

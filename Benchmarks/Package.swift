@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Stratus benchmarks: executables that measure the project against the physical
+/// limit (bare libmicrohttpd, raw SQLite) in the same run. `make bench` runs them.
+let package = Package(
+    name: "StratusBenchmarks",
+    dependencies: [.package(name: "Stratus", path: "..")],
+    targets: [
+        .target(name: "BenchSupport"),
+        .executableTarget(name: "MHDHello", linkerSettings: [.linkedLibrary("microhttpd")]),
+        .executableTarget(
+            name: "HTTPBench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "StratusHTTP", package: "Stratus"),
+                .product(name: "StratusHTTPServer", package: "Stratus"),
+                .product(name: "StratusLogging", package: "Stratus"),
+                .product(name: "StratusMetrics", package: "Stratus"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets where target.name != "MHDHello" {
+    target.swiftSettings = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusLoggingTestsPlaceholder {
-    @Test func builds() {}
-}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusMetricsTestsPlaceholder {
-    @Test func builds() {}
-}
