@@ -1,1 +1,0 @@
-// The StratusTesting module; see ARCHITECTURE.md.
