@@ -136,8 +136,9 @@ public final class SQLiteConnection {
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { handleStorage == nil }
 
-    /// Closes the connection, finalizing its cached statements. Calling it again does nothing.
+    /// Closes the connection, finalizing its cached statements.
     ///
+    /// Calling it again does nothing.
     /// Statements you still hold keep the underlying handle alive until they are released
     /// (`sqlite3_close_v2`), but must not be used.
     ///

@@ -104,6 +104,9 @@ public final class SQLiteDatabasePool: SQLiteDatabase {
 
     /// The blocking twin of ``read(_:)``.
     ///
+    /// If every reader is busy, the calling thread blocks until one comes back, so do not
+    /// call it from inside a ``read(_:)`` closure: with all readers doing so, none would return.
+    ///
     /// - Parameter body: Reads through the connection.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``SQLiteError``.

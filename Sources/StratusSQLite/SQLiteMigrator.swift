@@ -113,7 +113,7 @@ public struct SQLiteMigrator: Sendable {
         return try appliedMigrations(db).filter { !known.contains($0) }
     }
 
-    /// Whether the database has migrations this migrator does not know, i.e. newer code wrote it.
+    /// Whether the database has migrations this migrator does not know: newer code wrote it.
     ///
     /// - Parameter db: A connection.
     /// - Returns: `true` if a program with this migrator should not use the database.

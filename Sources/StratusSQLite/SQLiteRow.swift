@@ -97,6 +97,7 @@ public struct SQLiteRow {
     /// Whether the value at `index` is `NULL`.
     ///
     /// - Parameter index: The 0-based column index.
+    /// - Returns: `true` for `NULL`.
     public func isNull(at index: Int) -> Bool {
         checkIndex(index)
         return sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL

@@ -34,7 +34,11 @@ final class SerializedConnection: @unchecked Sendable {
 
     /// Runs `body` on the queue while the calling task suspends.
     ///
-    /// - Parameter completion: Runs on the queue right after `body`, before the caller resumes.
+    /// - Parameters:
+    ///   - body: The work, run on the queue.
+    ///   - completion: Runs on the queue right after `body`, before the caller resumes.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
     func perform<Result: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws -> Result,
         completion: (@Sendable () -> Void)? = nil
