@@ -5,9 +5,9 @@ import Dispatch
 /// Every use of the connection runs as a block on `queue`, so SQLite's blocking calls
 /// (disk I/O, lock waits) never occupy a thread of Swift's cooperative pool: async
 /// callers suspend on a continuation while the block runs.
-// Safety: `connection` is created before the object is shared and is afterwards
-// touched only from blocks running on the serial `queue` (`sync` and `perform` are the
-// only accessors), so no two threads ever use it at once.
+// `connection` is created before the object is shared and is afterwards touched only from
+// blocks running on the serial `queue` (`sync` and `perform` are the only accessors).
+// Safety: every use of the non-Sendable connection runs on one serial queue, one at a time.
 final class SerializedConnection: @unchecked Sendable {
     private let queue: DispatchQueue
     private let connection: SQLiteConnection
