@@ -1,0 +1,54 @@
+import Dispatch
+
+/// A connection confined to its own serial dispatch queue.
+///
+/// Every use of the connection runs as a block on `queue`, so SQLite's blocking calls
+/// (disk I/O, lock waits) never occupy a thread of Swift's cooperative pool: async
+/// callers suspend on a continuation while the block runs.
+// `connection` is created before the object is shared and is afterwards touched only from
+// blocks running on the serial `queue` (`sync` and `perform` are the only accessors).
+// Safety: every use of the non-Sendable connection runs on one serial queue, one at a time.
+final class SerializedConnection: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let connection: SQLiteConnection
+    private let onQueueKey = DispatchSpecificKey<Bool>()
+    let label: String
+
+    init(label: String, connection: SQLiteConnection) {
+        self.label = label
+        self.connection = connection
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: onQueueKey, value: true)
+    }
+
+    /// Whether the caller is running on this connection's queue.
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
+
+    /// Runs `body` on the queue and waits, blocking the calling thread.
+    func sync<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
+        precondition(
+            !isOnQueue,
+            "re-entrant database access on \(label): a synchronous read or write was started from inside another access to the same connection")
+        return try queue.sync { try body(connection) }
+    }
+
+    /// Runs `body` on the queue while the calling task suspends.
+    ///
+    /// - Parameters:
+    ///   - body: The work, run on the queue.
+    ///   - completion: Runs on the queue right after `body`, before the caller resumes.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    func perform<Result: Sendable>(
+        _ body: @escaping @Sendable (SQLiteConnection) throws -> Result,
+        completion: (@Sendable () -> Void)? = nil
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                let result = Swift.Result { try body(self.connection) }
+                completion?()
+                continuation.resume(with: result)
+            }
+        }
+    }
+}

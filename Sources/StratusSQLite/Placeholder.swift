@@ -1,1 +1,0 @@
-// The StratusSQLite module; see ARCHITECTURE.md.

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusSQLiteTestsPlaceholder {
-    @Test func builds() {}
-}
