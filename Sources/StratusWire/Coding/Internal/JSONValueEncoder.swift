@@ -80,7 +80,8 @@ private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
 
     private func set(_ child: EncodingNode, for key: Key) {
-        node.object?[key.stringValue] = child
+        let name = key.stringValue
+        node.object?[name] = child
     }
 
     mutating func encodeNil(forKey key: Key) { set(EncodingNode(.null), for: key) }
@@ -104,7 +105,8 @@ private struct KeyedEncoding<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     private mutating func encodeGeneric<T: Encodable>(_ value: T, forKey key: Key) throws {
-        set(try encoder.box(value, at: codingPath + [key]), for: key)
+        let child = try encoder.box(value, at: codingPath + [key])
+        set(child, for: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -151,7 +153,8 @@ private struct UnkeyedEncoding: UnkeyedEncodingContainer {
     mutating func encodeNil() { node.array?.append(EncodingNode(.null)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        node.array?.append(try encoder.box(value, at: nextPath))
+        let child = try encoder.box(value, at: nextPath)
+        node.array?.append(child)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
