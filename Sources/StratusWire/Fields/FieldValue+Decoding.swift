@@ -213,11 +213,7 @@ private struct FieldValueReader {
             guard let exact = Int64(exactly: double) else { throw mismatch(.int64, value, path) }
             return exact
         case .string(let text) where tagged:
-            guard let integer = Int64(text) else {
-                throw WireError(
-                    code: .fieldTypeMismatch, message: "expected INT64 but the string \"\(text)\" is not an integer",
-                    codingPath: path)
-            }
+            guard let integer = Int64(text) else { throw mismatch(.int64, value, path) }
             return integer
         default: throw mismatch(.int64, value, path)
         }
@@ -234,11 +230,7 @@ private struct FieldValueReader {
             }
             return exact
         case .string(let text) where tagged:
-            guard let double = Double(text), double.isFinite else {
-                throw WireError(
-                    code: .fieldTypeMismatch, message: "expected DOUBLE but the string \"\(text)\" is not a number",
-                    codingPath: path)
-            }
+            guard let double = Double(text), double.isFinite else { throw mismatch(.double, value, path) }
             return double
         default: throw mismatch(.double, value, path)
         }
@@ -247,7 +239,9 @@ private struct FieldValueReader {
     private func timestamp(_ value: JSONValue, _ path: [any CodingKey]) throws(WireError) -> Timestamp {
         switch value {
         case .integer, .double: return try Timestamp(json: value, allowStrings: false, codingPath: path)
-        case .string where tagged: return try Timestamp(json: value, allowStrings: true, codingPath: path)
+        case .string(let text) where tagged:
+            guard Double(text) != nil else { throw mismatch(.timestamp, value, path) }
+            return try Timestamp(json: value, allowStrings: true, codingPath: path)
         default: throw mismatch(.timestamp, value, path)
         }
     }

@@ -30,3 +30,13 @@ enum Fixture {
         return decoded
     }
 }
+
+/// Expects `body` to throw a ``WireError`` with `code`, and returns it.
+@discardableResult
+func expectWireError<R>(
+    _ code: WireError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
+) -> WireError? {
+    let error = #expect(throws: WireError.self, sourceLocation: sourceLocation) { try body() }
+    #expect(error?.code == code, "got \(String(describing: error))", sourceLocation: sourceLocation)
+    return error
+}
