@@ -17,12 +17,14 @@ extension JSONValue: Codable {
             self = .null
             return
         }
-        // NB: probing order matters: Bool before numbers, Int64 before Double.
-        do { self = .bool(try container.decode(Bool.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .integer(try container.decode(Int64.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .double(try container.decode(Double.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .string(try container.decode(String.self)); return } catch DecodingError.typeMismatch {}
-        do { self = .array(try container.decode([JSONValue].self)); return } catch DecodingError.typeMismatch {}
+        // NB: probing order matters: Bool before numbers, Int64 before Double. A failed probe is
+        // not an error: Foundation reports "1.5 is not an Int64" with an internal error type, so any
+        // error moves on to the next kind; the last probe's error propagates.
+        do { self = .bool(try container.decode(Bool.self)); return } catch {}
+        do { self = .integer(try container.decode(Int64.self)); return } catch {}
+        do { self = .double(try container.decode(Double.self)); return } catch {}
+        do { self = .string(try container.decode(String.self)); return } catch {}
+        do { self = .array(try container.decode([JSONValue].self)); return } catch {}
         self = .object(try container.decode([String: JSONValue].self))
     }
 
