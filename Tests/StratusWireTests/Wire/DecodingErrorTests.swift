@@ -78,4 +78,14 @@ import Testing
         }
         #expect(Comparator.allCases.count == 21)
     }
+
+    /// Unknown keys seen on Apple's live service are ignored, not rejected.
+    @Test func unknownKeysAreIgnored() throws {
+        let body = #"""
+            {"recordName":"n","recordType":"cloudkit.share","pluginFields":{},"isEncrypted":true,"encryptedFields":["x"],
+             "stableUrl":{"shortGUID":"g","routingKey":"r","displayedHostname":"h"},"fields":{}}
+            """#
+        let record = try WireCoding.decode(Record.self, from: Data(body.utf8))
+        #expect(record == Record(recordName: "n", recordType: "cloudkit.share", fields: [:]))
+    }
 }
