@@ -1,0 +1,11 @@
+/// Which database a request addresses: the `{database}` path segment.
+///
+/// CloudKit reference: Composing Web Service Requests; protocol.md §1.1, §1.4.
+public enum DatabaseScope: String, Hashable, Sendable, Codable, CaseIterable {
+    /// `public`: shared by all users of the app.
+    case `public`
+    /// `private`: the signed-in user's own data.
+    case `private`
+    /// `shared`: zones other users shared with the caller.
+    case shared
+}

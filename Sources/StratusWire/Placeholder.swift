@@ -1,1 +1,0 @@
-// The StratusWire module; see ARCHITECTURE.md.

@@ -1,0 +1,19 @@
+/// The record a new share covers: the `forRecord` dictionary `{recordName, recordChangeTag}`.
+///
+/// CloudKit reference: Types ("Record Dictionary", `forRecord`); protocol.md §2.3, §3.1.
+public struct ShareRoot: Hashable, Sendable, Codable {
+    /// The root record's name.
+    public var recordName: String
+    /// The root record's current change tag.
+    public var recordChangeTag: ChangeTag?
+
+    /// Creates a share root pointer.
+    ///
+    /// - Parameters:
+    ///   - recordName: The root record's name.
+    ///   - recordChangeTag: The root record's current change tag.
+    public init(recordName: String, recordChangeTag: ChangeTag? = nil) {
+        self.recordName = recordName
+        self.recordChangeTag = recordChangeTag
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusWireTestsPlaceholder {
-    @Test func builds() {}
-}
