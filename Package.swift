@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "StratusLogging", targets: ["StratusLogging"]),
         .library(name: "StratusMetrics", targets: ["StratusMetrics"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
+        .library(name: "StratusServer", targets: ["StratusServer"]),
+        .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -42,16 +44,31 @@ let package = Package(
         // Layer 3: the libmicrohttpd transport.
         .target(name: "StratusHTTPServer", dependencies: ["StratusHTTP", "CMicroHTTPD", "StratusLogging", "StratusMetrics"]),
 
+        // Layer 3: the CloudKit service, independent of storage engines.
+        .target(
+            name: "StratusServer",
+            dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusLogging", "StratusMetrics"]
+        ),
+
+        // Layer 4: storage back ends.
+        .target(
+            name: "StratusServerSQLite",
+            dependencies: ["StratusServer", "StratusWire", "StratusSQLite", "StratusLogging", "StratusMetrics"]
+        ),
+
         // Layer 5: composition and test support.
         .target(
             name: "StratusTesting",
-            dependencies: ["StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics"]
+            dependencies: [
+                "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics", "StratusServer",
+                "StratusServerSQLite", "StratusWire",
+            ]
         ),
         .executableTarget(
             name: "StratusCLI",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
-                "StratusLogging", "StratusMetrics",
+                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite",
             ]
         ),
 
@@ -61,6 +78,10 @@ let package = Package(
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto"]),
+        .testTarget(
+            name: "StratusServerTests",
+            dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]
+        ),
         .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire", "StratusLogging"]),
         .testTarget(
             name: "StratusHTTPServerTests",

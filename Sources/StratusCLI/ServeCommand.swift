@@ -3,6 +3,8 @@ import StratusHTTP
 import StratusHTTPServer
 import StratusLogging
 import StratusMetrics
+import StratusServer
+import StratusServerSQLite
 
 /// `stratus serve`: runs the server until SIGINT or SIGTERM.
 enum ServeCommand {
@@ -35,20 +37,24 @@ enum ServeCommand {
         configuration.host = options.string("host", default: "127.0.0.1")
         configuration.port = UInt16(try options.integer("port", default: 8420, in: 0...65535))
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
-        let dataDirectory = URL(fileURLWithPath: options.string("data-dir", default: "./.stratus"), isDirectory: true)
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        let dataDirectory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
+        let store = try await dataDirectory.openStore(logger: logger)
+        let service = CloudKitService(
+            store: store, configuration: ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret()), logger: logger
+        )
 
         let metrics = MetricsRegistry()
-        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics)
+        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
         let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"
-        print("Stratus is running at \(base) with its data in \(dataDirectory.standardizedFileURL.path)")
-        print("Try: curl \(base)/health    (Ctrl-C stops the server)")
+        print("Stratus is running at \(base) with its data in \(dataDirectory.url.path)")
+        print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
         fflush(nil)
 
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
         await server.shutdown()
+        try await store.close()
     }
 }

@@ -3,13 +3,13 @@ import StratusHTTP
 import StratusHTTPServer
 import StratusLogging
 import StratusMetrics
+import StratusServer
 
 /// Builds the router of `stratus serve`: middleware, health and metrics.
 ///
-/// The CloudKit endpoints (`/database/1/…`, `/device/1/…`) join it as their
-/// modules land.
+/// The CloudKit database endpoints come from ``CloudKitService``.
 enum ServerRoutes {
-    static func makeRouter(logger: Logger, metrics: MetricsRegistry) -> Router {
+    static func makeRouter(logger: Logger, metrics: MetricsRegistry, service: CloudKitService) -> Router {
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
         router.use(AccessLogMiddleware(logger: logger))
@@ -20,6 +20,7 @@ enum ServerRoutes {
         router.immediate(.get, "/metrics") { _ in
             .text(metrics.prometheusText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
+        service.register(on: &router)
         return router
     }
 

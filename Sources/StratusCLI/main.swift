@@ -6,6 +6,8 @@ let usage = """
 
     Usage:
       stratus serve [flags]     run the server (stratus serve --help for flags)
+      stratus container create <identifier>
+      stratus container list
       stratus version           print the version
       stratus help              print this help
     """
@@ -21,6 +23,8 @@ do {
         } else {
             try await ServeCommand.run(options)
         }
+    case "container":
+        try await ContainerCommand.run(options)
     case "version", "--version":
         print("stratus 0.1.0")
     case "help", "--help", "-h":

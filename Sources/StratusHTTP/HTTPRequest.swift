@@ -30,7 +30,7 @@ public struct HTTPRequest: Sendable {
     ///   - query: Decoded query parameters.
     ///   - headers: The header fields.
     ///   - body: The body bytes.
-    ///   - requestID: A unique ID; a new UUID when omitted.
+    ///   - requestID: A unique ID; a fresh ``RequestID`` when omitted.
     ///   - receivedAt: When the request arrived; now when omitted.
     public init(
         method: HTTPMethod,
@@ -38,7 +38,7 @@ public struct HTTPRequest: Sendable {
         query: [String: String] = [:],
         headers: HTTPHeaders = [:],
         body: Data = Data(),
-        requestID: String = UUID().uuidString,
+        requestID: String = RequestID.next(),
         receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method

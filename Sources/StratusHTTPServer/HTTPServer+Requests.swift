@@ -65,7 +65,10 @@ extension HTTPServer {
             method: HTTPMethod(rawValue: String(cString: method)), path: String(cString: url), query: query,
             headers: headers
         )
-        let limit = responder.maximumBodySize(method: head.method, path: head.path)
+        // Only a request that says it has a body needs its route's limit; skipping the lookup
+        // otherwise keeps bodiless requests to one route match.
+        let hasBody = headers["Content-Length"].map { $0 != "0" } ?? (headers["Transfer-Encoding"] != nil)
+        let limit = hasBody ? responder.maximumBodySize(method: head.method, path: head.path) : 0
         let context = RequestContext(connection: connection, head: head, bodyLimit: limit)
         perRequest.pointee = Unmanaged.passRetained(context).toOpaque()
         state.withLock { $0.inFlight += 1 }

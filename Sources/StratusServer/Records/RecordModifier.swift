@@ -1,0 +1,251 @@
+import StratusWire
+
+/// Applies the operations of one `records/modify` request inside a store transaction.
+///
+/// All of CloudKit's write semantics live here, once, for every back end:
+/// change-tag checks, merge versus replace, server-generated names, reference
+/// validation and `DELETE_SELF` cascades, the schema check, record size.
+/// Each operation runs in its own savepoint, so a failing one leaves no trace.
+struct RecordModifier {
+    let writer: any RecordStoreWriter
+    let zone: ZoneRow
+    let author: StoredRecord.Stamp
+    let limits: ServiceLimits
+    let makeRecordName: @Sendable () -> String
+    var schema: SchemaAdmission
+
+    /// What one operation produced.
+    enum Outcome {
+        case saved(StoredRecord)
+        case deleted(recordName: String)
+    }
+
+    /// Applies one operation; throws the error its result slot should carry.
+    mutating func apply(_ operation: RecordOperation) throws -> Outcome {
+        let writer = self.writer
+        var admission = schema
+        let outcome = try writer.savepoint { () throws -> Outcome in
+            switch operation.intent(in: zone.zoneID) {
+            case .create(let record):
+                return .saved(try save(record, mode: .create, admission: &admission))
+            case .update(let record, let tag):
+                return .saved(try save(record, mode: .update(expecting: tag, merge: true), admission: &admission))
+            case .forceUpdate(let record):
+                return .saved(try save(record, mode: .force(merge: true), admission: &admission))
+            case .replace(let record, let tag):
+                return .saved(try save(record, mode: .update(expecting: tag, merge: false), admission: &admission))
+            case .forceReplace(let record):
+                return .saved(try save(record, mode: .force(merge: false), admission: &admission))
+            case .delete(let id, let tag):
+                try delete(id.recordName, expecting: tag)
+                return .deleted(recordName: id.recordName)
+            case .forceDelete(let id):
+                try delete(id.recordName, expecting: nil)
+                return .deleted(recordName: id.recordName)
+            }
+        }
+        schema = admission
+        return outcome
+    }
+
+    private enum SaveMode {
+        case create
+        case update(expecting: ChangeTag, merge: Bool)
+        case force(merge: Bool)
+    }
+
+    private func save(_ incoming: Record, mode: SaveMode, admission: inout SchemaAdmission) throws -> StoredRecord {
+        let name = incoming.recordName ?? makeRecordName()
+        try Self.validate(recordName: name)
+        try checkZone(of: incoming, name: name)
+        let existing = try writer.record(named: name, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
+        var fields = incoming.fields ?? [:]
+        switch mode {
+        case .create:
+            if existing != nil { throw ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'") }
+        case .update(let tag, let merge):
+            guard let existing else {
+                throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
+            }
+            guard existing.changeTag == tag.rawValue else {
+                throw ServiceError(
+                    .conflict,
+                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; fetch it, merge and retry"
+                )
+            }
+            if merge { fields = existing.fields.merging(fields) { _, new in new } }
+        case .force(let merge):
+            if merge, let existing { fields = existing.fields.merging(fields) { _, new in new } }
+        }
+        guard let recordType = existing?.recordType ?? incoming.recordType else {
+            throw ServiceError.badRequest("record '\(name)' does not exist, so the operation needs 'recordType' to create it")
+        }
+        if let given = incoming.recordType, given != recordType {
+            throw ServiceError.badRequest("record '\(name)' is of type '\(recordType)'; it cannot be saved as '\(given)'")
+        }
+        try Self.validate(recordType: recordType)
+        try admission.admit(recordType: recordType, fields: incoming.fields ?? [:])
+        try checkSize(fields, recordName: name)
+        let references = try outgoingReferences(from: name, fields: fields)
+
+        let sequence = try writer.nextChangeSequence(inZone: zone.rowID)
+        let record = StoredRecord(
+            zoneRowID: zone.rowID, recordName: name, recordType: recordType, changeTag: ChangeTags.tag(for: sequence),
+            fields: fields, created: existing?.created ?? author, modified: author, changeSequence: sequence
+        )
+        try writer.putRecord(record, references: references)
+        return record
+    }
+
+    private func delete(_ name: String, expecting tag: ChangeTag?) throws {
+        let existing = try writer.record(named: name, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
+        guard let existing else {
+            if tag == nil { return }  // forceDelete of a missing record succeeds
+            throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
+        }
+        if let tag, existing.changeTag != tag.rawValue {
+            throw ServiceError(
+                .conflict,
+                "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; fetch it and retry"
+            )
+        }
+        // Collect the cascade: every live record that reaches `name` through DELETE_SELF references.
+        var doomed: [String] = [name]
+        var doomedSet: Set<String> = [name]
+        var blockers: [ReferenceEdge] = []
+        var index = 0
+        while index < doomed.count {
+            for edge in try writer.references(toRecord: doomed[index], inZone: zone.rowID) {
+                switch edge.action {
+                case .deleteSelf:
+                    if edge.sourceZoneRowID == zone.rowID, doomedSet.insert(edge.sourceRecordName).inserted {
+                        doomed.append(edge.sourceRecordName)
+                    }
+                case .validate:
+                    blockers.append(edge)
+                default:
+                    break
+                }
+            }
+            index += 1
+        }
+        if let blocker = blockers.first(where: { !doomedSet.contains($0.sourceRecordName) }) {
+            throw ServiceError(
+                .validatingReferenceError,
+                "record '\(blocker.targetRecordName)' cannot be deleted: record '\(blocker.sourceRecordName)' refers to it with a VALIDATE reference in field '\(blocker.fieldName)'"
+            )
+        }
+        for victim in doomed {
+            let sequence = try writer.nextChangeSequence(inZone: zone.rowID)
+            try writer.deleteRecord(named: victim, inZone: zone.rowID, modified: author, sequence: sequence)
+        }
+    }
+
+    /// A record may name its zone; it must be the request's zone.
+    private func checkZone(of record: Record, name: String) throws {
+        guard let zoneID = record.zoneID else { return }
+        guard zoneID.zoneName == zone.zoneName else {
+            throw ServiceError.badRequest(
+                "record '\(name)' names zone '\(zoneID.zoneName)' but the request is for zone '\(zone.zoneName)'; send one request per zone"
+            )
+        }
+    }
+
+    private func checkSize(_ fields: [String: FieldValue], recordName: String) throws {
+        var size = 0
+        for (name, value) in fields {
+            switch value {
+            case .asset, .assetList: continue
+            default: size += name.utf8.count + ((try? WireCoding.encode(value).count) ?? 0)
+            }
+        }
+        guard size <= limits.maximumRecordSize else {
+            throw ServiceError.badRequest(
+                "record '\(recordName)' is \(size) bytes; the limit is \(limits.maximumRecordSize) bytes (assets excluded)"
+            )
+        }
+    }
+
+    /// The references the record's fields hold, checked: same zone, VALIDATE targets exist,
+    /// and no target gets more than the allowed number of DELETE_SELF references.
+    private func outgoingReferences(from source: String, fields: [String: FieldValue]) throws -> [ReferenceEdge] {
+        var edges: [ReferenceEdge] = []
+        for fieldName in fields.keys.sorted() {
+            let references: [Reference]
+            switch fields[fieldName] {
+            case .reference(let reference): references = [reference]
+            case .referenceList(let list): references = list
+            default: continue
+            }
+            for reference in references {
+                if let target = reference.zoneID, target.zoneName != zone.zoneName {
+                    throw ServiceError.badRequest(
+                        "field '\(fieldName)' of record '\(source)' refers to zone '\(target.zoneName)'; references must stay in the record's zone '\(zone.zoneName)'"
+                    )
+                }
+                let action = reference.action ?? ReferenceAction.none
+                if action == .validate, reference.recordName != source {
+                    let target = try writer.record(named: reference.recordName, inZone: zone.rowID)
+                    if target == nil || target?.isDeleted == true {
+                        throw ServiceError(
+                            .validatingReferenceError,
+                            "field '\(fieldName)' of record '\(source)' has a VALIDATE reference to record '\(reference.recordName)', which does not exist"
+                        )
+                    }
+                }
+                if action == .deleteSelf {
+                    let existing = try writer.references(toRecord: reference.recordName, inZone: zone.rowID)
+                        .filter { $0.action == .deleteSelf && $0.sourceRecordName != source }.count
+                    if existing + 1 > limits.maximumDeleteSelfReferencesPerTarget {
+                        throw ServiceError.badRequest(
+                            "record '\(reference.recordName)' already has \(existing) DELETE_SELF references; the limit is \(limits.maximumDeleteSelfReferencesPerTarget)"
+                        )
+                    }
+                }
+                edges.append(
+                    ReferenceEdge(
+                        sourceZoneRowID: zone.rowID, sourceRecordName: source, fieldName: fieldName,
+                        targetZoneRowID: zone.rowID, targetRecordName: reference.recordName, action: action
+                    )
+                )
+            }
+        }
+        return edges
+    }
+
+    static func validate(recordName name: String) throws(ServiceError) {
+        guard !name.isEmpty, name.utf8.count <= 255,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw .badRequest("record name '\(name)' is invalid: use 1 to 255 bytes without control characters")
+        }
+    }
+
+    static func validate(recordType name: String) throws(ServiceError) {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic || name == Record.shareRecordType,
+            name.utf8.count <= 255
+        else {
+            throw .badRequest("record type '\(name)' is invalid: it must start with a letter and be at most 255 bytes")
+        }
+    }
+}
+
+/// Service limits from protocol.md §11.
+public struct ServiceLimits: Hashable, Sendable {
+    /// Operations per `records/modify` (and other modify) request.
+    public var maximumOperationsPerRequest = 200
+    /// Records per response and the largest `resultsLimit`.
+    public var maximumResultsPerResponse = 200
+    /// A record's size in bytes, assets excluded.
+    public var maximumRecordSize = 1 << 20
+    /// `DELETE_SELF` references that may point at one record.
+    public var maximumDeleteSelfReferencesPerTarget = 750
+
+    /// The CloudKit limits.
+    public init() {}
+}
+
+/// Change tags: the zone change sequence of a record's version, in base 36.
+enum ChangeTags {
+    static func tag(for sequence: Int64) -> String { String(sequence, radix: 36) }
+}

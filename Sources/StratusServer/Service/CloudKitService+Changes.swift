@@ -1,0 +1,141 @@
+import StratusCrypto
+import StratusHTTP
+import StratusWire
+
+extension CloudKitService {
+    /// `records/changes`: one custom zone's changes since a sync token.
+    func recordChanges(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(RecordsChanges.Request.self)
+        let page = try await zoneChangesPage(
+            context, zoneID: request.zoneID, token: request.syncToken, limit: try resultsLimit(request.resultsLimit),
+            desiredKeys: request.desiredKeys, recordTypes: nil
+        )
+        let response = RecordsChanges.Response(records: page.records, syncToken: page.syncToken, moreComing: page.moreComing, reverse: false)
+        return try context.encode(response, numbersAsStrings: request.numbersAsStrings)
+    }
+
+    /// `changes/zone`: several zones' changes; a failing zone does not fail the others.
+    func zoneChanges(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(ZoneChanges.Request.self)
+        var results: [ZoneChanges.ZoneResult] = []
+        for options in request.zones {
+            do {
+                let page = try await zoneChangesPage(
+                    context, zoneID: options.zoneID, token: options.syncToken,
+                    limit: try resultsLimit(options.resultsLimit ?? request.resultsLimit),
+                    desiredKeys: options.desiredKeys ?? request.desiredKeys,
+                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init)
+                )
+                results.append(.changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing)))
+            } catch let error as ServiceError {
+                results.append(.error(error.zoneError(options.zoneID)))
+            }
+        }
+        return try context.encode(ZoneChanges.Response(zones: results), numbersAsStrings: request.numbersAsStrings)
+    }
+
+    /// `zones/changes` (deprecated): zones changed since a `metaSyncToken`, as full zone dictionaries.
+    func zonesChanges(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(ZonesChanges.Request.self)
+        let page = try await databaseChangesPage(context, token: request.metaSyncToken, limit: try resultsLimit(request.resultsLimit))
+        let zones = page.zones.map { zone -> ZoneResult in
+            guard !zone.isDeleted else { return .zone(Zone(zoneID: zone.zoneID, deleted: true)) }
+            return .zone(wireZone(zone))
+        }
+        return try context.encode(ZonesChanges.Response(zones: zones, metaSyncToken: page.syncToken, moreComing: page.moreComing), numbersAsStrings: nil)
+    }
+
+    /// `changes/database`: zones changed since a sync token, as bare zone IDs (`deleted` for removed ones).
+    func databaseChanges(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(DatabaseChanges.Request.self)
+        let page = try await databaseChangesPage(context, token: request.syncToken, limit: try resultsLimit(request.resultsLimit))
+        let zones = page.zones.map { zone -> ZoneResult in
+            .zone(Zone(zoneID: zone.zoneID, deleted: zone.isDeleted ? true : nil))
+        }
+        return try context.encode(DatabaseChanges.Response(zones: zones, syncToken: page.syncToken, moreComing: page.moreComing), numbersAsStrings: nil)
+    }
+
+    // MARK: Pages
+
+    struct ZoneChangesPage: Sendable {
+        var zoneID: ZoneID
+        var records: [RecordResult]
+        var syncToken: SyncToken
+        var moreComing: Bool
+    }
+
+    /// Reads one page of a zone's change feed in a single snapshot.
+    ///
+    /// The token after the page is the last change returned when more are
+    /// coming, else the zone's latest change in the same snapshot, so no change
+    /// is ever skipped or repeated while writers carry on.
+    private func zoneChangesPage(
+        _ context: RequestContext, zoneID: ZoneID, token: SyncToken?, limit: Int, desiredKeys: [String]?, recordTypes: Set<String>?
+    ) async throws -> ZoneChangesPage {
+        let name = try context.zoneName(of: zoneID)
+        guard name != ZoneID.defaultZoneName else {
+            throw ServiceError.badRequest("cannot get changes in default zone")
+        }
+        let position: ZoneSyncPosition?
+        if let token {
+            guard let opened = tokens.open(token.rawValue, kind: .zoneSync, as: ZoneSyncPosition.self) else {
+                throw ServiceError.badRequest("the sync token is not valid for this server; fetch again without a token to resync")
+            }
+            position = opened
+        } else {
+            position = nil
+        }
+        let database = context.database
+        return try await store.read { tx in
+            guard let zone = try tx.zone(named: name, in: database) else {
+                throw ServiceError(.zoneNotFound, "zone '\(name)' does not exist")
+            }
+            if let position, position.z != zone.rowID {
+                throw ServiceError.badRequest(
+                    "the sync token belongs to another zone, or to an earlier zone named '\(name)' that was deleted; fetch again without a token to resync"
+                )
+            }
+            let after = position?.s ?? 0
+            var changes = try tx.recordChanges(inZone: zone.rowID, after: after, limit: limit + 1, recordTypes: recordTypes)
+            let moreComing = changes.count > limit
+            if moreComing { changes.removeLast(changes.count - limit) }
+            let next = moreComing ? (changes.last?.changeSequence ?? after) : max(after, zone.changeSequence)
+            return ZoneChangesPage(
+                zoneID: zone.zoneID,
+                records: changes.map { .record(RecordPresenter.wire($0, zone: zone, desiredKeys: desiredKeys)) },
+                syncToken: self.zoneToken(zone.rowID, next), moreComing: moreComing
+            )
+        }
+    }
+
+    struct DatabaseChangesPage: Sendable {
+        var zones: [ZoneRow]
+        var syncToken: SyncToken
+        var moreComing: Bool
+    }
+
+    private func databaseChangesPage(_ context: RequestContext, token: SyncToken?, limit: Int) async throws -> DatabaseChangesPage {
+        let database = context.database
+        let digest = Self.digest(of: database)
+        var after: Int64 = 0
+        if let token {
+            guard let position = tokens.open(token.rawValue, kind: .databaseSync, as: DatabaseSyncPosition.self), position.d == digest else {
+                throw ServiceError.badRequest("the sync token is not valid for this database; fetch again without a token to resync")
+            }
+            after = position.s
+        }
+        let start = after
+        var zones = try await store.read { try $0.zoneChanges(in: database, after: start, limit: limit + 1) }
+        let moreComing = zones.count > limit
+        if moreComing { zones.removeLast(zones.count - limit) }
+        let next = zones.last.map { max(start, $0.databaseSequence) } ?? start
+        return DatabaseChangesPage(
+            zones: zones, syncToken: SyncToken(tokens.seal(DatabaseSyncPosition(d: digest, s: next), kind: .databaseSync)),
+            moreComing: moreComing
+        )
+    }
+
+    private static func digest(of database: DatabaseKey) -> String {
+        String(SHA256.hash(database.description).hexString.prefix(16))
+    }
+}

@@ -1,0 +1,128 @@
+import StratusHTTP
+import StratusWire
+
+extension CloudKitService {
+    /// `records/modify`: applies up to 200 operations in one zone, atomically in custom zones.
+    func modifyRecords(_ context: RequestContext) async throws -> HTTPResponse {
+        let schema = try await schema(for: context)
+        let request = try context.decode(RecordsModify.Request.self, schema: schema)
+        let limit = configuration.limits.maximumOperationsPerRequest
+        guard request.operations.count <= limit else {
+            throw ServiceError.badRequest("a request may carry at most \(limit) operations; this one has \(request.operations.count)")
+        }
+        var seen: Set<String> = []
+        for operation in request.operations {
+            if let name = operation.record.recordName, !seen.insert(name).inserted {
+                throw ServiceError.badRequest("record '\(name)' appears in more than one operation; send one operation per record per request")
+            }
+        }
+        let zoneName = try context.zoneName(of: request.zoneID)
+        let author = StoredRecord.Stamp(timestamp: configuration.now(), userRecordName: context.caller, deviceID: context.deviceID)
+        let database = context.database
+        let uuid = context.requestID
+        let outcome: ModifyOutcome
+        do {
+            outcome = try await applyModify(request, zoneName: zoneName, database: database, author: author, uuid: uuid)
+        } catch let failure as AtomicBatchFailure {
+            outcome = ModifyOutcome(results: failure.results, schema: nil)
+        }
+        if let schema = outcome.schema {
+            schemas.replace(schema, container: context.container, environment: context.environment)
+        }
+        return try context.encode(RecordsModify.Response(records: outcome.results), numbersAsStrings: request.numbersAsStrings)
+    }
+
+    private func applyModify(
+        _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, uuid: String
+    ) async throws -> ModifyOutcome {
+        let limits = configuration.limits
+        let makeRecordName = configuration.makeRecordName
+        return try await store.write { tx -> ModifyOutcome in
+            guard let zone = try Self.zone(named: zoneName, in: database, tx, createDefault: true, now: author.timestamp) else {
+                let error = ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
+                return ModifyOutcome(results: request.operations.map { .error(error.recordError(recordName: $0.record.recordName, uuid: uuid)) }, schema: nil)
+            }
+            let atomic = request.isAtomic && !zone.isDefaultZone
+            var modifier = RecordModifier(
+                writer: tx, zone: zone, author: author, limits: limits, makeRecordName: makeRecordName,
+                schema: SchemaAdmission(schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment)
+            )
+            var results: [RecordResult] = []
+            for (index, operation) in request.operations.enumerated() {
+                let keys = operation.desiredKeys ?? request.desiredKeys
+                do {
+                    switch try modifier.apply(operation) {
+                    case .saved(let record): results.append(.record(RecordPresenter.wire(record, zone: zone, desiredKeys: keys)))
+                    case .deleted(let name): results.append(.record(RecordPresenter.deletion(name)))
+                    }
+                } catch let error as ServiceError {
+                    let failure = RecordResult.error(error.recordError(recordName: operation.record.recordName, uuid: uuid))
+                    guard atomic else {
+                        results.append(failure)
+                        continue
+                    }
+                    throw AtomicBatchFailure(results: Self.atomicResults(request.operations, failedAt: index, failure: failure, uuid: uuid))
+                }
+            }
+            if modifier.schema.changed {
+                try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)
+            }
+            return ModifyOutcome(results: results, schema: modifier.schema.changed ? modifier.schema.schema : nil)
+        }
+    }
+
+    /// `records/lookup`: one result per requested name, `NOT_FOUND` for missing ones.
+    func lookupRecords(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(RecordsLookup.Request.self)
+        let limit = configuration.limits.maximumResultsPerResponse
+        guard request.records.count <= limit else {
+            throw ServiceError.badRequest("a lookup may name at most \(limit) records; this one names \(request.records.count)")
+        }
+        let zoneName = try context.zoneName(of: request.zoneID)
+        let database = context.database
+        let uuid = context.requestID
+        let results = try await store.read { tx -> [RecordResult] in
+            let zone = try tx.zone(named: zoneName, in: database)
+            return try request.records.map { item in
+                guard let zone else {
+                    if zoneName == ZoneID.defaultZoneName {
+                        return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist").recordError(recordName: item.recordName, uuid: uuid))
+                    }
+                    return .error(ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist").recordError(recordName: item.recordName, uuid: uuid))
+                }
+                guard let record = try tx.record(named: item.recordName, inZone: zone.rowID), !record.isDeleted else {
+                    return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist in zone '\(zoneName)'").recordError(recordName: item.recordName, uuid: uuid))
+                }
+                return .record(RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys))
+            }
+        }
+        return try context.encode(RecordsLookup.Response(records: results), numbersAsStrings: request.numbersAsStrings)
+    }
+
+    /// The live zone named `name`; the default zone is created on first use when `createDefault`.
+    static func zone(named name: String, in database: DatabaseKey, _ tx: any RecordStoreWriter, createDefault: Bool, now: Int64) throws -> ZoneRow? {
+        if let zone = try tx.zone(named: name, in: database) { return zone }
+        guard createDefault, name == ZoneID.defaultZoneName else { return nil }
+        return try tx.createZone(named: name, in: database, createdAt: now)
+    }
+
+    /// Results of an atomic batch that failed at `index`: the real error there, `ATOMIC_ERROR` elsewhere.
+    private static func atomicResults(_ operations: [RecordOperation], failedAt index: Int, failure: RecordResult, uuid: String) -> [RecordResult] {
+        operations.enumerated().map { position, operation in
+            if position == index { return failure }
+            let reason = "not applied: operation \(index) (record '\(operations[index].record.recordName ?? "?")') of this atomic batch failed"
+            return .error(ServiceError(.atomicError, reason).recordError(recordName: operation.record.recordName, uuid: uuid))
+        }
+    }
+}
+
+/// The result of a modify transaction.
+struct ModifyOutcome: Sendable {
+    var results: [RecordResult]
+    var schema: Schema?
+}
+
+/// Thrown out of an atomic batch's transaction to roll it back, carrying the per-item results.
+struct AtomicBatchFailure: Error {
+    var results: [RecordResult]
+}

@@ -1,0 +1,135 @@
+public import StratusHTTP
+public import StratusLogging
+import StratusWire
+import Synchronization
+
+/// The CloudKit Web Services endpoints on a ``RecordStore``.
+///
+/// Registers `/database/1/{container}/{environment}/{database}/{operation...}`
+/// on a router and answers every records, zones and change-feed operation of
+/// protocol.md, the same for every back end.
+///
+/// ```swift
+/// let service = CloudKitService(store: store, configuration: .init(tokenSecret: secret), logger: logger)
+/// var router = Router(logger: logger)
+/// service.register(on: &router)
+/// ```
+public final class CloudKitService: Sendable {
+    let store: any RecordStore
+    let configuration: ServiceConfiguration
+    let logger: Logger
+    let tokens: TokenCodec
+    let schemas = SchemaCache()
+    private let knownContainers = Mutex<Set<String>>([])
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - store: Where records live.
+    ///   - configuration: Limits, token secret and clocks.
+    ///   - logger: Where the service logs.
+    public init(store: any RecordStore, configuration: ServiceConfiguration, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        self.tokens = TokenCodec(secret: configuration.tokenSecret)
+    }
+
+    /// The URL template of every database operation.
+    public static let databaseTemplate = "/database/1/{container}/{environment}/{database}/{operation...}"
+
+    /// Adds the CloudKit routes to `router`.
+    public func register(on router: inout Router) {
+        for method in [HTTPMethod.get, .post] {
+            router.route(method, Self.databaseTemplate) { [self] request in
+                try await handle(request)
+            }
+        }
+    }
+
+    /// Answers one database request.
+    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let context = try await resolve(request)
+        switch context.operation {
+        case .recordsModify: return try await modifyRecords(context)
+        case .recordsLookup: return try await lookupRecords(context)
+        case .recordsQuery: return try await queryRecords(context)
+        case .recordsChanges: return try await recordChanges(context)
+        case .zonesList: return try await listZones(context)
+        case .zonesLookup: return try await lookupZones(context)
+        case .zonesModify: return try await modifyZones(context)
+        case .zonesChanges: return try await zonesChanges(context)
+        case .changesDatabase: return try await databaseChanges(context)
+        case .changesZone: return try await zoneChanges(context)
+        default: throw HTTPError.endpointNotFound
+        }
+    }
+
+    /// Checks the URL's container, environment, database and operation, and who calls.
+    private func resolve(_ request: HTTPRequest) async throws -> RequestContext {
+        let operationName = try request.parameter("operation")
+        guard let operation = EndpointOperation(rawValue: operationName), operation.module == .database else {
+            throw HTTPError.endpointNotFound
+        }
+        guard let method = EndpointOperation.HTTPMethod(rawValue: request.method.rawValue),
+            operation.acceptedMethods.contains(method)
+        else {
+            throw HTTPError.methodNotAllowed(request.method, allowed: operation.acceptedMethods.map { HTTPMethod(rawValue: $0.rawValue) })
+        }
+        let environmentName = try request.parameter("environment")
+        guard let environment = Environment(rawValue: environmentName) else {
+            throw ServiceError.badRequest("unknown environment '\(environmentName)'; use 'development' or 'production'")
+        }
+        let databaseName = try request.parameter("database")
+        guard let scope = DatabaseScope(rawValue: databaseName) else {
+            throw ServiceError.badRequest("unknown database '\(databaseName)'; use 'public', 'private' or 'shared'")
+        }
+        let container = try request.parameter("container")
+        try await checkContainer(container)
+        let caller = configuration.openModeUserRecordName
+        let owner = scope == .public ? DatabaseKey.publicOwner : caller
+        try checkScope(operation, scope)
+        return RequestContext(
+            request: request, operation: operation,
+            database: DatabaseKey(container: container, environment: environment, scope: scope, owner: owner),
+            caller: caller, deviceID: request.headers["X-Stratus-Device-ID"] ?? "web"
+        )
+    }
+
+    private func checkContainer(_ container: String) async throws {
+        if knownContainers.withLock({ $0.contains(container) }) { return }
+        guard try await store.read({ try $0.containerExists(container) }) else {
+            throw ServiceError(.notFound, "container '\(container)' does not exist; create it with `stratus container create \(container)`")
+        }
+        knownContainers.withLock { _ = $0.insert(container) }
+    }
+
+    /// protocol.md §1.4: what each database scope allows.
+    private func checkScope(_ operation: EndpointOperation, _ scope: DatabaseScope) throws(ServiceError) {
+        switch (operation, scope) {
+        case (.recordsChanges, .public), (.changesZone, .public), (.changesDatabase, .public), (.zonesChanges, .public):
+            throw .badRequest("change feeds are not available in the public database")
+        case (.zonesModify, .public):
+            throw .badRequest("the public database has only the default zone; zones cannot be created or deleted there")
+        case (_, .shared):
+            throw ServiceError(.zoneNotFound, "nothing has been shared with this user; the shared database is empty")
+        default:
+            return
+        }
+    }
+
+    /// The schema of the request's container environment, for decoding untagged values.
+    func schema(for context: RequestContext) async throws -> Schema {
+        try await schemas.schema(container: context.container, environment: context.environment) { [store] in
+            try await store.read { try $0.schema(container: context.container, environment: context.environment) }
+        }
+    }
+
+    /// A bounded `resultsLimit`: default and maximum 200.
+    func resultsLimit(_ requested: Int?) throws(ServiceError) -> Int {
+        let maximum = configuration.limits.maximumResultsPerResponse
+        guard let requested else { return maximum }
+        guard requested >= 1 else { throw .badRequest("resultsLimit must be at least 1; got \(requested)") }
+        return min(requested, maximum)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import StratusHTTP
+import StratusWire
+
+/// What a CloudKit request addresses and who makes it, resolved from the URL.
+struct RequestContext: Sendable {
+    let request: HTTPRequest
+    let operation: EndpointOperation
+    let database: DatabaseKey
+    let caller: String
+    let deviceID: String
+
+    var environment: Environment { database.environment }
+    var container: String { database.container }
+    var requestID: String { request.requestID }
+
+    /// Decodes the body with the schema interpreting untagged field values.
+    func decode<T: Decodable>(_ type: T.Type, schema: Schema? = nil) throws(ServiceError) -> T {
+        do {
+            return try WireCoding.decode(type, from: request.body.isEmpty ? Data("{}".utf8) : request.body, fieldTypes: schema?.fieldTypeLookup)
+        } catch {
+            throw ServiceError.badRequest(error.reason)
+        }
+    }
+
+    /// The zone a request names, checked against the database: the public database
+    /// has only the default zone, and a zone owner must be the database's owner.
+    func zoneName(of zoneID: ZoneID?) throws(ServiceError) -> String {
+        let zoneID = zoneID ?? .defaultZone
+        if let owner = zoneID.ownerRecordName, database.scope != .public, owner != database.owner {
+            throw ServiceError(.zoneNotFound, "zone '\(zoneID.zoneName)' of owner '\(owner)' is not in this database")
+        }
+        if database.scope == .public, !zoneID.isDefaultZone {
+            throw ServiceError(.zoneNotFound, "the public database has only the zone '_defaultZone'; '\(zoneID.zoneName)' does not exist")
+        }
+        return zoneID.zoneName
+    }
+
+    /// The numbersAsStrings encoding flag.
+    func encode(_ value: some Encodable, numbersAsStrings: Bool?) throws -> HTTPResponse {
+        .json(bytes: try WireCoding.encode(value, numbersAsStrings: numbersAsStrings ?? false))
+    }
+}
+

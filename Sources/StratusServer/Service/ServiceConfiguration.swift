@@ -1,0 +1,28 @@
+public import Foundation
+
+/// How a ``CloudKitService`` behaves: limits, secrets, clocks.
+///
+/// ```swift
+/// var configuration = ServiceConfiguration(tokenSecret: secret)
+/// configuration.limits.maximumRecordSize = 512 << 10
+/// ```
+public struct ServiceConfiguration: Sendable {
+    /// Request and record limits (protocol.md §11).
+    public var limits = ServiceLimits()
+    /// The key that seals sync tokens and continuation markers; keep it stable across restarts.
+    public var tokenSecret: Data
+    /// The user every request acts as while the server runs without accounts ("open mode").
+    ///
+    /// Accounts and authentication arrive with the auth milestone; until then a
+    /// server is for development on loopback only.
+    public var openModeUserRecordName = "_00000000000000000000000000000001"
+    /// Now, in milliseconds since 1970.
+    public var now: @Sendable () -> Int64 = LiveClock.milliseconds
+    /// A new server-generated record name.
+    public var makeRecordName: @Sendable () -> String = LiveClock.uuidString
+
+    /// Creates a configuration with the given token secret.
+    public init(tokenSecret: Data) {
+        self.tokenSecret = tokenSecret
+    }
+}

@@ -1,0 +1,58 @@
+public import StratusHTTP
+public import StratusWire
+
+/// A CloudKit error raised by the service: a `serverErrorCode` and a reason that names the problem.
+///
+/// Thrown from a whole-request handler it renders as the request-level error
+/// body with the code's HTTP status; inside a batch it becomes that item's
+/// error dictionary.
+///
+/// ```swift
+/// throw ServiceError.badRequest("resultsLimit must be from 1 to 200; got 500")
+/// ```
+public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConvertible {
+    /// The CloudKit code.
+    public var code: ServerErrorCode
+    /// What went wrong, naming the record, zone or field.
+    public var reason: String
+    /// Seconds after which a retry may succeed.
+    public var retryAfter: Int?
+    /// Where to sign in, with `AUTHENTICATION_REQUIRED`.
+    public var redirectURL: String?
+
+    /// Creates an error.
+    public init(_ code: ServerErrorCode, _ reason: String, retryAfter: Int? = nil, redirectURL: String? = nil) {
+        self.code = code
+        self.reason = reason
+        self.retryAfter = retryAfter
+        self.redirectURL = redirectURL
+    }
+
+    /// `BAD_REQUEST` with `reason`.
+    public static func badRequest(_ reason: String) -> ServiceError { ServiceError(.badRequest, reason) }
+
+    /// `CODE: reason`.
+    public var description: String { "\(code.rawValue): \(reason)" }
+
+    /// The request-level CloudKit error body with the code's HTTP status.
+    public func response(requestID: String) -> HTTPResponse {
+        let body = ErrorResponse(
+            uuid: requestID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
+        )
+        let data = (try? WireCoding.encode(body)) ?? HTTPError.internalError.response(requestID: requestID).body
+        return .json(bytes: data, status: HTTPStatus(code: code.httpStatus))
+    }
+
+    /// This error as one item of a `records` array.
+    func recordError(recordName: String?, uuid: String) -> RecordFetchError {
+        RecordFetchError(
+            recordName: recordName, serverErrorCode: code, reason: reason, retryAfter: retryAfter, uuid: uuid,
+            redirectURL: redirectURL
+        )
+    }
+
+    /// This error as one item of a `zones` array.
+    func zoneError(_ zoneID: ZoneID) -> ZoneFetchError {
+        ZoneFetchError(zoneID: zoneID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL)
+    }
+}

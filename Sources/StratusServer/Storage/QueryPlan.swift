@@ -1,0 +1,108 @@
+public import StratusWire
+
+/// A validated query, ready for a back end to run on its indexes.
+///
+/// The service builds it from a `records/query` request and the schema (so
+/// every field named is known, typed and indexed); the back end translates it
+/// into its own query language. Paging is by keyset: ``after`` holds the sort
+/// values and name of the last record returned, so pages stay correct while
+/// records change.
+public struct QueryPlan: Hashable, Sendable {
+    /// The zones searched (several for a `zoneWide` query).
+    public var zoneRowIDs: [Int64]
+    /// The record type.
+    public var recordType: String
+    /// Filters, all of which must hold.
+    public var filters: [QueryFilter]
+    /// Sort order; ties are broken by zone and record name.
+    public var sorts: [QuerySort]
+    /// The most records to return.
+    public var limit: Int
+    /// Where the previous page ended, if this is a continuation.
+    public var after: QueryCursor?
+
+    /// Creates a plan.
+    public init(
+        zoneRowIDs: [Int64], recordType: String, filters: [QueryFilter] = [], sorts: [QuerySort] = [], limit: Int,
+        after: QueryCursor? = nil
+    ) {
+        self.zoneRowIDs = zoneRowIDs
+        self.recordType = recordType
+        self.filters = filters
+        self.sorts = sorts
+        self.limit = limit
+        self.after = after
+    }
+}
+
+/// A field a filter or sort addresses: a record field with its schema type, or a system field.
+public enum QueryField: Hashable, Sendable {
+    /// A record field and its declared type.
+    case field(name: String, type: FieldType)
+    /// A system field such as `modifiedTimestamp`.
+    case system(SystemFieldName)
+}
+
+/// One filter of a plan.
+public struct QueryFilter: Hashable, Sendable {
+    /// The field tested.
+    public var field: QueryField
+    /// How it is tested.
+    public var comparator: Comparator
+    /// The value compared with (a list for `IN` and the `LIST_*_ANY/ALL` comparators).
+    public var value: FieldValue
+    /// For `NEAR`: the radius in meters.
+    public var distance: Double?
+
+    /// Creates a filter.
+    public init(field: QueryField, comparator: Comparator, value: FieldValue, distance: Double? = nil) {
+        self.field = field
+        self.comparator = comparator
+        self.value = value
+        self.distance = distance
+    }
+}
+
+/// One sort descriptor of a plan.
+public struct QuerySort: Hashable, Sendable {
+    /// The field sorted by.
+    public var field: QueryField
+    /// Ascending (the default) or descending.
+    public var ascending: Bool
+    /// For a location field: order by distance from here.
+    public var relativeLocation: Location?
+
+    /// Creates a sort descriptor.
+    public init(field: QueryField, ascending: Bool = true, relativeLocation: Location? = nil) {
+        self.field = field
+        self.ascending = ascending
+        self.relativeLocation = relativeLocation
+    }
+}
+
+/// Where a query page ended: the last record's sort values, zone and name.
+public struct QueryCursor: Hashable, Sendable, Codable {
+    /// The last record's value for each sort descriptor (`nil` when it had none).
+    public var sortValues: [QueryCursorValue?]
+    /// The last record's zone row.
+    public var zoneRowID: Int64
+    /// The last record's name.
+    public var recordName: String
+
+    /// Creates a cursor.
+    public init(sortValues: [QueryCursorValue?], zoneRowID: Int64, recordName: String) {
+        self.sortValues = sortValues
+        self.zoneRowID = zoneRowID
+        self.recordName = recordName
+    }
+}
+
+/// A sort value as the index stores it: an integer, a real or a text.
+public enum QueryCursorValue: Hashable, Sendable, Codable {
+    /// INT64, TIMESTAMP and system timestamps.
+    case integer(Int64)
+    /// DOUBLE and distances.
+    case real(Double)
+    /// STRING, reference names and system names.
+    case text(String)
+}

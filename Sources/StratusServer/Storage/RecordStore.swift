@@ -1,0 +1,90 @@
+public import StratusWire
+
+/// Where the cloud database keeps its data: the one protocol every back end implements.
+///
+/// The service's logic (change tags, merges, atomic batches, references, change
+/// feeds) lives once, in `StratusServer`, and runs inside a store transaction
+/// through the small synchronous primitives of ``RecordStoreReader`` and
+/// ``RecordStoreWriter``. A back end only has to make those primitives fast
+/// and each `write` one serializable transaction.
+///
+/// ```swift
+/// let zone = try await store.write { tx in
+///     try tx.createZone(named: "Inbox", in: database, createdAt: now)
+/// }
+/// ```
+public protocol RecordStore: Sendable {
+    /// Runs `body` in a read-only snapshot.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T
+
+    /// Runs `body` in one serializable transaction that commits if `body` returns and rolls back if it throws.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T
+
+    /// Closes the store; no call may follow.
+    func close() async throws
+}
+
+/// Read primitives, valid only inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
+public protocol RecordStoreReader {
+    /// Whether a container with this identifier was created.
+    func containerExists(_ identifier: String) throws -> Bool
+
+    /// Every container identifier, sorted.
+    func containers() throws -> [String]
+
+    /// The schema of a container environment (empty if none was saved).
+    func schema(container: String, environment: Environment) throws -> Schema
+
+    /// The live zone named `name` in `database`, if any.
+    func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow?
+
+    /// The zone with this row ID, deleted or not.
+    func zone(rowID: Int64) throws -> ZoneRow?
+
+    /// The live zones of `database`, by name.
+    func zones(in database: DatabaseKey) throws -> [ZoneRow]
+
+    /// Zones (deleted ones included) whose database sequence is after `sequence`, oldest change first.
+    func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow]
+
+    /// The record (or tombstone) named `name` in the zone.
+    func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord?
+
+    /// Records and tombstones changed after `sequence`, in change order, at most `limit`.
+    ///
+    /// - Parameter recordTypes: Only these types, when given.
+    func recordChanges(inZone zoneRowID: Int64, after sequence: Int64, limit: Int, recordTypes: Set<String>?) throws -> [StoredRecord]
+
+    /// Live records whose reference fields point at the target, with the action each uses.
+    func references(toRecord name: String, inZone zoneRowID: Int64) throws -> [ReferenceEdge]
+
+    /// Runs a query and returns at most `plan.limit` live records in the plan's order.
+    func query(_ plan: QueryPlan) throws -> [StoredRecord]
+}
+
+/// Write primitives, valid only inside ``RecordStore/write(_:)``.
+public protocol RecordStoreWriter: RecordStoreReader {
+    /// Creates a container; `false` if it existed already.
+    func createContainer(_ identifier: String, createdAt: Int64) throws -> Bool
+
+    /// Replaces the schema of a container environment.
+    func saveSchema(_ schema: Schema, container: String, environment: Environment) throws
+
+    /// Creates a live zone and records the change in the database's change log.
+    func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow
+
+    /// Marks the zone deleted, removes its records, and records the change in the database's change log.
+    func deleteZone(_ zone: ZoneRow) throws
+
+    /// The next record change sequence of the zone; also moves the zone up the database change log.
+    func nextChangeSequence(inZone zoneRowID: Int64) throws -> Int64
+
+    /// Inserts or replaces a live record, its field index and its outgoing references.
+    func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws
+
+    /// Replaces a record by a tombstone carrying `modified` and `sequence`, dropping its index and references.
+    func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws
+
+    /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+}

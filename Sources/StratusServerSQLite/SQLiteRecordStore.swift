@@ -1,0 +1,58 @@
+public import StratusLogging
+public import StratusServer
+import StratusSQLite
+import StratusWire
+
+/// The embedded back end: the cloud database in one SQLite file, WAL mode, one writer and a reader pool.
+///
+/// Every `write` is one immediate transaction on the writer connection, so
+/// change sequences are handed out in commit order and a change feed read from
+/// any snapshot never misses one. An acknowledged write survives `kill -9`
+/// (WAL with `synchronous=NORMAL`).
+///
+/// ```swift
+/// let store = try await SQLiteRecordStore.open(path: "./.stratus/stratus.sqlite", logger: logger)
+/// let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+/// ```
+public final class SQLiteRecordStore: RecordStore {
+    private let pool: SQLiteDatabasePool
+
+    private init(pool: SQLiteDatabasePool) {
+        self.pool = pool
+    }
+
+    /// Opens (creating and migrating if needed) the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The database file; its directory must exist.
+    ///   - readerCount: Reader connections in the pool.
+    ///   - logger: Where the driver logs.
+    /// - Throws: `SQLiteError`, or `SQLiteMigrationError` when the file was written by a newer Stratus.
+    public static func open(path: String, readerCount: Int = 4, logger: Logger = .disabled) async throws -> SQLiteRecordStore {
+        var configuration = SQLiteConfiguration(path: path)
+        configuration.readerCount = readerCount
+        let pool = try SQLiteDatabasePool(configuration: configuration, logger: logger)
+        try await SQLiteRecordStoreSchema.migrator.migrate(pool)
+        return SQLiteRecordStore(pool: pool)
+    }
+
+    /// Runs `body` in a read snapshot on a reader connection.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T {
+        try await pool.read { db in try body(SQLiteStoreTransaction(db)) }
+    }
+
+    /// Runs `body` in an immediate transaction on the writer connection.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
+        try await pool.write { db in
+            let transaction = SQLiteStoreTransaction(db)
+            let result = try body(transaction)
+            try transaction.finish()
+            return result
+        }
+    }
+
+    /// Closes every connection.
+    public func close() async throws {
+        try pool.close()
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import StratusServer
+import StratusSQLite
+import StratusWire
+
+/// The store primitives on one SQLite connection inside one transaction.
+///
+/// Confined to the connection's queue for the life of one `read` or `write`.
+final class SQLiteStoreTransaction: RecordStoreWriter {
+    let db: SQLiteConnection
+    /// Zones whose records changed in this transaction; they move up their database's change log at commit.
+    private var touchedZones: Set<Int64> = []
+
+    init(_ db: SQLiteConnection) {
+        self.db = db
+    }
+
+    // MARK: Containers and schemas
+
+    func containerExists(_ identifier: String) throws -> Bool {
+        try db.fetchOne(Int.self, "SELECT 1 FROM containers WHERE identifier = ?", [identifier]) != nil
+    }
+
+    func containers() throws -> [String] {
+        try db.fetchAll(String.self, "SELECT identifier FROM containers ORDER BY identifier")
+    }
+
+    func createContainer(_ identifier: String, createdAt: Int64) throws -> Bool {
+        try db.execute("INSERT OR IGNORE INTO containers (identifier, created_at) VALUES (?, ?)", [identifier, createdAt])
+        return db.changes == 1
+    }
+
+    func schema(container: String, environment: Environment) throws -> Schema {
+        guard let body = try db.fetchOne(Data.self, "SELECT body FROM schemas WHERE container = ? AND environment = ?", [container, environment.rawValue])
+        else { return Schema() }
+        return try JSONDecoder().decode(Schema.self, from: body)
+    }
+
+    func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try db.execute(
+            "INSERT OR REPLACE INTO schemas (container, environment, body) VALUES (?, ?, ?)",
+            [container, environment.rawValue, try encoder.encode(schema)]
+        )
+    }
+
+    // MARK: Zones
+
+    private static let zoneColumns = "id, container, environment, scope, owner, zone_name, change_seq, db_seq, created_at, deleted"
+
+    private static func zone(_ row: SQLiteRow) throws -> ZoneRow {
+        let environment: String = try row[2]
+        let scope: String = try row[3]
+        guard let environmentValue = Environment(rawValue: environment), let scopeValue = DatabaseScope(rawValue: scope) else {
+            throw SQLiteStoreCorruption(message: "zone row \(try row[0] as Int64) has environment '\(environment)' and scope '\(scope)'")
+        }
+        return ZoneRow(
+            rowID: try row[0],
+            database: DatabaseKey(container: try row[1], environment: environmentValue, scope: scopeValue, owner: try row[4]),
+            zoneName: try row[5], changeSequence: try row[6], databaseSequence: try row[7], createdAt: try row[8],
+            isDeleted: try row[9]
+        )
+    }
+
+    private static func arguments(_ database: DatabaseKey) -> [any SQLiteValueConvertible] {
+        [database.container, database.environment.rawValue, database.scope.rawValue, database.owner]
+    }
+
+    func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow? {
+        try db.fetchOne(
+            "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND zone_name = ? AND deleted = 0",
+            SQLiteArguments(Self.arguments(database) + [name]), Self.zone
+        )
+    }
+
+    func zone(rowID: Int64) throws -> ZoneRow? {
+        try db.fetchOne("SELECT \(Self.zoneColumns) FROM zones WHERE id = ?", [rowID], Self.zone)
+    }
+
+    func zones(in database: DatabaseKey) throws -> [ZoneRow] {
+        try db.fetchAll(
+            "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND deleted = 0 ORDER BY zone_name",
+            SQLiteArguments(Self.arguments(database)), Self.zone
+        )
+    }
+
+    func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow] {
+        try db.fetchAll(
+            "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND db_seq > ? ORDER BY db_seq LIMIT ?",
+            SQLiteArguments(Self.arguments(database) + [sequence, limit]), Self.zone
+        )
+    }
+
+    func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow {
+        let sequence = try nextDatabaseSequence(database)
+        try db.execute(
+            "INSERT INTO zones (container, environment, scope, owner, zone_name, db_seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            SQLiteArguments(Self.arguments(database) + [name, sequence, createdAt])
+        )
+        return ZoneRow(
+            rowID: db.lastInsertRowID, database: database, zoneName: name, changeSequence: 0, databaseSequence: sequence,
+            createdAt: createdAt, isDeleted: false
+        )
+    }
+
+    func deleteZone(_ zone: ZoneRow) throws {
+        let sequence = try nextDatabaseSequence(zone.database)
+        try db.execute("UPDATE zones SET deleted = 1, db_seq = ? WHERE id = ?", [sequence, zone.rowID])
+        try db.execute("DELETE FROM records WHERE zone_id = ?", [zone.rowID])
+        try db.execute("DELETE FROM record_refs WHERE zone_id = ?", [zone.rowID])
+        try SQLiteFieldIndex.removeZone(zone.rowID, db)
+        touchedZones.remove(zone.rowID)
+    }
+
+    private func nextDatabaseSequence(_ database: DatabaseKey) throws -> Int64 {
+        try db.execute(
+            "INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET change_seq = change_seq + 1",
+            SQLiteArguments(Self.arguments(database))
+        )
+        guard let sequence = try db.fetchOne(
+            Int64.self, "SELECT change_seq FROM databases WHERE container = ? AND environment = ? AND scope = ? AND owner = ?",
+            SQLiteArguments(Self.arguments(database))
+        ) else {
+            throw SQLiteStoreCorruption(message: "database \(database) has no change-log row after an upsert")
+        }
+        return sequence
+    }
+
+    func nextChangeSequence(inZone zoneRowID: Int64) throws -> Int64 {
+        guard let sequence = try db.fetchOne(
+            Int64.self, "UPDATE zones SET change_seq = change_seq + 1 WHERE id = ? AND deleted = 0 RETURNING change_seq", [zoneRowID]
+        ) else {
+            throw SQLiteStoreCorruption(message: "zone row \(zoneRowID) is missing or deleted")
+        }
+        touchedZones.insert(zoneRowID)
+        return sequence
+    }
+
+    /// Moves every zone whose records changed up its database's change log; called once before commit.
+    ///
+    /// Done here rather than per change so a savepoint that rolls back a change cannot also roll
+    /// back the zone's move while the transaction still counts it as moved.
+    func finish() throws {
+        for zoneRowID in touchedZones.sorted() {
+            guard let zone = try zone(rowID: zoneRowID), !zone.isDeleted else { continue }
+            let sequence = try nextDatabaseSequence(zone.database)
+            try db.execute("UPDATE zones SET db_seq = ? WHERE id = ?", [sequence, zoneRowID])
+        }
+        touchedZones = []
+    }
+
+    // MARK: Records
+
+    private static let recordColumns =
+        "zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device"
+
+    static func record(_ row: SQLiteRow) throws -> StoredRecord {
+        let deleted: Bool = try row[5]
+        var fields: [String: FieldValue] = [:]
+        if !deleted, let body = try row[6] as Data? {
+            fields = try WireCoding.decode([String: FieldValue].self, from: body)
+        }
+        return StoredRecord(
+            zoneRowID: try row[0], recordName: try row[1], recordType: try row[2], changeTag: try row[3], fields: fields,
+            created: StoredRecord.Stamp(timestamp: try row[7], userRecordName: try row[8], deviceID: try row[9]),
+            modified: StoredRecord.Stamp(timestamp: try row[10], userRecordName: try row[11], deviceID: try row[12]),
+            changeSequence: try row[4], isDeleted: deleted
+        )
+    }
+
+    func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord? {
+        try db.fetchOne("SELECT \(Self.recordColumns) FROM records WHERE zone_id = ? AND record_name = ?", [zoneRowID, name], Self.record)
+    }
+
+    func recordChanges(inZone zoneRowID: Int64, after sequence: Int64, limit: Int, recordTypes: Set<String>?) throws -> [StoredRecord] {
+        guard let recordTypes else {
+            return try db.fetchAll(
+                "SELECT \(Self.recordColumns) FROM records WHERE zone_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                [zoneRowID, sequence, limit], Self.record
+            )
+        }
+        guard !recordTypes.isEmpty else { return [] }
+        let types = recordTypes.sorted()
+        let placeholders = Array(repeating: "?", count: types.count).joined(separator: ", ")
+        return try db.fetchAll(
+            "SELECT \(Self.recordColumns) FROM records WHERE zone_id = ? AND seq > ? AND record_type IN (\(placeholders)) ORDER BY seq LIMIT ?",
+            SQLiteArguments([zoneRowID, sequence] + types.map { $0 as any SQLiteValueConvertible } + [limit]), Self.record
+        )
+    }
+
+    func references(toRecord name: String, inZone zoneRowID: Int64) throws -> [ReferenceEdge] {
+        try db.fetchAll(
+            "SELECT source_name, field_name, action FROM record_refs WHERE zone_id = ? AND target_name = ?", [zoneRowID, name]
+        ) { row in
+            ReferenceEdge(
+                sourceZoneRowID: zoneRowID, sourceRecordName: try row[0], fieldName: try row[1], targetZoneRowID: zoneRowID,
+                targetRecordName: name, action: ReferenceAction(rawValue: try row[2])
+            )
+        }
+    }
+
+    func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
+        let body = try WireCoding.encode(record.fields)
+        try db.execute(
+            """
+            INSERT OR REPLACE INTO records (\(Self.recordColumns))
+            VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                record.zoneRowID, record.recordName, record.recordType, record.changeTag, record.changeSequence, body,
+                record.created.timestamp, record.created.userRecordName, record.created.deviceID,
+                record.modified.timestamp, record.modified.userRecordName, record.modified.deviceID,
+            ]
+        )
+        try removeReferences(from: record.recordName, inZone: record.zoneRowID)
+        for edge in references {
+            try db.execute(
+                "INSERT OR REPLACE INTO record_refs (zone_id, target_name, source_name, field_name, action) VALUES (?, ?, ?, ?, ?)",
+                [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
+            )
+        }
+        try SQLiteFieldIndex.index(record, db)
+    }
+
+    func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
+        try db.execute(
+            """
+            UPDATE records SET deleted = 1, fields = NULL, seq = ?, change_tag = ?, modified_at = ?, modified_by = ?, modified_device = ?
+            WHERE zone_id = ? AND record_name = ?
+            """,
+            [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+        )
+        try removeReferences(from: name, inZone: zoneRowID)
+        try SQLiteFieldIndex.remove(recordName: name, zoneRowID: zoneRowID, db)
+    }
+
+    private func removeReferences(from source: String, inZone zoneRowID: Int64) throws {
+        try db.execute("DELETE FROM record_refs WHERE zone_id = ? AND source_name = ?", [zoneRowID, source])
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try db.savepoint { _ in try body() }
+    }
+
+    // MARK: Queries
+
+    func query(_ plan: QueryPlan) throws -> [StoredRecord] {
+        try SQLiteQueryCompiler(plan: plan).run(db)
+    }
+}
+
+/// A row that breaks the store's own invariants.
+struct SQLiteStoreCorruption: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "the SQLite record store is inconsistent: \(message)" }
+}
