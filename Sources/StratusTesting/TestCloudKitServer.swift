@@ -1,0 +1,140 @@
+public import Foundation
+import StratusHTTP
+import StratusLogging
+public import StratusServer
+import StratusServerSQLite
+import StratusWire
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The storage engines the conformance suites run against.
+public enum RecordStoreBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// The embedded SQLite store.
+    case sqlite
+
+    /// Opens a fresh, empty store of this kind inside `directory`.
+    public func makeStore(in directory: TemporaryDirectory) async throws -> any RecordStore {
+        switch self {
+        case .sqlite: try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"))
+        }
+    }
+
+    /// The back end's name.
+    public var description: String { rawValue }
+}
+
+/// A real CloudKit server — service, store and HTTP transport — on 127.0.0.1 and a free port.
+///
+/// ```swift
+/// let server = try await TestCloudKitServer.start()
+/// let (status, body) = try await server.post("records/modify", #"{"operations":[…]}"#)
+/// await server.stop()
+/// ```
+public final class TestCloudKitServer: Sendable {
+    /// The default container every test server has.
+    public static let container = "iCloud.com.example.Tests"
+
+    /// The store behind the service.
+    public let store: any RecordStore
+    /// The service answering requests.
+    public let service: CloudKitService
+    /// The HTTP server on loopback.
+    public let http: TestHTTPServer
+    /// The directory holding the store's files.
+    public let directory: TemporaryDirectory
+
+    private init(store: any RecordStore, service: CloudKitService, http: TestHTTPServer, directory: TemporaryDirectory) {
+        self.store = store
+        self.service = service
+        self.http = http
+        self.directory = directory
+    }
+
+    /// Starts a server with `containers` created.
+    ///
+    /// - Parameters:
+    ///   - backend: The storage engine.
+    ///   - containers: Containers to create before serving.
+    ///   - configure: Adjusts the service configuration (limits, clocks).
+    public static func start(
+        backend: RecordStoreBackend = .sqlite, containers: [String] = [container],
+        configure: (inout ServiceConfiguration) -> Void = { _ in }
+    ) async throws -> TestCloudKitServer {
+        let directory = try TemporaryDirectory(prefix: "stratus-server")
+        let store = try await backend.makeStore(in: directory)
+        for identifier in containers {
+            _ = try await store.write { try $0.createContainer(identifier, createdAt: 0) }
+        }
+        let manual = ManualMilliseconds(start: 1_750_000_000_000)
+        var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
+        configuration.now = { manual.tick() }
+        configure(&configuration)
+        let service = CloudKitService(store: store, configuration: configuration, logger: .disabled)
+        var router = Router()
+        service.register(on: &router)
+        let http = try TestHTTPServer(responder: router)
+        return TestCloudKitServer(store: store, service: service, http: http, directory: directory)
+    }
+
+    /// The URL of a database operation.
+    public func url(
+        _ operation: String, database: String = "private", environment: String = "development", container: String = container
+    ) -> URL {
+        http.url("/database/1/\(container)/\(environment)/\(database)/\(operation)")
+    }
+
+    /// POSTs a JSON body to a database operation and returns the status and body.
+    public func post(
+        _ operation: String, _ body: String, database: String = "private", environment: String = "development",
+        container: String = container
+    ) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: url(operation, database: database, environment: environment, container: container))
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    /// POSTs a wire request and decodes the wire response, failing on a non-200 status.
+    public func send<Response: Decodable>(
+        _ operation: String, _ body: some Encodable, as type: Response.Type, database: String = "private",
+        environment: String = "development"
+    ) async throws -> Response {
+        let text = String(decoding: try WireCoding.encode(body), as: UTF8.self)
+        let (status, data) = try await post(operation, text, database: database, environment: environment)
+        guard status == 200 else {
+            throw TestServerFailure(description: "\(operation) answered \(status): \(String(decoding: data, as: UTF8.self))")
+        }
+        return try WireCoding.decode(Response.self, from: data)
+    }
+
+    /// Stops the server and removes its files.
+    public func stop() async {
+        await http.stop()
+        try? await store.close()
+        directory.remove()
+    }
+}
+
+/// A request the test server refused.
+public struct TestServerFailure: Error, CustomStringConvertible {
+    /// The status and body.
+    public var description: String
+}
+
+/// A millisecond clock that moves one millisecond per reading, so every stamp differs.
+final class ManualMilliseconds: Sendable {
+    private let now: Mutex<Int64>
+
+    init(start: Int64) { now = Mutex(start) }
+
+    func tick() -> Int64 {
+        now.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+}
