@@ -1,0 +1,89 @@
+import Foundation
+import StratusServer
+import StratusTesting
+import StratusWire
+import Testing
+
+/// URL, container, environment and database checks, and development/production separation.
+@Suite struct RoutingAndScopeTests {
+    static let backends = RecordStoreBackend.allCases
+
+    /// A request to a container nobody created is a 404 that says how to create it.
+    @Test(arguments: backends) func unknownContainerIsNotFound(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            let (status, json) = try await server.postJSON("zones/list", "", container: "iCloud.com.example.Missing")
+            #expect(status == 404)
+            #expect(json.string("reason")?.contains("stratus container create iCloud.com.example.Missing") == true)
+        }
+    }
+
+    /// An unknown environment or database is a 400 naming it; an unknown operation is CloudKit's 404.
+    @Test(arguments: backends) func unknownPathSegmentsAreExplained(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            let environment = try await server.postJSON("zones/list", "", environment: "staging")
+            #expect(environment.status == 400)
+            #expect(environment.json.string("reason")?.contains("'staging'") == true)
+            let database = try await server.postJSON("zones/list", "", database: "secret")
+            #expect(database.status == 400)
+            #expect(database.json.string("reason")?.contains("'secret'") == true)
+            let operation = try await server.postJSON("records/teleport", "{}")
+            #expect(operation.status == 404)
+            #expect(operation.json.string("reason") == "could not find handler for endpoint")
+        }
+    }
+
+    /// A POST-only operation refuses GET with 405.
+    @Test(arguments: backends) func getOnAPostOnlyOperationIs405(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            let reply = try await RawHTTPConnection.exchange(
+                port: server.http.port,
+                "GET /database/1/\(TestCloudKitServer.container)/development/private/records/modify HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            #expect(reply.status == 405)
+        }
+    }
+
+    /// The shared database is empty until sharing exists.
+    @Test(arguments: backends) func sharedDatabaseHasNoZones(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            let (status, json) = try await server.postJSON("records/lookup", #"{"records":[{"recordName":"x"}]}"#, database: "shared")
+            #expect(status == 404)
+            #expect(json.string("serverErrorCode") == "ZONE_NOT_FOUND")
+        }
+    }
+
+    /// Development and production keep their data apart, and the private and public databases too.
+    @Test(arguments: backends) func environmentsAndDatabasesKeepDataApart(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            try await server.create("n1", fields: ["v": .int64(1)])
+            #expect(try await server.lookup(["n1"], environment: "production").first?.code == .notFound)
+            let (_, data) = try await server.post("records/lookup", #"{"records":[{"recordName":"n1"}]}"#, database: "public")
+            #expect(try WireCoding.decode(RecordsLookup.Response.self, from: data).records.first?.code == .notFound)
+        }
+    }
+
+    /// The production schema is fixed: a save that needs a new type or field fails naming it.
+    @Test(arguments: backends) func productionSchemaIsFixed(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            let body = #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"p","fields":{"title":{"value":"x","type":"STRING"}}}}]}"#
+            let (status, data) = try await server.post("records/modify", body, environment: "production")
+            #expect(status == 200)
+            let result = try WireCoding.decode(RecordsModify.Response.self, from: data).records.first
+            #expect(result?.code == .badRequest)
+            #expect(result?.error?.reason?.contains("'Note'") == true)
+            #expect(result?.error?.reason?.contains("production") == true)
+        }
+    }
+
+    /// The development schema grows just in time with each new type and field.
+    @Test(arguments: backends) func developmentSchemaGrowsJustInTime(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            try await server.create("n1", fields: ["title": .string("a")])
+            try await server.create("n2", fields: ["title": .string("b"), "tags": .stringList(["x"])])
+            let schema = try await server.store.read { try $0.schema(container: TestCloudKitServer.container, environment: .development) }
+            #expect(schema.recordTypes["Note"]?.fields["title"]?.type == .string)
+            #expect(schema.recordTypes["Note"]?.fields["tags"]?.type == .stringList)
+            #expect(schema.recordTypes["Note"]?.fields["title"]?.searchable == true)
+        }
+    }
+}
