@@ -55,7 +55,23 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             && zip(lhs.fields, rhs.fields).allSatisfy { Self.same($0.name, $1.name) && $0.value == $1.value }
     }
 
+    /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
     private static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil):
+                return true
+            case (let x?, let y?):
+                if x != y, Self.lower(x) != Self.lower(y) { return false }
+            default:
+                return false
+            }
+        }
+    }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
     }
 }

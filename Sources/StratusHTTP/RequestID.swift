@@ -11,18 +11,32 @@ public enum RequestID {
     /// The next ID, such as `5D2C41A0-9B7E-13F4-0000-00000000002A`.
     public static func next() -> String {
         let count = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        let hex = hex16(prefix) + hex16(count)
-        var out = ""
-        out.reserveCapacity(36)
-        for (index, character) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { out.append("-") }
-            out.append(character)
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var position = 0
+            func put(_ value: UInt64, digits: Int) {
+                var shift = (digits - 1) * 4
+                while shift >= 0 {
+                    buffer[position] = hexDigits[Int((value >> UInt64(shift)) & 0xF)]
+                    position += 1
+                    shift -= 4
+                }
+            }
+            func dash() {
+                buffer[position] = UInt8(ascii: "-")
+                position += 1
+            }
+            put(prefix >> 32, digits: 8)
+            dash()
+            put((prefix >> 16) & 0xFFFF, digits: 4)
+            dash()
+            put(prefix & 0xFFFF, digits: 4)
+            dash()
+            put(count >> 48, digits: 4)
+            dash()
+            put(count & 0xFFFF_FFFF_FFFF, digits: 12)
+            return position
         }
-        return out
     }
 
-    private static func hex16(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }
