@@ -38,6 +38,7 @@ import Testing
             try await server.create("n1", fields: ["title": .string("first")])
             let results = try await server.modify([.create(Record(recordName: "n1", recordType: "Note", fields: ["title": .string("second")]))])
             #expect(results.first?.code == .exists)
+            #expect(results.first?.error?.serverRecord?.fields?["title"] == .string("first"))
             #expect(try await server.lookup(["n1"]).first?.record?.fields?["title"] == .string("first"))
         }
     }
@@ -66,6 +67,9 @@ import Testing
             let stale = try await server.modify([.update(Record(recordName: "n1", fields: ["title": .string("c")]), expecting: tag)])
             #expect(stale.first?.code == .conflict)
             #expect(stale.first?.error?.reason?.contains("change tag") == true)
+            // The conflict carries the server's version, so the client can merge without a fetch.
+            #expect(stale.first?.error?.serverRecord?.fields?["title"] == .string("b"))
+            #expect(stale.first?.error?.serverRecord?.recordChangeTag != tag)
             #expect(try await server.lookup(["n1"]).first?.record?.fields?["title"] == .string("b"))
         }
     }

@@ -62,7 +62,9 @@ struct RecordModifier {
         var fields = incoming.fields ?? [:]
         switch mode {
         case .create:
-            if existing != nil { throw ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'") }
+            if let existing {
+                throw ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'").with(serverRecord: existing, zone: zone)
+            }
         case .update(let tag, let merge):
             guard let existing else {
                 throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
@@ -70,8 +72,8 @@ struct RecordModifier {
             guard existing.changeTag == tag.rawValue else {
                 throw ServiceError(
                     .conflict,
-                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; fetch it, merge and retry"
-                )
+                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; merge with serverRecord and retry"
+                ).with(serverRecord: existing, zone: zone)
             }
             if merge { fields = existing.fields.merging(fields) { _, new in new } }
         case .force(let merge):
@@ -107,7 +109,7 @@ struct RecordModifier {
             throw ServiceError(
                 .conflict,
                 "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; fetch it and retry"
-            )
+            ).with(serverRecord: existing, zone: zone)
         }
         // Collect the cascade: every live record that reaches `name` through DELETE_SELF references.
         var doomed: [String] = [name]

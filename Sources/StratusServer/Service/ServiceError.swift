@@ -19,6 +19,8 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
     public var retryAfter: Int?
     /// Where to sign in, with `AUTHENTICATION_REQUIRED`.
     public var redirectURL: String?
+    /// With `CONFLICT` and `EXISTS`: the record as the server has it, returned to the client.
+    var serverRecord: Record?
 
     /// Creates an error.
     public init(_ code: ServerErrorCode, _ reason: String, retryAfter: Int? = nil, redirectURL: String? = nil) {
@@ -47,8 +49,15 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
     func recordError(recordName: String?, uuid: String) -> RecordFetchError {
         RecordFetchError(
             recordName: recordName, serverErrorCode: code, reason: reason, retryAfter: retryAfter, uuid: uuid,
-            redirectURL: redirectURL
+            redirectURL: redirectURL, serverRecord: serverRecord
         )
+    }
+
+    /// This error carrying the server's copy of the record.
+    func with(serverRecord record: StoredRecord, zone: ZoneRow) -> ServiceError {
+        var error = self
+        error.serverRecord = RecordPresenter.wire(record, zone: zone, desiredKeys: nil)
+        return error
     }
 
     /// This error as one item of a `zones` array.

@@ -18,6 +18,9 @@ public struct RecordFetchError: Error, Hashable, Sendable, Codable {
     public var uuid: String?
     /// Where to sign in (only with `AUTHENTICATION_REQUIRED`).
     public var redirectURL: String?
+    /// Stratus extension: with `CONFLICT` and `EXISTS`, the record as the server has it, so the
+    /// client can merge and retry without fetching it again. CloudKit clients ignore the key.
+    public var serverRecord: Record?
 
     /// Creates a record error.
     ///
@@ -30,7 +33,7 @@ public struct RecordFetchError: Error, Hashable, Sendable, Codable {
     ///   - redirectURL: Where to sign in.
     public init(
         recordName: String?, serverErrorCode: ServerErrorCode, reason: String? = nil, retryAfter: Int? = nil,
-        uuid: String? = nil, redirectURL: String? = nil
+        uuid: String? = nil, redirectURL: String? = nil, serverRecord: Record? = nil
     ) {
         self.recordName = recordName
         self.reason = reason
@@ -38,5 +41,6 @@ public struct RecordFetchError: Error, Hashable, Sendable, Codable {
         self.retryAfter = retryAfter
         self.uuid = uuid
         self.redirectURL = redirectURL
+        self.serverRecord = serverRecord
     }
 }
