@@ -1,10 +1,13 @@
 import StratusWire
 import Synchronization
 
-/// Schemas by container environment, loaded on first use and replaced after every change.
+/// Schemas by container environment, loaded on first use and replaced by the schema
+/// every successful `records/modify` transaction read (or grew).
 ///
-/// Only decoding of untagged values reads the cache; writes read the schema
-/// inside their transaction, so a stale cache can never let a clash through.
+/// Only decoding of untagged values and queries read the cache; writes read the
+/// schema inside their transaction, so a stale cache can never let a clash
+/// through. A schema changed by another process (`stratus schema import|deploy`)
+/// reaches the cache with the next `records/modify` of that environment.
 final class SchemaCache: Sendable {
     private let schemas = Mutex<[String: Schema]>([:])
 

@@ -67,7 +67,9 @@ extension CloudKitService {
             if modifier.schema.changed {
                 try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)
             }
-            return ModifyOutcome(results: results, schema: modifier.schema.changed ? modifier.schema.schema : nil)
+            // The schema as this transaction saw it (and grew it): it refreshes the cache, which also
+            // picks up a schema imported or deployed by `stratus schema` while the server runs.
+            return ModifyOutcome(results: results, schema: modifier.schema.schema)
         }
     }
 
