@@ -24,6 +24,15 @@ final class StratusChildProcess {
 
     /// Runs `stratus <arguments>` to completion and returns its standard output.
     static func run(_ arguments: [String]) throws -> String {
+        let result = try runAllowingFailure(arguments)
+        guard result.status == 0 else {
+            throw Failure(description: "stratus \(arguments.joined(separator: " ")) exited with \(result.status): \(result.errors)")
+        }
+        return result.output
+    }
+
+    /// Runs `stratus <arguments>` to completion and returns its exit status, standard output and standard error.
+    static func runAllowingFailure(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
@@ -35,12 +44,7 @@ final class StratusChildProcess {
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                description: "stratus \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(String(decoding: errData, as: UTF8.self))"
-            )
-        }
-        return String(decoding: outData, as: UTF8.self)
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 
     private let process: Process
