@@ -8,6 +8,7 @@ let usage = """
       stratus serve [flags]     run the server (stratus serve --help for flags)
       stratus container create <identifier>
       stratus container list
+      stratus schema export|import|deploy <container> …   (stratus schema --help for details)
       stratus version           print the version
       stratus help              print this help
     """
@@ -25,6 +26,12 @@ do {
         }
     case "container":
         try await ContainerCommand.run(options)
+    case "schema":
+        if options.flag("help") {
+            print(SchemaCommand.usage)
+        } else {
+            try await SchemaCommand.run(options)
+        }
     case "version", "--version":
         print("stratus 0.1.0")
     case "help", "--help", "-h":

@@ -27,7 +27,7 @@ extension CloudKitService {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
         }
         if let schema = outcome.schema {
-            schemas.replace(schema, container: context.container, environment: context.environment)
+            schemas.replace(schema.schema, container: context.container, environment: context.environment, ticket: schema.ticket)
         }
         return try context.encode(RecordsModify.Response(records: outcome.results), numbersAsStrings: request.numbersAsStrings)
     }
@@ -37,6 +37,7 @@ extension CloudKitService {
     ) async throws -> ModifyOutcome {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
+        let schemas = self.schemas
         return try await store.write { tx -> ModifyOutcome in
             guard let zone = try Self.zone(named: zoneName, in: database, tx, createDefault: true, now: author.timestamp) else {
                 let error = ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
@@ -67,7 +68,9 @@ extension CloudKitService {
             if modifier.schema.changed {
                 try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)
             }
-            return ModifyOutcome(results: results, schema: modifier.schema.changed ? modifier.schema.schema : nil)
+            // The schema as this transaction saw it (and grew it): it refreshes the cache, which also
+            // picks up a schema imported or deployed by `stratus schema` while the server runs.
+            return ModifyOutcome(results: results, schema: (modifier.schema.schema, schemas.ticket()))
         }
     }
 
@@ -119,7 +122,8 @@ extension CloudKitService {
 /// The result of a modify transaction.
 struct ModifyOutcome: Sendable {
     var results: [RecordResult]
-    var schema: Schema?
+    /// The schema the transaction committed, with its cache ticket; `nil` when it rolled back.
+    var schema: (schema: Schema, ticket: UInt64)?
 }
 
 /// Thrown out of an atomic batch's transaction to roll it back, carrying the per-item results.

@@ -1,0 +1,133 @@
+import Foundation
+import StratusTesting
+import StratusWire
+import Synchronization
+import Testing
+
+/// `kill -9` of a real `stratus serve` under write load loses no acknowledged write and leaves a
+/// consistent change feed.
+@Suite(.serialized) struct CrashDurabilityTests {
+    static let container = "iCloud.com.example.Crash"
+    static let zone = "Crash"
+    static let batchSize = 5
+
+    @Test func acknowledgedWritesSurviveSIGKILLAndTheFeedStaysConsistent() async throws {
+        let directory = try TemporaryDirectory(prefix: "stratus-crash")
+        defer { directory.remove() }
+        let dataDirectory = directory.path("data")
+        let created = try StratusChildProcess.run(["container", "create", Self.container, "--data-dir", dataDirectory])
+        #expect(created.contains("created container \(Self.container)"))
+
+        // First life: a zone, a token from before the load, then load and SIGKILL.
+        let first = try await StratusChildProcess.serve(dataDirectory: dataDirectory, logPath: directory.path("first.log"))
+        defer { first.killHard() }
+        var client = LoopbackCloudKitClient(port: first.port, container: Self.container)
+        try await client.createZone(Self.zone)
+        let tokenBeforeLoad = try await client.changes(zone: Self.zone, token: nil, limit: 10).syncToken
+
+        let acknowledged = AcknowledgedNames()
+        let loadClient = client
+        let load = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<4 {
+                    group.addTask { await Self.writeUntilRefused(writer: writer, client: loadClient, acknowledged: acknowledged) }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // Kill once enough writes are in (or time is up), while the writers are still going.
+        let deadline = ContinuousClock.now + .seconds(6)
+        while acknowledged.count < 1500, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        first.killHard()
+        #expect(first.wasKilled)
+        try await load.value
+        let survivors = acknowledged.names
+        #expect(survivors.count >= 100, "the load should have been acknowledged before the kill")
+
+        // Second life on the same data directory.
+        let second = try await StratusChildProcess.serve(dataDirectory: dataDirectory, logPath: directory.path("second.log"))
+        defer { second.killHard() }
+        client.port = second.port
+
+        // Every acknowledged record is there.
+        let names = survivors.sorted()
+        var missing: [String] = []
+        for start in stride(from: 0, to: names.count, by: 200) {
+            let chunk = Array(names[start..<min(start + 200, names.count)])
+            let results = try await client.lookup(chunk, zone: Self.zone)
+            #expect(results.count == chunk.count)
+            for (name, result) in zip(chunk, results) where result.asRecord?.recordName != name {
+                missing.append(name)
+            }
+        }
+        #expect(missing.isEmpty, "acknowledged records lost in the crash: \(missing.prefix(10))")
+
+        // The change feed from scratch: each record once, tokens advancing, batches whole.
+        let fromScratch = try await Self.readFeed(client, from: nil)
+        #expect(Set(fromScratch).count == fromScratch.count, "a record appears twice in the change feed")
+        #expect(survivors.isSubset(of: Set(fromScratch)), "acknowledged records missing from the change feed")
+        var batches: [String: Int] = [:]
+        for name in fromScratch {
+            batches[String(name.prefix { $0 != "/" }), default: 0] += 1
+        }
+        #expect(batches.values.allSatisfy { $0 == Self.batchSize }, "an atomic batch was committed in part: \(batches.filter { $0.value != Self.batchSize })")
+
+        // A token from before the crash still works after the restart and sees the same changes.
+        let fromOldToken = try await Self.readFeed(client, from: tokenBeforeLoad)
+        #expect(fromOldToken == fromScratch)
+
+        // The server keeps working after recovery.
+        let after = try await client.modify([WireJSON.create("after-restart")], zone: Self.zone)
+        #expect(after.first?.asRecord != nil)
+        await second.stop()
+    }
+
+    /// Creates atomic batches of ``batchSize`` records until the server stops answering; records
+    /// the names of every batch whose response arrived whole and saved every record.
+    private static func writeUntilRefused(writer: Int, client: LoopbackCloudKitClient, acknowledged: AcknowledgedNames) async {
+        var batch = 0
+        while true {
+            let names = (0..<batchSize).map { "w\(writer)-b\(batch)/r\($0)" }
+            let operations = names.map { WireJSON.create($0, type: "Event", fields: #"{"writer":{"value":\#(writer)},"batch":{"value":\#(batch)}}"#) }
+            do {
+                let results = try await client.modify(operations, zone: zone)
+                let saved = results.compactMap { $0.asRecord?.recordName }
+                guard saved == names else { return }
+                acknowledged.insert(names)
+            } catch {
+                return  // the server is gone: this batch was not acknowledged
+            }
+            batch += 1
+        }
+    }
+
+    /// Pages a zone's change feed to the end with a small limit, checking tokens advance.
+    private static func readFeed(_ client: LoopbackCloudKitClient, from start: SyncToken?) async throws -> [String] {
+        var names: [String] = []
+        var token = start
+        for _ in 0..<10_000 {
+            let page = try await client.changes(zone: zone, token: token, limit: 50)
+            names += page.records.compactMap { $0.asRecord?.recordName }
+            if !page.records.isEmpty {
+                #expect(page.syncToken != token, "a page with changes must move the token")
+            }
+            token = page.syncToken
+            if !page.moreComing { break }
+        }
+        let last = try await client.changes(zone: zone, token: token, limit: 50)
+        #expect(last.records.isEmpty && !last.moreComing, "the final token must be at the end of the feed")
+        return names
+    }
+}
+
+/// Record names whose writes the server acknowledged, shared by the load tasks.
+private final class AcknowledgedNames: Sendable {
+    private let storage = Mutex<Set<String>>([])
+
+    var count: Int { storage.withLock { $0.count } }
+    var names: Set<String> { storage.withLock { $0 } }
+
+    func insert(_ names: [String]) { storage.withLock { $0.formUnion(names) } }
+}
