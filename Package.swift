@@ -93,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusClientTests",
-            dependencies: ["StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging"]
+            dependencies: [
+                "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
+            ]
         ),
     ]
 )

@@ -79,7 +79,7 @@ extension Database {
         _ query: Query, zoneID: ZoneID, marker: ContinuationMarker?, desiredKeys: [String]?, resultsLimit: Int
     ) async throws -> QueryPage {
         let request = RecordsQuery.Request(
-            query: query.wire, zoneID: Self.wireZone(zoneID), resultsLimit: min(max(1, resultsLimit), Self.maximumResultsPerResponse),
+            query: query, zoneID: Self.wireZone(zoneID), resultsLimit: min(max(1, resultsLimit), Self.maximumResultsPerResponse),
             continuationMarker: marker, desiredKeys: desiredKeys)
         let response = try await client.send(RecordsQuery.self, request, database: scope, idempotent: true)
         var matches: [(RecordID, Result<Record, StratusError>)] = []
