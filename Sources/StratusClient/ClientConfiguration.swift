@@ -72,6 +72,6 @@ public struct RetryPolicy: Sendable, Hashable {
         let exponential = initialBackoff.seconds * pow(multiplier, Double(retry - 1))
         let capped = min(exponential, maximumBackoff.seconds)
         let spread = capped * jitter * (random * 2 - 1)
-        return .milliseconds(Int64(max(0, capped + spread) * 1000))
+        return .milliseconds(Int64((max(0, capped + spread) * 1000).rounded()))
     }
 }

@@ -97,8 +97,11 @@ extension StratusError {
         redirectURL = error.redirectURL
         self.recordID = recordID
         if code == .serverRecordChanged {
-            let zoneID = recordID?.zoneID ?? .defaultZone
-            serverRecord = error.serverRecord.flatMap { try? Record(wire: $0, zoneID: zoneID) }
+            if let wire = error.serverRecord, let id = recordID ?? wire.recordName.map({ RecordID(recordName: $0) }),
+                let type = wire.recordType ?? clientRecord?.recordType
+            {
+                serverRecord = Record(wire: wire, recordID: id, recordType: type)
+            }
             self.clientRecord = clientRecord
             ancestorRecord = clientRecord?.ancestor
         }

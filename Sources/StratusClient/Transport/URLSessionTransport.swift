@@ -49,8 +49,9 @@ public final class URLSessionTransport: HTTPTransport {
         if !request.body.isEmpty || request.method != "GET" {
             urlRequest.httpBody = request.body
         }
-        // The idle timeout can only make things shorter; the total deadline is ours.
-        urlRequest.timeoutInterval = max(0.001, request.timeout.seconds)
+        // NB: libcurl's idle timeout works in whole seconds (0.3 s times out at once), so it is set
+        // past our deadline, which is the one that fires.
+        urlRequest.timeoutInterval = request.timeout.seconds.rounded(.up) + 1
         let session = self.session
         let prepared = urlRequest
         do {
