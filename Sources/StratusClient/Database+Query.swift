@@ -151,6 +151,9 @@ public struct QueryResults: AsyncSequence, Sendable {
                 } else {
                     return nil
                 }
+                if page.matchResults.isEmpty, let next = page.queryCursor, next == cursor {
+                    throw StratusError(.serverResponseLost, "records/query returned an empty page and the same continuation marker")
+                }
                 buffer = page.matchResults
                 index = 0
                 cursor = page.queryCursor
