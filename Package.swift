@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
+        .library(name: "StratusClient", targets: ["StratusClient"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -49,6 +50,9 @@ let package = Package(
             name: "StratusServer",
             dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusLogging", "StratusMetrics"]
         ),
+
+        // Layer 3: the client SDK; shares only the wire model with the server.
+        .target(name: "StratusClient", dependencies: ["StratusWire", "StratusCrypto", "StratusLogging"]),
 
         // Layer 4: storage back ends.
         .target(
@@ -86,6 +90,12 @@ let package = Package(
         .testTarget(
             name: "StratusHTTPServerTests",
             dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]
+        ),
+        .testTarget(
+            name: "StratusClientTests",
+            dependencies: [
+                "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
+            ]
         ),
     ]
 )
