@@ -36,9 +36,18 @@ struct Round {
     var creates = 0.0, feed = 0.0, feedSeconds = 0.0, deltaMs = 0.0
     var updateP50 = 0.0, updateP99 = 0.0, concurrent = 0.0
     var sqlite = Baselines.SQLiteFigures(batchInsertsPerSecond: 0, singleInsertsPerSecond: 0, pagedReadsPerSecond: 0)
+    var pieces: [String: Double] = [:]
 }
 
 func µs(_ value: Double) -> String { value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value) }
+
+if arguments.contains("--breakdown-only") {
+    // For profilers: only the in-process pieces, many times.
+    for line in try await Breakdown.measure(batch: batch, repeats: option("breakdown-batches", 50)) {
+        print("\(line.name): \(String(format: "%.1f", line.microsecondsPerRecord)) µs/record")
+    }
+    exit(0)
+}
 
 let fieldBytes = try WireCoding.encode(Payloads.fields(12_345)).count
 print("RecordsBench: \(rounds) round(s); \(records) records of ~\(fieldBytes) bytes of field JSON; batches of \(batch); \(updates) updates; \(clients)×\(perClient) concurrent creates; query over \(queryRecords); HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
@@ -70,6 +79,9 @@ for round in 1...rounds {
     figures.concurrent = try Scenarios.concurrentCreates(port: server.port, zone: "r", clients: clients, perClient: perClient, round: round)
     await server.stop()
     figures.sqlite = try Baselines.sqlite(count: records, batch: batch, singles: clients * perClient)
+    for line in try await Breakdown.measure(batch: batch, repeats: option("breakdown-batches", 10)) {
+        figures.pieces[line.name] = line.microsecondsPerRecord
+    }
 
     print(
         "round \(round): RTT /health \(µs(figures.healthP50)), echo \(µs(figures.echoP50)) | creates \(grouped(figures.creates))/s "
@@ -148,6 +160,31 @@ print("| 6′. type-only query over \(grouped(Double(queryRecords))), 200 result
 print("| baseline: GET /health (immediate handler) RTT p50 | \(µs(rtt)) | — | — |")
 print("| baseline: POST /bench/echo (async handler) RTT p50 | \(µs(echo)) | — | — |")
 print("| comparison: GET /health via URLSession p50 | \(µs(urlSessionP50)) | — | \(times(urlSessionP50, ourHealth)) this client (\(µs(ourHealth))) |")
+
+// Where the time goes, measured piece by piece in this process.
+func piece(_ name: String) -> Double { med { $0.pieces[name] ?? .nan } }
+print("\nWhere a record's time goes (µs per record; pieces measured alone in-process, no HTTP, \(option("breakdown-batches", 10)) batches of \(batch) in each round; medians of rounds):\n")
+print("| piece | µs/record | share of end-to-end |")
+print("|---|---|---|")
+let createTotal = 1e6 / creates
+let feedTotal = 1e6 / feedRate
+print("| **1. batched create, end to end over HTTP** | \(String(format: "%.1f", createTotal)) | 100% |")
+for name in ["request decode", "store write", "field-blob encode", "response encode"] {
+    let label = name == "field-blob encode" ? "↳ of which field-blob encode (inside store write)" : name
+    print("| \(label) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), createTotal)) |")
+}
+let createRest = createTotal - piece("request decode") - piece("store write") - piece("response encode")
+print("| rest: service logic (validation, schema admission, presenter), HTTP, scheduling | \(String(format: "%.1f", createRest)) | \(share(createRest, createTotal)) |")
+print("| raw SQLite insert (baseline) | \(String(format: "%.1f", 1e6 / rawBatch)) | \(share(1e6 / rawBatch, createTotal)) |")
+print("| **2. change feed, end to end over HTTP** | \(String(format: "%.1f", feedTotal)) | 100% |")
+for name in ["store page read", "field-blob decode", "feed response encode"] {
+    let label = name == "field-blob decode" ? "↳ of which field-blob decode (inside store page read)" : name
+    print("| \(label) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), feedTotal)) |")
+}
+let feedRest = feedTotal - piece("store page read") - piece("feed response encode")
+print("| rest: presenter, token, HTTP, scheduling | \(String(format: "%.1f", feedRest)) | \(share(feedRest, feedTotal)) |")
+print("| raw SQLite paged read (baseline) | \(String(format: "%.1f", 1e6 / rawRead)) | \(share(1e6 / rawRead, feedTotal)) |")
+
 print("\npeer reference (PocketBase): ~11,000 records/s in batches, ~1,900 single updates/s, ~3,600 creates/s from 8 clients")
 print("load average at the end: \(loadAverage())")
 
