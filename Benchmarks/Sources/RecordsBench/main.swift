@@ -169,21 +169,20 @@ print("|---|---|---|")
 let createTotal = 1e6 / creates
 let feedTotal = 1e6 / feedRate
 print("| **1. batched create, end to end over HTTP** | \(String(format: "%.1f", createTotal)) | 100% |")
-for name in ["request decode", "store write", "field-blob encode", "response encode"] {
-    let label = name == "field-blob encode" ? "↳ of which field-blob encode (inside store write)" : name
-    print("| \(label) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), createTotal)) |")
+for name in ["request decode", "store write", "response encode"] {
+    print("| \(name) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), createTotal)) |")
 }
 let createRest = createTotal - piece("request decode") - piece("store write") - piece("response encode")
 print("| rest: service logic (validation, schema admission, presenter), HTTP, scheduling | \(String(format: "%.1f", createRest)) | \(share(createRest, createTotal)) |")
 print("| raw SQLite insert (baseline) | \(String(format: "%.1f", 1e6 / rawBatch)) | \(share(1e6 / rawBatch, createTotal)) |")
 print("| **2. change feed, end to end over HTTP** | \(String(format: "%.1f", feedTotal)) | 100% |")
-for name in ["store page read", "field-blob decode", "feed response encode"] {
-    let label = name == "field-blob decode" ? "↳ of which field-blob decode (inside store page read)" : name
-    print("| \(label) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), feedTotal)) |")
+for name in ["store page read", "feed response encode"] {
+    print("| \(name) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), feedTotal)) |")
 }
 let feedRest = feedTotal - piece("store page read") - piece("feed response encode")
 print("| rest: presenter, token, HTTP, scheduling | \(String(format: "%.1f", feedRest)) | \(share(feedRest, feedTotal)) |")
 print("| raw SQLite paged read (baseline) | \(String(format: "%.1f", 1e6 / rawRead)) | \(share(1e6 / rawRead, feedTotal)) |")
+print("| reference: Codable encode / decode of one record's fields (WireCoding) | \(String(format: "%.1f / %.1f", piece("Codable field encode"), piece("Codable field decode"))) | — |")
 
 print("\npeer reference (PocketBase): ~11,000 records/s in batches, ~1,900 single updates/s, ~3,600 creates/s from 8 clients")
 print("load average at the end: \(loadAverage())")
