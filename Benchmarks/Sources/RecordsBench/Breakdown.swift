@@ -13,6 +13,8 @@ import StratusWire
 /// - response encode: `WireCoding.encode(RecordsModify.Response)` of 200 full records.
 /// - store page read: `recordChanges(limit: 200)` in a read snapshot, with field-blob decode.
 /// - feed response encode: `WireCoding.encode(RecordsChanges.Response)` of 200 records.
+/// - response encode, direct JSONValue (prototype): the same bytes as "response encode", built as a
+///   `JSONValue` tree by hand and serialized — what a Codable-free writer in StratusWire could save.
 /// - Codable field encode / decode: `WireCoding` on one record's fields, for reference (the store's
 ///   blob codec used it until the benchmark showed its cost).
 enum Breakdown {
@@ -66,7 +68,13 @@ enum Breakdown {
             samples["store write", default: []].append(Double(monotonicNanoseconds() - start) / 1000 / Double(batch))
 
             let wire = stored.map(wireRecord)
-            try time("response encode") { _ = try WireCoding.encode(RecordsModify.Response(records: wire.map(RecordResult.record))) }
+            var viaCodable = Data()
+            try time("response encode") { viaCodable = try WireCoding.encode(RecordsModify.Response(records: wire.map(RecordResult.record))) }
+            var direct = Data()
+            try time("response encode, direct JSONValue (prototype)") {
+                direct = try JSONValue.object(["records": .array(wire.map(json))]).serialized()
+            }
+            guard direct == viaCodable else { throw BenchFailure("the direct JSONValue prototype does not write the wire bytes") }
 
             let blobs = try stored.map { try WireCoding.encode($0.fields) }
             try time("Codable field decode") { for blob in blobs { _ = try WireCoding.decode([String: FieldValue].self, from: blob) } }
@@ -81,8 +89,43 @@ enum Breakdown {
             try time("feed response encode") { _ = try WireCoding.encode(feed) }
         }
         try await store.close()
-        let order = ["request decode", "store write", "Codable field encode", "response encode", "store page read", "Codable field decode", "feed response encode"]
+        let order = ["request decode", "store write", "Codable field encode", "response encode", "response encode, direct JSONValue (prototype)", "store page read", "Codable field decode", "feed response encode"]
         return order.map { Line(name: $0, microsecondsPerRecord: median(samples[$0] ?? [])) }
+    }
+
+    /// The JSON of a wire record with the keys `wireRecord` sets, built without Codable.
+    private static func json(_ record: Record) -> JSONValue {
+        func stamp(_ stamp: RecordTimestamp?) -> JSONValue? {
+            guard let stamp else { return nil }
+            var members: [String: JSONValue] = ["timestamp": .integer(stamp.timestamp.millisecondsSince1970)]
+            if let user = stamp.userRecordName { members["userRecordName"] = .string(user) }
+            if let device = stamp.deviceID { members["deviceID"] = .string(device) }
+            return .object(members)
+        }
+        var members: [String: JSONValue] = [:]
+        members["recordName"] = record.recordName.map(JSONValue.string)
+        members["recordType"] = record.recordType.map(JSONValue.string)
+        members["recordChangeTag"] = record.recordChangeTag.map { .string($0.rawValue) }
+        members["fields"] = record.fields.map { fields in
+            .object(fields.mapValues { value -> JSONValue in
+                switch value {
+                case .string(let string): .object(["type": .string("STRING"), "value": .string(string)])
+                case .int64(let integer): .object(["type": .string("INT64"), "value": .integer(integer)])
+                case .timestamp(let timestamp): .object(["type": .string("TIMESTAMP"), "value": .integer(timestamp.millisecondsSince1970)])
+                default: (try? value.json()) ?? .null
+                }
+            })
+        }
+        members["created"] = stamp(record.created)
+        members["modified"] = stamp(record.modified)
+        members["deleted"] = record.deleted.map(JSONValue.bool)
+        members["zoneID"] = record.zoneID.map { zone in
+            var id: [String: JSONValue] = ["zoneName": .string(zone.zoneName)]
+            if let owner = zone.ownerRecordName { id["ownerRecordName"] = .string(owner) }
+            if let type = zone.zoneType { id["zoneType"] = .string(type) }
+            return .object(id)
+        }
+        return .object(members)
     }
 
     /// The wire record `RecordPresenter` makes: fields, tag, zone, created/modified stamps, `deleted: false`.
