@@ -53,6 +53,18 @@ let fieldBytes = try WireCoding.encode(Payloads.fields(12_345)).count
 print("RecordsBench: \(rounds) round(s); \(records) records of ~\(fieldBytes) bytes of field JSON; batches of \(batch); \(updates) updates; \(clients)×\(perClient) concurrent creates; query over \(queryRecords); HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
 print("client: LoopbackHTTPClient (blocking keep-alive HTTP/1.1 over a POSIX socket, TCP_NODELAY)\n")
 
+// Warm-up, untimed: the first requests of a process pay for lazily built runtime metadata and caches.
+do {
+    let server = try await BenchServer.start(threads: threads)
+    let client = try LoopbackHTTPClient(port: server.port)
+    try server.createZone("w", client: client)
+    let warm = Scenarios(client: client, zone: "w")
+    _ = try warm.create(prefix: "w", count: min(records, 2_000), batch: batch)
+    _ = try warm.downloadFeed(expecting: min(records, 2_000))
+    _ = try warm.conditionalUpdates(name: Payloads.name("w", 0), count: 100)
+    await server.stop()
+}
+
 var results: [Round] = []
 for round in 1...rounds {
     var figures = Round()
