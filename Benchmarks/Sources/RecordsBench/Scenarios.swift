@@ -138,7 +138,7 @@ struct Scenarios {
     /// Runs the query `body` `count` times after one checked try; `refused` when the server answers 400.
     func query(_ body: [UInt8], count: Int, expecting: Int) throws -> QueryOutcome {
         let first = try client.send("POST", BenchServer.path("records/query"), body: body)
-        if first.status == 400 { return .refused(first.text) }
+        if first.status == 400 { return .refused(first.body.jsonString(after: "reason") ?? first.text) }
         guard first.status == 200 else { throw BenchFailure("records/query answered \(first.status): \(first.text.prefix(300))") }
         let response = try WireCoding.decode(RecordsQuery.Response.self, from: Data(first.body))
         guard response.records.count == expecting else { throw BenchFailure("records/query returned \(response.records.count) records, expected \(expecting)") }

@@ -162,7 +162,7 @@ let rawSingle = med(\.sqlite.singleInsertsPerSecond)
 print("| 5. \(clients) clients × \(perClient) creates, 1 record per request | \(grouped(concurrent)) records/s | ≥ 7,000/s: \(verdict(concurrent >= 7_000)) | \(share(concurrent, rawSingle)) of raw SQLite 1-row transactions (\(grouped(rawSingle)) rows/s) |")
 let queryRTTMedian = median(queryRTT)
 if let reason = filterRefusal, filteredP50.isEmpty {
-    print("| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results | skipped: server does not support filters yet | p50 ≤ 10 ms | (\(reason.prefix(90))) |")
+    print("| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results | skipped: server does not support filters yet | p50 ≤ 10 ms | server said: \"\(reason.prefix(90))\" |")
 } else {
     let p50 = median(filteredP50)
     print("| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results, p50 | \(µs(p50)) | p50 ≤ 10 ms: \(verdict(p50 <= 10_000)) | \(times(p50, queryRTTMedian)) HTTP round trip |")
