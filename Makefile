@@ -23,6 +23,7 @@ test: build
 bench: deps
 	@Scripts/install-deps.sh --bench
 	swift run -c release --package-path Benchmarks HTTPBench
+	swift run -c release --package-path Benchmarks RecordsBench
 
 clean:
 	rm -rf .build Benchmarks/.build

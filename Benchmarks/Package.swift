@@ -19,6 +19,20 @@ let package = Package(
                 .product(name: "StratusMetrics", package: "Stratus"),
             ]
         ),
+        .executableTarget(
+            name: "RecordsBench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "StratusHTTP", package: "Stratus"),
+                .product(name: "StratusHTTPServer", package: "Stratus"),
+                .product(name: "StratusLogging", package: "Stratus"),
+                .product(name: "StratusMetrics", package: "Stratus"),
+                .product(name: "StratusServer", package: "Stratus"),
+                .product(name: "StratusServerSQLite", package: "Stratus"),
+                .product(name: "StratusSQLite", package: "Stratus"),
+                .product(name: "StratusWire", package: "Stratus"),
+            ]
+        ),
     ]
 )
 

@@ -16,6 +16,7 @@ import StratusWire
 /// ```
 public final class SQLiteRecordStore: RecordStore {
     private let pool: SQLiteDatabasePool
+    private let schemas = SQLiteSchemaMemo()
 
     private init(pool: SQLiteDatabasePool) {
         self.pool = pool
@@ -38,13 +39,13 @@ public final class SQLiteRecordStore: RecordStore {
 
     /// Runs `body` in a read snapshot on a reader connection.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T {
-        try await pool.read { db in try body(SQLiteStoreTransaction(db)) }
+        try await pool.read { [schemas] db in try body(SQLiteStoreTransaction(db, schemas: schemas)) }
     }
 
     /// Runs `body` in an immediate transaction on the writer connection.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
-        try await pool.write { db in
-            let transaction = SQLiteStoreTransaction(db)
+        try await pool.write { [schemas] db in
+            let transaction = SQLiteStoreTransaction(db, schemas: schemas)
             let result = try body(transaction)
             try transaction.finish()
             return result

@@ -2,17 +2,20 @@ import Foundation
 import StratusServer
 import StratusSQLite
 import StratusWire
+import Synchronization
 
 /// The store primitives on one SQLite connection inside one transaction.
 ///
 /// Confined to the connection's queue for the life of one `read` or `write`.
 final class SQLiteStoreTransaction: RecordStoreWriter {
     let db: SQLiteConnection
+    private let schemas: SQLiteSchemaMemo
     /// Zones whose records changed in this transaction; they move up their database's change log at commit.
     private var touchedZones: Set<Int64> = []
 
-    init(_ db: SQLiteConnection) {
+    init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo) {
         self.db = db
+        self.schemas = schemas
     }
 
     // MARK: Containers and schemas
@@ -33,7 +36,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     func schema(container: String, environment: Environment) throws -> Schema {
         guard let body = try db.fetchOne(Data.self, "SELECT body FROM schemas WHERE container = ? AND environment = ?", [container, environment.rawValue])
         else { return Schema() }
-        return try JSONDecoder().decode(Schema.self, from: body)
+        return try schemas.schema(decoding: body)
     }
 
     func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
@@ -159,7 +162,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         let deleted: Bool = try row[5]
         var fields: [String: FieldValue] = [:]
         if !deleted, let body = try row[6] as Data? {
-            fields = try WireCoding.decode([String: FieldValue].self, from: body)
+            fields = try SQLiteFieldBlob.decode(body)
         }
         return StoredRecord(
             zoneRowID: try row[0], recordName: try row[1], recordType: try row[2], changeTag: try row[3], fields: fields,
@@ -201,7 +204,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
-        let body = try WireCoding.encode(record.fields)
+        let body = try SQLiteFieldBlob.encode(record.fields)
         try db.execute(
             """
             INSERT OR REPLACE INTO records (\(Self.recordColumns))
@@ -247,6 +250,23 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
 
     func query(_ plan: QueryPlan) throws -> [StoredRecord] {
         try SQLiteQueryCompiler(plan: plan).run(db)
+    }
+}
+
+/// The last schema body decoded, and its decoding.
+///
+/// Every write transaction reads its container's schema; decoding the stored JSON with
+/// `JSONDecoder` each time cost more than a single-record write's SQL. The body is still
+/// read from the transaction's snapshot, so a rolled-back or concurrent change can never
+/// be served from here: only identical bytes reuse the decoded value.
+final class SQLiteSchemaMemo: Sendable {
+    private let last = Mutex<(body: Data, schema: Schema)?>(nil)
+
+    func schema(decoding body: Data) throws -> Schema {
+        if let hit = last.withLock({ $0 }), hit.body == body { return hit.schema }
+        let schema = try JSONDecoder().decode(Schema.self, from: body)
+        last.withLock { $0 = (body, schema) }
+        return schema
     }
 }
 

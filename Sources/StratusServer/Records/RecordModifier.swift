@@ -154,6 +154,9 @@ struct RecordModifier {
     }
 
     private func checkSize(_ fields: [String: FieldValue], recordName: String) throws {
+        // Encoding every value only to count its bytes cost as much as storing the record;
+        // when a cheap upper bound is within the limit, the exact size is too.
+        if Self.sizeBound(fields) <= limits.maximumRecordSize { return }
         var size = 0
         for (name, value) in fields {
             switch value {
@@ -166,6 +169,27 @@ struct RecordModifier {
                 "record '\(recordName)' is \(size) bytes; the limit is \(limits.maximumRecordSize) bytes (assets excluded)"
             )
         }
+    }
+
+    /// An upper bound of the size `checkSize` computes: field names plus each value's
+    /// `{"type":"…","value":…}` with every string byte escaped to six; `Int.max` for types it does not bound.
+    static func sizeBound(_ fields: [String: FieldValue]) -> Int {
+        var bound = 0
+        for (name, value) in fields {
+            let wrapper = name.utf8.count + 20 + value.type.rawValue.utf8.count
+            switch value {
+            case .asset, .assetList: continue
+            case .string(let string): bound += wrapper + 2 + 6 * string.utf8.count
+            case .int64, .timestamp: bound += wrapper + 20
+            case .double: bound += wrapper + 32
+            case .stringList(let strings): bound += wrapper + 2 + strings.reduce(0) { $0 + 3 + 6 * $1.utf8.count }
+            case .int64List(let values): bound += wrapper + 2 + 21 * values.count
+            case .timestampList(let values): bound += wrapper + 2 + 21 * values.count
+            case .doubleList(let values): bound += wrapper + 2 + 33 * values.count
+            default: return .max
+            }
+        }
+        return bound
     }
 
     /// The references the record's fields hold, checked: same zone, VALIDATE targets exist,
