@@ -16,10 +16,14 @@ import StratusWire
 /// ```
 public final class SQLiteRecordStore: RecordStore {
     private let pool: SQLiteDatabasePool
-    private let schemas = SQLiteSchemaMemo()
+    private let schemas: SQLiteSchemaMemo
+    private let writes: SQLiteWriteCoalescer
 
     private init(pool: SQLiteDatabasePool) {
         self.pool = pool
+        let schemas = SQLiteSchemaMemo()
+        self.schemas = schemas
+        self.writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas)
     }
 
     /// Opens (creating and migrating if needed) the store at `path`.
@@ -42,14 +46,10 @@ public final class SQLiteRecordStore: RecordStore {
         try await pool.read { [schemas] db in try body(SQLiteStoreTransaction(db, schemas: schemas)) }
     }
 
-    /// Runs `body` in an immediate transaction on the writer connection.
+    /// Runs `body` on the writer connection, in a savepoint of an immediate transaction that
+    /// concurrent writes may share (group commit); it returns only after that transaction commits.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
-        try await pool.write { [schemas] db in
-            let transaction = SQLiteStoreTransaction(db, schemas: schemas)
-            let result = try body(transaction)
-            try transaction.finish()
-            return result
-        }
+        try await writes.write(body)
     }
 
     /// Closes every connection.

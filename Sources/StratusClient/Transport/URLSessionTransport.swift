@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import Foundation
 public import FoundationNetworking
@@ -8,9 +11,9 @@ public import Foundation
 /// The ``HTTPTransport`` over `URLSession` (libcurl on Linux), with a deadline of its own.
 ///
 /// `URLSessionConfiguration.timeoutIntervalForResource` is not enforced on Linux, and
-/// `timeoutInterval` is only an idle timeout, so each request runs in a child task raced against
-/// a timer; whichever finishes first cancels the other. Cancelling the calling task cancels the
-/// data task and throws `CancellationError`.
+/// `timeoutInterval` is only an idle timeout, so each request races a dispatch timer: whichever
+/// finishes first wins and the data task is cancelled. Cancelling the calling task cancels the
+/// data task and throws `CancellationError` at once, without waiting for libcurl to wind down.
 ///
 /// ```swift
 /// let transport = URLSessionTransport()
@@ -52,27 +55,29 @@ public final class URLSessionTransport: HTTPTransport {
         // NB: libcurl's idle timeout works in whole seconds (0.3 s times out at once), so it is set
         // past our deadline, which is the one that fires.
         urlRequest.timeoutInterval = request.timeout.seconds.rounded(.up) + 1
-        let session = self.session
-        let prepared = urlRequest
-        do {
-            return try await withThrowingTaskGroup(of: TransportResponse?.self) { group in
-                group.addTask {
-                    let (data, response) = try await session.data(for: prepared)
-                    return Self.response(data, response)
+        let call = PendingCall()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        let cancelled = (error as? URLError)?.code == .cancelled
+                        call.finish(continuation, with: .failure(cancelled ? CancellationError() : error))
+                    } else if let response {
+                        call.finish(continuation, with: .success(Self.response(data ?? Data(), response)))
+                    } else {
+                        call.finish(continuation, with: .failure(URLError(.badServerResponse)))
+                    }
                 }
-                group.addTask {
-                    try await Task.sleep(for: request.timeout)
-                    return nil
+                call.start(task, continuation: continuation)
+                // NB: the deadline runs on a dispatch timer, not a Swift task, so it fires on time
+                // even when the cooperative thread pool is busy.
+                DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout.seconds) {
+                    call.finish(continuation, with: .failure(URLError(.timedOut)))
                 }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                guard let response = first else { throw URLError(.timedOut) }
-                return response
+                task.resume()
             }
-        } catch let error as URLError where error.code == .cancelled || Task.isCancelled {
-            throw CancellationError()
-        } catch is CancellationError {
-            throw CancellationError()
+        } onCancel: {
+            call.cancel()
         }
     }
 
@@ -93,5 +98,48 @@ extension Duration {
     var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// One in-flight data task and the continuation waiting for it; the first outcome wins.
+private final class PendingCall: Sendable {
+    private struct State {
+        var task: URLSessionDataTask?
+        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var cancelledEarly = false
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Records the task; if the caller was cancelled already, fails at once.
+    func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<TransportResponse, any Error>) {
+        let cancelledEarly = state.withLock { state in
+            state.task = task
+            state.continuation = continuation
+            return state.cancelledEarly
+        }
+        if cancelledEarly { finish(continuation, with: .failure(CancellationError())) }
+    }
+
+    /// Resumes the caller with `result` unless an earlier outcome did; cancels the task when it loses.
+    func finish(_ continuation: CheckedContinuation<TransportResponse, any Error>, with result: Result<TransportResponse, any Error>) {
+        let (won, task) = state.withLock { state -> (Bool, URLSessionDataTask?) in
+            guard !state.finished else { return (false, nil) }
+            state.finished = true
+            return (true, state.task)
+        }
+        guard won else { return }
+        if case .failure = result { task?.cancel() }
+        continuation.resume(with: result)
+    }
+
+    /// Cancels the call from the caller's cancellation handler.
+    func cancel() {
+        let continuation = state.withLock { state -> CheckedContinuation<TransportResponse, any Error>? in
+            if state.continuation == nil { state.cancelledEarly = true }
+            return state.continuation
+        }
+        if let continuation { finish(continuation, with: .failure(CancellationError())) }
     }
 }
