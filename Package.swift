@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
+        .library(name: "StratusStore", targets: ["StratusStore"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -49,6 +50,9 @@ let package = Package(
             name: "StratusServer",
             dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusLogging", "StratusMetrics"]
         ),
+
+        // Layer 3: the local object store (Core Data-like), independent of networks and records.
+        .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
 
         // Layer 4: storage back ends.
         .target(
@@ -82,6 +86,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]
         ),
+        .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),
         .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire", "StratusLogging"]),
         .testTarget(
             name: "StratusHTTPServerTests",
