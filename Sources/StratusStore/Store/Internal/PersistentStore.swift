@@ -45,7 +45,7 @@ final class PersistentStore: Sendable {
                 var keys: [String: Int64] = [:]
                 for entity in model.resolved.entities {
                     keys[entity.name] =
-                        try db.fetchOne(Int64.self, "SELECT max(\(StoreSchema.primaryKeyColumn)) FROM \(quote(entity.name))") ?? 0
+                        (try db.fetchOne(Int64?.self, "SELECT max(\(StoreSchema.primaryKeyColumn)) FROM \(quote(entity.name))") ?? nil) ?? 0
                 }
                 try db.forEachRow("SELECT Z_ENTITY, Z_MAX FROM \(StoreSchema.primaryKeyTable)") { row in
                     let name: String = try row[0]
