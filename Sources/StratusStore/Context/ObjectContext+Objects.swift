@@ -31,7 +31,10 @@ extension ObjectContext {
     /// Does no I/O; the values load when a property is first read. If no object has the ID,
     /// reading gives `nil` values; use ``existingObject(with:)`` to check.
     ///
-    /// - Parameter objectID: A permanent ID, or a temporary ID of an object inserted in this context.
+    /// A temporary ID resolves only in the context that inserted the object and in its
+    /// descendants, and only until that context saves; pass permanent IDs between contexts.
+    ///
+    /// - Parameter objectID: An object ID.
     /// - Returns: The object.
     public func object(with objectID: ObjectID) -> ManagedObject {
         checkOnQueue("object(with: \(objectID))")
@@ -75,10 +78,6 @@ extension ObjectContext {
 
     func registeredObject(_ objectID: ObjectID) -> ManagedObject {
         if let object = registered[objectID] { return object }
-        precondition(
-            !objectID.isTemporaryID,
-            "object(with: \(objectID)) on context \"\(name)\": a temporary ID is valid only in the context that inserted "
-                + "the object; save it first and pass the permanent ID")
         let object = ManagedObject(entity: model.entity(objectID.entityName), objectID: objectID, owner: self)
         registered[objectID] = object
         return object

@@ -224,11 +224,11 @@ extension ObjectContext {
         pendingUpdated = Set(pendingUpdated.map(remap))
     }
 
-    /// The changes to push. References to objects that were inserted and deleted before saving
-    /// (the only temporary IDs left) are dropped.
+    /// The changes to push. References to objects that were inserted and deleted before saving are dropped.
     func makeChangeSet() -> ChangeSet {
-        let keep = { (id: ObjectID?) -> ObjectID? in id.flatMap { $0.isTemporaryID ? nil : $0 } }
-        let permanent = { (ids: Set<ObjectID>) in ids.filter { !$0.isTemporaryID } }
+        let gone = Set(discarded.map(\.objectID))
+        let keep = { (id: ObjectID?) -> ObjectID? in id.flatMap { gone.contains($0) ? nil : $0 } }
+        let permanent = { (ids: Set<ObjectID>) in gone.isEmpty ? ids : ids.subtracting(gone) }
         var changes = ChangeSet()
         for object in insertedSet.sorted(by: { $0.objectID < $1.objectID }) {
             var snapshot = currentSnapshot(of: object)
@@ -304,6 +304,7 @@ extension ObjectContext {
             pendingInserted.insert(object.objectID)
         }
         for update in changes.updated {
+            guard isKnown(update.objectID) else { continue }
             let object = registeredObject(update.objectID)
             guard !object.isDeletedFlag else { continue }
             object.attributeChanges.merge(update.attributes) { _, new in new }
@@ -314,6 +315,7 @@ extension ObjectContext {
             markChanged(object)
         }
         for id in changes.deleted {
+            guard isKnown(id) else { continue }
             let object = registeredObject(id)
             guard !object.isDeletedFlag else { continue }
             object.isDeletedFlag = true
@@ -326,5 +328,16 @@ extension ObjectContext {
                 deletedSet.insert(object)
             }
         }
+    }
+
+    /// Whether a child's change to `id` can apply here: a temporary ID this context no longer has
+    /// names an object it has since saved under a permanent ID, so the change is dropped (and logged).
+    private func isKnown(_ id: ObjectID) -> Bool {
+        guard id.isTemporaryID, registered[id] == nil else { return true }
+        logger.warning(
+            "dropped a child's change to an object whose temporary ID was replaced when this context saved; "
+                + "save the parent before handing objects to children",
+            metadata: ["context": name, "objectID": "\(id)"])
+        return false
     }
 }

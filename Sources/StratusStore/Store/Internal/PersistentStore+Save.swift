@@ -61,6 +61,13 @@ extension PersistentStore {
         return key
     }
 
+    /// The stored form of a reference: `NULL` for a temporary ID, which names an object that
+    /// was never saved (inserted and deleted again, or saved elsewhere after the reference was made).
+    private static func reference(_ id: ObjectID?) -> SQLiteValue {
+        guard let key = id?.primaryKey else { return .null }
+        return .integer(key)
+    }
+
     private static func delete(_ id: ObjectID, entity: Entity, _ db: SQLiteConnection) throws {
         let key = primaryKey(id)
         try db.execute("DELETE FROM \(quote(entity.name)) WHERE \(StoreSchema.primaryKeyColumn) = ?", [key])
@@ -79,7 +86,7 @@ extension PersistentStore {
         }
         for (index, value) in update.toOne.sorted(by: { $0.key < $1.key }) {
             assignments.append("\(quote(entity.toOneRelationships[index].name)) = ?")
-            values.append(value.map { .integer(primaryKey($0)) } ?? .null)
+            values.append(reference(value))
         }
         if !assignments.isEmpty {
             try db.execute(
@@ -89,13 +96,11 @@ extension PersistentStore {
         for relationship in entity.toManyRelationships {
             guard let delta = update.toMany[relationship.name], case .joinTable(let join) = relationship.storage, join.isOwner
             else { continue }
-            for removed in delta.removed {
-                try db.execute(
-                    "DELETE FROM \(quote(join.table)) WHERE Z_SOURCE = ? AND Z_TARGET = ?", [key, primaryKey(removed)])
+            for removed in delta.removed.compactMap(\.primaryKey) {
+                try db.execute("DELETE FROM \(quote(join.table)) WHERE Z_SOURCE = ? AND Z_TARGET = ?", [key, removed])
             }
-            for added in delta.added {
-                try db.execute(
-                    "INSERT OR IGNORE INTO \(quote(join.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?)", [key, primaryKey(added)])
+            for added in delta.added.compactMap(\.primaryKey) {
+                try db.execute("INSERT OR IGNORE INTO \(quote(join.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?)", [key, added])
             }
         }
     }
@@ -107,7 +112,7 @@ extension PersistentStore {
         var values: [SQLiteValue] = [.integer(key)]
         values.reserveCapacity(columnCount)
         values += insertion.snapshot.attributes.map { $0?.sqliteValue ?? .null }
-        values += insertion.snapshot.toOne.map { $0.map { .integer(primaryKey($0)) } ?? .null }
+        values += insertion.snapshot.toOne.map(reference)
         try db.execute(
             "INSERT INTO \(quote(entity.name)) (\(columns(of: entity, alias: nil))) VALUES (\(placeholders))",
             SQLiteArguments(values))
@@ -115,9 +120,8 @@ extension PersistentStore {
             guard let members = insertion.toMany[relationship.name], case .joinTable(let join) = relationship.storage,
                 join.isOwner
             else { continue }
-            for member in members {
-                try db.execute(
-                    "INSERT OR IGNORE INTO \(quote(join.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?)", [key, primaryKey(member)])
+            for member in members.compactMap(\.primaryKey) {
+                try db.execute("INSERT OR IGNORE INTO \(quote(join.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?)", [key, member])
             }
         }
     }
