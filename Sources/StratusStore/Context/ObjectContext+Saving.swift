@@ -22,6 +22,7 @@ extension ObjectContext {
     ///   error. The context keeps its changes (the objects keep their new permanent IDs).
     public func save() throws {
         checkOnQueue("save()")
+        processPendingChanges()
         guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !discarded.isEmpty else { return }
         try validateForSave()
         obtainPermanentIDs()
