@@ -25,7 +25,7 @@ extension ObjectContext {
         processPendingChanges()
         guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !discarded.isEmpty else { return }
         try validateForSave()
-        obtainPermanentIDs()
+        try obtainPermanentIDs()
         let changes = makeChangeSet()
         if let parent {
             parent.performAndWait { parent in parent.apply(changes) }
@@ -184,19 +184,14 @@ extension ObjectContext {
     }
 
     /// Gives every inserted object a permanent ID from the store's allocator and rewrites references to the old ones.
-    func obtainPermanentIDs() {
+    func obtainPermanentIDs() throws {
         let temporary = insertedSet.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         var byEntity: [String: [ManagedObject]] = [:]
         for object in temporary {
             byEntity[object.entityInfo.name, default: []].append(object)
         }
-        let store: PersistentStore
-        do {
-            store = try coordinator.store()
-        } catch {
-            preconditionFailure("save() on context \"\(name)\": \(error)")
-        }
+        let store = try coordinator.store()
         var mapping: [ObjectID: ObjectID] = [:]
         for (entityName, objects) in byEntity {
             let ordered = objects.sorted { $0.objectID < $1.objectID }

@@ -28,10 +28,11 @@ import Synchronization
 /// Touching a context's objects, or calling its methods other than `perform`,
 /// `performAndWait`, ``notifications`` and ``isOnQueue``, off its queue stops the program
 /// with a message naming the context.
+// The class is Sendable so that `perform` can be called from any task; its objects are not. Its mutable
+// state (registered objects, change sets, pending notifications) is read and written only on `queue`:
+// every entry point calls `checkOnQueue` or runs inside `queue.sync`/`queue.async`.
+// Safety: mutable state is confined to `queue`; the other stored properties are immutable and Sendable.
 public final class ObjectContext: @unchecked Sendable {
-    // Safety: the mutable state below is read and written only on `queue` (every entry point
-    // calls `checkOnQueue` or runs inside `queue.sync`/`queue.async`); the rest is immutable
-    // or Sendable. The class is Sendable so that `perform` can be called from any task.
 
     /// The kind of queue a context runs on.
     public enum ConcurrencyType: Sendable, Hashable, CustomStringConvertible {
