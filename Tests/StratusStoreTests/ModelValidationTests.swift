@@ -83,7 +83,7 @@ import Testing
                 ])
         }
         let message = error?.message ?? ""
-        #expect(message.contains("the default value \"zero\" is a string, not a integer16"))
+        #expect(message.contains("the default value \"zero\" is of type string, not integer16"))
         #expect(message.contains("uniqueness constraint [\"nope\"]"))
         #expect(message.contains("index [\"children\"]: \"children\" is not an attribute or to-one relationship"))
     }

@@ -5,7 +5,7 @@ import Synchronization
 /// A scratch pad of managed objects, confined to one queue, saved to its parent context or to the store.
 ///
 /// A context is not thread-safe: its objects and state are touched only on its queue,
-/// reached through ``perform(_:)-(ObjectContext)->Result`` (async) and
+/// reached through `perform { context in … }` (async) and
 /// ``performAndWait(_:)`` (blocking). A ``ConcurrencyType/privateQueue`` context has a
 /// serial queue of its own; a ``ConcurrencyType/mainQueue`` context runs on the main
 /// queue, for UI code on the main actor.

@@ -42,7 +42,7 @@ enum ModelValidator {
         for attribute in entity.attributes {
             if let value = attribute.defaultValue, value.converted(to: attribute.type) == nil {
                 problems.append(
-                    "\(prefix), attribute \"\(attribute.name)\": the default value \(value) is a \(value.type), not a \(attribute.type)")
+                    "\(prefix), attribute \"\(attribute.name)\": the default value \(value) is of type \(value.type), not \(attribute.type)")
             }
         }
         for relationship in entity.relationships {
