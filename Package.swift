@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
+        .library(name: "StratusStore", targets: ["StratusStore"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -53,6 +54,9 @@ let package = Package(
 
         // Layer 3: the client SDK; shares only the wire model with the server.
         .target(name: "StratusClient", dependencies: ["StratusWire", "StratusCrypto", "StratusLogging"]),
+
+        // Layer 3: the local object store (Core Data-like), independent of networks and records.
+        .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
 
         // Layer 4: storage back ends.
         .target(
@@ -86,6 +90,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]
         ),
+        .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),
         .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire", "StratusLogging"]),
         .testTarget(
             name: "StratusHTTPServerTests",

@@ -1,0 +1,272 @@
+extension ObjectContext {
+    // MARK: Fetching
+
+    /// The objects a request selects, as this context sees them: unsaved changes here and in the ancestors included.
+    ///
+    /// ```swift
+    /// let request = FetchRequest(
+    ///     entityName: "Book", predicate: PredicateKey<Int>("pages") > 300, sortDescriptors: [.ascending("title")])
+    /// let books = try context.fetch(request)
+    /// ```
+    ///
+    /// Objects already registered keep their identity and unsaved values (uniquing);
+    /// the others are registered, with the values read by the query.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The objects, in the request's order.
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        checkOnQueue("fetch(\(request.entityName))")
+        return try execute(request, mode: .objects).map(registeredObject)
+    }
+
+    /// The IDs of the objects a request selects, in its order.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The object IDs.
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        checkOnQueue("fetchObjectIDs(\(request.entityName))")
+        return try execute(request, mode: .objectIDs)
+    }
+
+    /// How many objects a request selects (after its offset and limit).
+    ///
+    /// - Parameter request: What to count.
+    /// - Returns: The number of objects.
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func count(for request: FetchRequest) throws -> Int {
+        checkOnQueue("count(for: \(request.entityName))")
+        if let count = try countInSQL(request) { return count }
+        return try execute(request, mode: .objectIDs).count
+    }
+
+    // MARK: Pipeline
+
+    enum FetchMode {
+        case objects
+        case objectIDs
+    }
+
+    /// The unsaved changes of a context and its ancestors, by ID only.
+    struct ChainChanges: Sendable {
+        var changed: [String: Set<ObjectID>] = [:]
+        var deleted: Set<ObjectID> = []
+
+        var isEmpty: Bool { changed.isEmpty && deleted.isEmpty }
+        var entities: Set<String> { Set(changed.keys).union(deleted.map(\.entityName)) }
+    }
+
+    /// This context's unsaved changes and its ancestors', collected with one trip up the chain.
+    func chainChanges() -> ChainChanges {
+        var changes = parent?.performAndWait { parent in parent.chainChanges() } ?? ChainChanges()
+        for object in insertedSet.union(changedSet) {
+            changes.changed[object.objectID.entityName, default: []].insert(object.objectID)
+        }
+        for object in deletedSet {
+            changes.deleted.insert(object.objectID)
+        }
+        for object in discarded {
+            changes.deleted.insert(object.objectID)
+        }
+        return changes
+    }
+
+    private struct Plan {
+        var entity: Entity
+        var predicate: ResolvedPredicate?
+        var sorts: [ResolvedSort]
+        var chain: ChainChanges
+        var query: StoreQuery
+        var exact: Bool
+        var sortedInSQL: Bool
+
+        /// Whether SQL alone answers the request.
+        var isPureSQL: Bool { chain.isEmpty && exact && sortedInSQL }
+    }
+
+    private func plan(_ request: FetchRequest) -> Plan {
+        let entity = model.entity(request.entityName)
+        let predicate = request.predicate.map { ResolvedPredicate($0, entity: entity, model: model) }
+        let sorts = request.sortDescriptors.map { ResolvedSort($0, entity: entity, model: model) }
+        let chain = request.includesPendingChanges ? chainChanges() : ChainChanges()
+        var compiler = SQLPredicateCompiler(entity: entity, model: model, dirtyEntities: chain.entities)
+        let (fragment, exact) = predicate.map { compiler.compile($0) } ?? (nil, true)
+        let orderBy = compiler.orderBy(sorts)
+        var query = StoreQuery(entity: entity)
+        query.condition = fragment?.sql
+        query.arguments = fragment?.arguments ?? []
+        query.orderBy = orderBy ?? []
+        query.joins = compiler.joins
+        return Plan(
+            entity: entity, predicate: predicate, sorts: sorts, chain: chain, query: query, exact: exact,
+            sortedInSQL: orderBy != nil)
+    }
+
+    private func countInSQL(_ request: FetchRequest) throws -> Int? {
+        var plan = plan(request)
+        guard plan.isPureSQL else { return nil }
+        plan.query.limit = request.fetchLimit
+        plan.query.offset = request.fetchOffset
+        return try coordinator.store().count(plan.query)
+    }
+
+    private func execute(_ request: FetchRequest, mode: FetchMode) throws -> [ObjectID] {
+        var plan = plan(request)
+        let store = try coordinator.store()
+        if plan.isPureSQL {
+            plan.query.limit = request.fetchLimit
+            plan.query.offset = request.fetchOffset
+            switch mode {
+            case .objectIDs:
+                return try store.fetchIDs(plan.query)
+            case .objects:
+                let rows = try store.fetch(plan.query)
+                for (id, snapshot) in rows {
+                    prefill(id, snapshot)
+                }
+                return rows.map(\.0)
+            }
+        }
+        if !plan.chain.isEmpty {
+            // Rows of objects changed in the chain are re-sorted in memory anyway.
+            plan.query.orderBy = []
+        }
+        let rows = try store.fetch(plan.query)
+        let changedHere = plan.chain.changed[plan.entity.name] ?? []
+        var candidates: [ManagedObject] = []
+        var seen: Set<ObjectID> = []
+        for (id, snapshot) in rows where !plan.chain.deleted.contains(id) {
+            if !changedHere.contains(id) { prefill(id, snapshot) }
+            candidates.append(registeredObject(id))
+            seen.insert(id)
+        }
+        for id in changedHere.sorted() where !seen.contains(id) && !plan.chain.deleted.contains(id) {
+            candidates.append(registeredObject(id))
+        }
+        try fulfillFaults(candidates)
+        var matching = candidates.filter { object in
+            guard !object.isDeletedFlag, !object.isInaccessible else { return false }
+            guard let predicate = plan.predicate else { return true }
+            return evaluate(predicate, on: object) == true
+        }
+        if !(plan.chain.isEmpty && plan.sortedInSQL) {
+            matching = sort(matching, by: plan.sorts)
+        }
+        var ids = matching.dropFirst(max(request.fetchOffset, 0)).map(\.objectID)
+        if let limit = request.fetchLimit {
+            ids = Array(ids.prefix(max(limit, 0)))
+        }
+        return ids
+    }
+
+    /// Registers the stored values of an object that has none loaded here (only for objects the chain has not changed).
+    private func prefill(_ id: ObjectID, _ snapshot: Snapshot) {
+        let object = registeredObject(id)
+        if object.committed == nil && !object.isInaccessible {
+            object.committed = snapshot
+        }
+    }
+
+    // MARK: In-memory evaluation
+
+    /// The value at the end of a key path for `object`, `nil` when a hop is empty.
+    private func pathValue(_ path: ResolvedPath, of object: ManagedObject) -> PropertyValue {
+        var current = object
+        for hop in path.hops {
+            guard let next = toOneID(of: current, at: hop.index) else {
+                if case .attribute = path.terminal { return .attribute(nil) }
+                return .toOne(nil)
+            }
+            current = registeredObject(next)
+        }
+        switch path.terminal {
+        case .attribute(let index, _): return .attribute(attribute(of: current, at: index))
+        case .toOne(let index, _): return .toOne(toOneID(of: current, at: index))
+        case .identity: return .toOne(current.objectID)
+        }
+    }
+
+    /// The predicate's value for `object` in SQL's three-valued logic: `nil` is unknown.
+    func evaluate(_ predicate: ResolvedPredicate, on object: ManagedObject) -> Bool? {
+        switch predicate {
+        case .constant(let value):
+            return value
+        case .comparison(let path, let op, let operand):
+            let value = pathValue(path, of: object)
+            switch op {
+            case .equal: return Self.isSame(value, operand)
+            case .notEqual: return !Self.isSame(value, operand)
+            case .less, .lessOrEqual, .greater, .greaterOrEqual:
+                guard case .attribute(let left?) = value, case .attribute(let right?) = operand,
+                    let order = ValueComparison.compare(left, right)
+                else { return nil }
+                switch op {
+                case .less: return order < 0
+                case .lessOrEqual: return order <= 0
+                case .greater: return order > 0
+                default: return order >= 0
+                }
+            }
+        case .isIn(let path, let operands):
+            let value = pathValue(path, of: object)
+            if value == .attribute(nil) || value == .toOne(nil) { return nil }
+            return operands.contains { Self.isSame(value, $0) }
+        case .string(let path, let op, let pattern, let options):
+            guard case .attribute(.string(let text)?) = pathValue(path, of: object) else { return nil }
+            return ValueComparison.matches(text, op, pattern, options)
+        case .and(let predicates):
+            var result: Bool? = true
+            for predicate in predicates {
+                switch evaluate(predicate, on: object) {
+                case false?: return false
+                case nil: result = nil
+                case true?: break
+                }
+            }
+            return result
+        case .or(let predicates):
+            var result: Bool? = false
+            for predicate in predicates {
+                switch evaluate(predicate, on: object) {
+                case true?: return true
+                case nil: result = nil
+                case false?: break
+                }
+            }
+            return result
+        case .not(let predicate):
+            return evaluate(predicate, on: object).map { !$0 }
+        }
+    }
+
+    /// SQL's `IS`: `nil` equals only `nil`.
+    private static func isSame(_ value: PropertyValue, _ operand: PropertyValue) -> Bool {
+        switch (value, operand) {
+        case (.attribute(nil), .attribute(nil)), (.toOne(nil), .toOne(nil)), (.toOne(nil), .attribute(nil)):
+            return true
+        case (.attribute(let left?), .attribute(let right?)):
+            return ValueComparison.compare(left, right) == 0
+        case (.toOne(let left?), .toOne(let right?)):
+            return left == right
+        default:
+            return false
+        }
+    }
+
+    private func sort(_ objects: [ManagedObject], by sorts: [ResolvedSort]) -> [ManagedObject] {
+        let keyed = objects.map { object in
+            (object, sorts.map { sort -> AttributeValue? in
+                guard case .attribute(let value) = pathValue(sort.path, of: object) else { return nil }
+                return value
+            })
+        }
+        return keyed.sorted { lhs, rhs in
+            for (index, sort) in sorts.enumerated() {
+                let order = ValueComparison.sortOrder(lhs.1[index], rhs.1[index])
+                if order != 0 { return sort.ascending ? order < 0 : order > 0 }
+            }
+            return lhs.0.objectID < rhs.0.objectID
+        }.map(\.0)
+    }
+}

@@ -1,0 +1,339 @@
+import StratusLogging
+
+extension ObjectContext {
+    // MARK: Saving
+
+    /// Saves the context's changes: into its parent context, or to the store for the root context.
+    ///
+    /// Validates first (non-optional values, ``DeleteRule/deny`` rules), then gives inserted
+    /// objects permanent IDs, then pushes the changes one level up: a child's become unsaved
+    /// changes of its parent; the root's are written in one SQLite transaction. Posts
+    /// ``ObjectContextNotification/Kind/didSave`` when done. Does nothing without changes.
+    ///
+    /// ```swift
+    /// try await context.perform { context in
+    ///     context.insert(entity: "Note").setValue("Hi", forKey: "text")
+    ///     try context.save()
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``StoreError`` with ``StoreError/Code/missingValue``,
+    ///   ``StoreError/Code/deleteDenied``, ``StoreError/Code/uniquenessViolation`` or a store
+    ///   error. The context keeps its changes (the objects keep their new permanent IDs).
+    public func save() throws {
+        checkOnQueue("save()")
+        processPendingChanges()
+        guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !discarded.isEmpty else { return }
+        try validateForSave()
+        try obtainPermanentIDs()
+        let changes = makeChangeSet()
+        if let parent {
+            parent.performAndWait { parent in parent.apply(changes) }
+        } else {
+            try coordinator.store().save(changes)
+        }
+        markSaved()
+        let notification = ObjectContextNotification(
+            kind: .didSave, contextName: name, insertedObjectIDs: Set(changes.inserted.map(\.objectID)),
+            updatedObjectIDs: Set(changes.updated.map(\.objectID)), deletedObjectIDs: Set(changes.deleted))
+        logger.debug(
+            "saved context",
+            metadata: [
+                "context": name, "inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)",
+                "deleted": "\(changes.deleted.count)", "toStore": "\(parent == nil)",
+            ])
+        post(notification)
+    }
+
+    /// Saves the context, then each ancestor up to the root, which writes to the store.
+    ///
+    /// With `wait: true` (the default) it returns when the changes are on disk. With
+    /// `wait: false` it returns once this context has saved, and the ancestors' saves run
+    /// later, in order, on their queues; their failures are logged, not thrown.
+    ///
+    /// ```swift
+    /// try await background.saveChain()              // background → view → root → disk
+    /// try await background.saveChain(wait: false)   // background → view now, the rest later
+    /// ```
+    ///
+    /// Call it outside `perform` blocks.
+    ///
+    /// - Parameter wait: Whether to wait for the ancestors' saves.
+    /// - Throws: The ``StoreError`` of the first save that failed (with `wait: false`, of this context's own).
+    public func saveChain(wait: Bool = true) async throws {
+        try await perform { context in try context.save() }
+        guard let parent else { return }
+        if wait {
+            try await parent.saveChain(wait: true)
+        } else {
+            parent.enqueueSaveChain()
+        }
+    }
+
+    /// Queues a save of this context and then of each ancestor, without waiting.
+    private func enqueueSaveChain() {
+        enqueue { context in
+            do {
+                try context.save()
+                context.parent?.enqueueSaveChain()
+            } catch {
+                context.logger.error("save in a chain failed", metadata: ["context": context.name, "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context, changed and deleted ones revert.
+    public func rollback() {
+        checkOnQueue("rollback()")
+        for object in insertedSet.union(discarded) {
+            registered.removeValue(forKey: object.objectID)
+            pendingDeleted.insert(object.objectID)
+            object.owner = nil
+        }
+        for object in changedSet.union(deletedSet) {
+            object.attributeChanges = [:]
+            object.toOneChanges = [:]
+            object.toManyDeltas = [:]
+            object.isDeletedFlag = false
+            pendingUpdated.insert(object.objectID)
+        }
+        insertedSet = []
+        changedSet = []
+        deletedSet = []
+        discarded = []
+        pendingInserted.subtract(pendingDeleted)
+    }
+
+    /// Forgets every object: the context becomes empty, as new, and its objects unusable.
+    ///
+    /// Unsaved changes are lost. Later reads fetch fresh values from the parent or store.
+    public func reset() {
+        checkOnQueue("reset()")
+        for object in registered.values {
+            object.owner = nil
+        }
+        for object in discarded {
+            object.owner = nil
+        }
+        registered = [:]
+        insertedSet = []
+        changedSet = []
+        deletedSet = []
+        discarded = []
+        pendingInserted = []
+        pendingUpdated = []
+        pendingDeleted = []
+    }
+
+    /// Turns an object back into a fault, dropping its loaded values (and, unless `mergeChanges`, its unsaved changes).
+    ///
+    /// The next read loads the values from the parent context or the store, picking up
+    /// changes saved there since the object was loaded.
+    ///
+    /// - Parameters:
+    ///   - object: An object of this context.
+    ///   - mergeChanges: Whether to keep the object's unsaved changes over the fresh values.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        checkOnQueue("refresh(\(object.objectID))")
+        guard !object.isInsertedFlag, !object.isDeletedFlag else { return }
+        object.committed = nil
+        object.isInaccessible = false
+        object.toManyBase = [:]
+        if !mergeChanges {
+            object.attributeChanges = [:]
+            object.toOneChanges = [:]
+            object.toManyDeltas = [:]
+            changedSet.remove(object)
+        }
+    }
+
+    // MARK: Steps of a save
+
+    /// Checks non-optional values of inserted and changed objects and the deny rules of deleted ones.
+    func validateForSave() throws {
+        for object in insertedSet.union(changedSet).sorted(by: { $0.objectID < $1.objectID }) {
+            let entity = object.entityInfo
+            for (index, description) in entity.attributes.enumerated()
+            where !description.isOptional && self.attribute(of: object, at: index) == nil {
+                throw StoreError(
+                    code: .missingValue,
+                    message: "\(object.objectID) has no value for the non-optional attribute \(entity.name).\(description.name)",
+                    entityName: entity.name, key: description.name, objectID: object.objectID)
+            }
+            for (index, relationship) in entity.toOneRelationships.enumerated()
+            where !relationship.isOptional && toOneID(of: object, at: index) == nil {
+                throw StoreError(
+                    code: .missingValue,
+                    message: "\(object.objectID) has no object in the non-optional relationship \(entity.name).\(relationship.name)",
+                    entityName: entity.name, key: relationship.name, objectID: object.objectID)
+            }
+        }
+        for object in deletedSet.sorted(by: { $0.objectID < $1.objectID }) {
+            let entity = object.entityInfo
+            for relationship in entity.toOneRelationships + entity.toManyRelationships where relationship.deleteRule == .deny {
+                let remaining = relatedIDs(of: object, relationship).filter { registered[$0]?.isDeletedFlag != true }
+                guard remaining.isEmpty else {
+                    throw StoreError(
+                        code: .deleteDenied,
+                        message: "cannot delete \(object.objectID): its relationship \(entity.name).\(relationship.name) "
+                            + "has the deny rule and still holds \(remaining.count) object(s)",
+                        entityName: entity.name, key: relationship.name, objectID: object.objectID)
+                }
+            }
+        }
+    }
+
+    /// Gives every inserted object a permanent ID from the store's allocator and rewrites references to the old ones.
+    func obtainPermanentIDs() throws {
+        let temporary = insertedSet.filter { $0.objectID.isTemporaryID }
+        guard !temporary.isEmpty else { return }
+        var byEntity: [String: [ManagedObject]] = [:]
+        for object in temporary {
+            byEntity[object.entityInfo.name, default: []].append(object)
+        }
+        let store = try coordinator.store()
+        var mapping: [ObjectID: ObjectID] = [:]
+        for (entityName, objects) in byEntity {
+            let ordered = objects.sorted { $0.objectID < $1.objectID }
+            let first = store.allocatePrimaryKeys(entityName, count: ordered.count)
+            for (offset, object) in ordered.enumerated() {
+                let permanent = ObjectID.permanent(entityName, first + Int64(offset))
+                mapping[object.objectID] = permanent
+                registered.removeValue(forKey: object.objectID)
+                object.objectID = permanent
+                registered[permanent] = object
+            }
+        }
+        let remap = { (id: ObjectID) in mapping[id] ?? id }
+        for object in insertedSet.union(changedSet).union(deletedSet) {
+            if var committed = object.committed {
+                committed.toOne = committed.toOne.map { $0.map(remap) }
+                object.committed = committed
+            }
+            object.toOneChanges = object.toOneChanges.mapValues { $0.map(remap) }
+            object.toManyBase = object.toManyBase.mapValues { Set($0.map(remap)) }
+            object.toManyDeltas = object.toManyDeltas.mapValues { delta in
+                ToManyDelta(added: Set(delta.added.map(remap)), removed: Set(delta.removed.map(remap)))
+            }
+        }
+        pendingInserted = Set(pendingInserted.map(remap))
+        pendingUpdated = Set(pendingUpdated.map(remap))
+    }
+
+    /// The changes to push. References to objects that were inserted and deleted before saving are dropped.
+    func makeChangeSet() -> ChangeSet {
+        let gone = Set(discarded.map(\.objectID))
+        let keep = { (id: ObjectID?) -> ObjectID? in id.flatMap { gone.contains($0) ? nil : $0 } }
+        let permanent = { (ids: Set<ObjectID>) in gone.isEmpty ? ids : ids.subtracting(gone) }
+        var changes = ChangeSet()
+        for object in insertedSet.sorted(by: { $0.objectID < $1.objectID }) {
+            var snapshot = currentSnapshot(of: object)
+            snapshot.toOne = snapshot.toOne.map(keep)
+            var toMany: [String: Set<ObjectID>] = [:]
+            for relationship in object.entityInfo.toManyRelationships {
+                let members = permanent(toManyIDs(of: object, relationship))
+                if !members.isEmpty { toMany[relationship.name] = members }
+            }
+            changes.inserted.append(ChangeSet.Insertion(objectID: object.objectID, snapshot: snapshot, toMany: toMany))
+        }
+        for object in changedSet.sorted(by: { $0.objectID < $1.objectID }) {
+            changes.updated.append(
+                ChangeSet.Update(
+                    objectID: object.objectID,
+                    attributes: object.attributeChanges,
+                    toOne: object.toOneChanges.mapValues(keep),
+                    toMany: object.toManyDeltas.mapValues { delta in
+                        ToManyDelta(added: permanent(delta.added), removed: permanent(delta.removed))
+                    }))
+        }
+        changes.deleted = deletedSet.map(\.objectID).sorted()
+        return changes
+    }
+
+    /// After a successful save: folds changes into the committed values and forgets deleted objects.
+    func markSaved() {
+        for object in insertedSet.union(changedSet) {
+            if object.committed != nil {
+                object.committed = currentSnapshot(of: object)
+            }
+            for (key, delta) in object.toManyDeltas {
+                if let base = object.toManyBase[key] {
+                    object.toManyBase[key] = delta.applied(to: base)
+                }
+            }
+            object.attributeChanges = [:]
+            object.toOneChanges = [:]
+            object.toManyDeltas = [:]
+            object.isInsertedFlag = false
+        }
+        for object in deletedSet {
+            registered.removeValue(forKey: object.objectID)
+            object.owner = nil
+        }
+        for object in discarded {
+            registered.removeValue(forKey: object.objectID)
+            object.owner = nil
+        }
+        insertedSet = []
+        changedSet = []
+        deletedSet = []
+        discarded = []
+    }
+
+    /// Applies a child's saved changes as unsaved changes of this context. Runs on this context's queue.
+    func apply(_ changes: ChangeSet) {
+        for insertion in changes.inserted {
+            let object = registered[insertion.objectID]
+                ?? ManagedObject(
+                    entity: model.entity(insertion.objectID.entityName), objectID: insertion.objectID, owner: self)
+            registered[insertion.objectID] = object
+            object.committed = insertion.snapshot
+            object.isInaccessible = false
+            object.attributeChanges = [:]
+            object.toOneChanges = [:]
+            object.toManyDeltas = [:]
+            for relationship in object.entityInfo.toManyRelationships {
+                object.toManyBase[relationship.name] = insertion.toMany[relationship.name] ?? []
+            }
+            object.isInsertedFlag = true
+            insertedSet.insert(object)
+            pendingInserted.insert(object.objectID)
+        }
+        for update in changes.updated {
+            guard isKnown(update.objectID) else { continue }
+            let object = registeredObject(update.objectID)
+            guard !object.isDeletedFlag else { continue }
+            object.attributeChanges.merge(update.attributes) { _, new in new }
+            object.toOneChanges.merge(update.toOne) { _, new in new }
+            for (key, delta) in update.toMany {
+                object.toManyDeltas[key, default: ToManyDelta()].merge(delta)
+            }
+            markChanged(object)
+        }
+        for id in changes.deleted {
+            guard isKnown(id) else { continue }
+            let object = registeredObject(id)
+            guard !object.isDeletedFlag else { continue }
+            object.isDeletedFlag = true
+            pendingDeleted.insert(id)
+            if object.isInsertedFlag {
+                insertedSet.remove(object)
+                discarded.append(object)
+            } else {
+                changedSet.remove(object)
+                deletedSet.insert(object)
+            }
+        }
+    }
+
+    /// Whether a child's change to `id` can apply here: a temporary ID this context no longer has
+    /// names an object it has since saved under a permanent ID, so the change is dropped (and logged).
+    private func isKnown(_ id: ObjectID) -> Bool {
+        guard id.isTemporaryID, registered[id] == nil else { return true }
+        logger.warning(
+            "dropped a child's change to an object whose temporary ID was replaced when this context saved; "
+                + "save the parent before handing objects to children",
+            metadata: ["context": name, "objectID": "\(id)"])
+        return false
+    }
+}

@@ -1,0 +1,62 @@
+/// A change in a context, as posted to ``ObjectContext/notifications``.
+///
+/// ```swift
+/// for await notification in context.notifications {
+///     if notification.kind == .didSave {
+///         print("saved", notification.insertedObjectIDs.count, "new objects")
+///     }
+/// }
+/// ```
+public struct ObjectContextNotification: Sendable, Hashable {
+    /// What happened.
+    public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The kind's name.
+        public var rawValue: String
+
+        /// Makes a kind from its name.
+        ///
+        /// - Parameter rawValue: The name.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The kind's name.
+        public var description: String { rawValue }
+
+        /// Objects were inserted, changed or deleted in the context (posted when a `perform` block ends,
+        /// or by ``ObjectContext/processPendingChanges()``).
+        public static let objectsDidChange = Kind(rawValue: "objectsDidChange")
+        /// The context saved: its changes went to its parent, or to the store for the root.
+        public static let didSave = Kind(rawValue: "didSave")
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The name of the context that posted the notification.
+    public var contextName: String
+    /// The objects inserted (for ``Kind/didSave``: with their permanent IDs).
+    public var insertedObjectIDs: Set<ObjectID>
+    /// The objects changed.
+    public var updatedObjectIDs: Set<ObjectID>
+    /// The objects deleted.
+    public var deletedObjectIDs: Set<ObjectID>
+
+    /// Makes a notification.
+    ///
+    /// - Parameters:
+    ///   - kind: What happened.
+    ///   - contextName: The context's name.
+    ///   - insertedObjectIDs: The inserted objects.
+    ///   - updatedObjectIDs: The changed objects.
+    ///   - deletedObjectIDs: The deleted objects.
+    public init(
+        kind: Kind, contextName: String, insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
+        deletedObjectIDs: Set<ObjectID> = []
+    ) {
+        self.kind = kind
+        self.contextName = contextName
+        self.insertedObjectIDs = insertedObjectIDs
+        self.updatedObjectIDs = updatedObjectIDs
+        self.deletedObjectIDs = deletedObjectIDs
+    }
+}
