@@ -27,7 +27,7 @@ struct SQLiteQueryCompiler {
     let plan: QueryPlan
 
     /// A filter that keeps fewer candidates than this drives the query.
-    static let driverThreshold = 2000
+    static let driverThreshold = 4000
 
     /// The record columns, in the order ``SQLiteStoreTransaction/record(_:)`` reads them.
     static let recordColumns =
@@ -68,10 +68,18 @@ struct SQLiteQueryCompiler {
 
     // MARK: Strategy
 
-    /// Counts the candidates of every driver (up to the threshold) and picks the smallest.
+    /// Picks how to run the query from capped candidate counts (index-only scans).
+    ///
+    /// 1. Count each positive filter's candidates up to the threshold; none at all ends the query.
+    /// 2. Fewer than the threshold: drive from the smallest.
+    /// 3. Several filters, each keeping many records: count what the smallest keeps after every
+    ///    other filter, again capped; few survivors means driving wins (the scan would have to
+    ///    walk far to find them).
+    /// 4. Otherwise scan in sort order: matches are common enough to fill a page soon.
     func choose(_ filters: [SQLiteQueryFilter], _ db: SQLiteConnection) throws -> Strategy {
         var best: (count: Int, driver: SQLiteQueryFilter.Driver)?
-        for driver in filters.flatMap(\.drivers) {
+        let drivers = filters.flatMap(\.drivers)
+        for driver in drivers {
             let counting = SQLFragment("SELECT count(*) FROM (") + driver.select
                 + SQLFragment(" LIMIT ?)", [.integer(Int64(Self.driverThreshold))])
             let count = try db.fetchOne(Int.self, counting.sql, SQLiteArguments(counting.arguments)) ?? 0
@@ -82,6 +90,18 @@ struct SQLiteQueryCompiler {
         guard let best else { return .scan }
         // No index yields distance order, so a distance sort always sorts its candidates: the fewer the better.
         if best.count < Self.driverThreshold || isDistanceFirst { return .drive(best.driver) }
+        if filters.count > 1 || drivers.count > 1 {
+            var survivors = SQLFragment("SELECT count(*) FROM (SELECT 1 FROM (") + best.driver.select + SQLFragment(") d")
+            if filters.contains(where: \.needsRecord) {
+                survivors.append(" CROSS JOIN records r ON r.zone_id = d.zone_id AND r.record_name = d.record_name")
+            }
+            survivors.append(" WHERE 1")
+            for filter in filters { survivors.append(SQLFragment(" AND ") + filter.check("d")) }
+            survivors.append(" LIMIT ?)", .integer(Int64(Self.driverThreshold)))
+            let count = try db.fetchOne(Int.self, survivors.sql, SQLiteArguments(survivors.arguments)) ?? 0
+            if count == 0 { return .empty }
+            if count < Self.driverThreshold { return .drive(best.driver) }
+        }
         return .scan
     }
 
@@ -97,6 +117,10 @@ struct SQLiteQueryCompiler {
     }
 
     /// The full statement for a strategy (also used by tests to check the query plan).
+    ///
+    /// An inner query finds the page's keys — zone row, record name, sort values — touching
+    /// only index rows (and `records` only for system fields); the outer query reads the
+    /// page's records.
     func select(_ filters: [SQLiteQueryFilter], _ strategy: Strategy) -> SQLFragment {
         let joinsFirstSort: Bool
         if case .scan = strategy, let first = plan.sorts.first, case .field = first.field {
@@ -104,51 +128,73 @@ struct SQLiteQueryCompiler {
         } else {
             joinsFirstSort = false
         }
-        let keys = plan.sorts.enumerated().map { index, sort in sortKey(sort, joined: index == 0 && joinsFirstSort) }
+        let alias: String
+        switch strategy {
+        case .drive: alias = "d"
+        case .scan where joinsFirstSort: alias = "s0"
+        case .scan, .empty: alias = "r"
+        }
+        let keys = plan.sorts.enumerated().map { index, sort in sortKey(sort, joined: index == 0 && joinsFirstSort, alias: alias) }
         let ascending = plan.sorts.first?.ascending ?? true
-        let tieAlias = joinsFirstSort ? "s0" : "r"
         let ties = [
-            SortKey(expression: SQLFragment(tieAlias + ".zone_id"), ascending: ascending, nullable: false),
-            SortKey(expression: SQLFragment(tieAlias + ".record_name"), ascending: ascending, nullable: false),
+            SortKey(expression: SQLFragment(alias + ".zone_id"), ascending: ascending, nullable: false),
+            SortKey(expression: SQLFragment(alias + ".record_name"), ascending: ascending, nullable: false),
         ]
+        let needsRecord = alias != "r" && (filters.contains(where: \.needsRecord) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
 
-        var statement = SQLFragment("SELECT " + Self.recordColumns)
-        for key in keys { statement.append(SQLFragment(", ") + key.expression) }
+        var inner = SQLFragment("SELECT \(alias).zone_id AS zid, \(alias).record_name AS rname")
+        for (index, key) in keys.enumerated() { inner.append(SQLFragment(", ") + key.expression + SQLFragment(" AS k\(index)")) }
         switch strategy {
         case .drive(let driver):
-            statement.append(SQLFragment(driver.mayRepeat ? " FROM (SELECT DISTINCT zone_id, record_name FROM (" : " FROM (") + driver.select)
-            statement.append(driver.mayRepeat ? ")) d" : ") d")
-            statement.append(" CROSS JOIN records r WHERE r.zone_id = d.zone_id AND r.record_name = d.record_name")
+            inner.append(SQLFragment(driver.mayRepeat ? " FROM (SELECT DISTINCT zone_id, record_name FROM (" : " FROM (") + driver.select)
+            inner.append(driver.mayRepeat ? ")) d" : ") d")
         case .scan where joinsFirstSort:
-            guard case .field(let name, _)? = plan.sorts.first?.field else { break }
-            statement.append(SQLFragment(" FROM field_index s0 CROSS JOIN records r WHERE ") + .zones("s0.zone_id", plan.zoneRowIDs))
-            statement.append(" AND s0.record_type = ? AND s0.field_name = ? AND s0.ordinal = 0", .text(plan.recordType), .text(name))
-            statement.append(" AND r.zone_id = s0.zone_id AND r.record_name = s0.record_name")
+            inner.append(" FROM field_index s0")
         case .scan, .empty:
-            statement.append(SQLFragment(" FROM records r WHERE ") + .zones("r.zone_id", plan.zoneRowIDs))
+            inner.append(" FROM records r")
         }
-        statement.append(" AND r.record_type = ? AND r.deleted = 0", .text(plan.recordType))
-        for filter in filters { statement.append(SQLFragment(" AND ") + filter.check) }
+        if needsRecord {
+            inner.append(" CROSS JOIN records r ON r.zone_id = \(alias).zone_id AND r.record_name = \(alias).record_name")
+        }
+        switch strategy {
+        case .drive:
+            inner.append(" WHERE 1")
+        case .scan where joinsFirstSort:
+            if case .field(let name, _)? = plan.sorts.first?.field {
+                inner.append(SQLFragment(" WHERE ") + .zones("s0.zone_id", plan.zoneRowIDs))
+                inner.append(" AND s0.record_type = ? AND s0.field_name = ? AND s0.ordinal = 0", .text(plan.recordType), .text(name))
+            }
+        case .scan, .empty:
+            inner.append(SQLFragment(" WHERE ") + .zones("r.zone_id", plan.zoneRowIDs))
+            inner.append(" AND r.record_type = ? AND r.deleted = 0", .text(plan.recordType))
+        }
+        for filter in filters { inner.append(SQLFragment(" AND ") + filter.check(alias)) }
         if case .scan = strategy, let first = plan.sorts.first, first.relativeLocation == nil, let key = keys.first, key.expression.arguments.isEmpty {
             // A filter on the first sort field bounds the scan of its index.
             for filter in filters {
                 if let bound = filter.bound, bound.field == first.field {
-                    statement.append(SQLFragment(" AND ") + bound.condition(key.expression.sql))
+                    inner.append(SQLFragment(" AND ") + bound.condition(key.expression.sql))
                 }
             }
         }
         if let after = plan.after {
-            statement.append(SQLFragment(" AND ") + keyset(keys + ties, after: after))
+            inner.append(SQLFragment(" AND ") + keyset(keys + ties, after: after))
         }
-        statement.append(" ORDER BY ")
-        let order = keys.enumerated().map { index, key in "\(Self.keyColumn + index + 1)" + (key.ascending ? " ASC" : " DESC") }
+        let innerOrder = keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
             + ties.map { $0.expression.sql + ($0.ascending ? " ASC" : " DESC") }
-        statement.append(order.joined(separator: ", "))
-        statement.append(" LIMIT ?", .integer(Int64(plan.limit) + 1))
+        inner.append(" ORDER BY " + innerOrder.joined(separator: ", "))
+        inner.append(" LIMIT ?", .integer(Int64(plan.limit) + 1))
+
+        var statement = SQLFragment("SELECT " + Self.recordColumns)
+        for index in keys.indices { statement.append(", q.k\(index)") }
+        statement.append(SQLFragment(" FROM (") + inner + SQLFragment(") q CROSS JOIN records r ON r.zone_id = q.zid AND r.record_name = q.rname"))
+        let outerOrder = keys.enumerated().map { index, key in "q.k\(index)" + (key.ascending ? " ASC" : " DESC") }
+            + ["q.zid", "q.rname"].map { $0 + (ascending ? " ASC" : " DESC") }
+        statement.append(" ORDER BY " + outerOrder.joined(separator: ", "))
         return statement
     }
 
-    private func sortKey(_ sort: QuerySort, joined: Bool) -> SortKey {
+    private func sortKey(_ sort: QuerySort, joined: Bool, alias: String) -> SortKey {
         switch sort.field {
         case .system(let system):
             return SortKey(expression: SQLFragment("r." + SQLiteQueryFilter.column(system)), ascending: sort.ascending, nullable: false)
@@ -159,12 +205,12 @@ struct SQLiteQueryCompiler {
                     return SortKey(expression: SQLiteQueryFilter.distance("s0.v", "s0.v2", from: point), ascending: sort.ascending, nullable: true)
                 }
                 let expression = SQLFragment("(SELECT ") + SQLiteQueryFilter.distance("k.v", "k.v2", from: point)
-                    + SQLFragment(" FROM field_index k WHERE k.zone_id = r.zone_id AND k.record_name = r.record_name AND k.field_name = ? AND k.ordinal = 0)", [.text(name)])
+                    + SQLFragment(" FROM field_index k WHERE k.zone_id = \(alias).zone_id AND k.record_name = \(alias).record_name AND k.field_name = ? AND k.ordinal = 0)", [.text(name)])
                 return SortKey(expression: expression, ascending: sort.ascending, nullable: true)
             }
             if joined { return SortKey(expression: SQLFragment("s0.v"), ascending: sort.ascending, nullable: nullable) }
             let expression = SQLFragment(
-                "(SELECT k.v FROM field_index k WHERE k.zone_id = r.zone_id AND k.record_name = r.record_name AND k.field_name = ? AND k.ordinal = 0)",
+                "(SELECT k.v FROM field_index k WHERE k.zone_id = \(alias).zone_id AND k.record_name = \(alias).record_name AND k.field_name = ? AND k.ordinal = 0)",
                 [.text(name)]
             )
             return SortKey(expression: expression, ascending: sort.ascending, nullable: nullable)

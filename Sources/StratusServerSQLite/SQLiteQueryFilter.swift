@@ -22,8 +22,10 @@ import StratusWire
 /// `SELECT zone_id, record_name …` over an index range for a positive comparator;
 /// the compiler counts a few of each and may start from the smallest.
 struct SQLiteQueryFilter {
-    /// A boolean expression on the record alias `r`.
-    var check: SQLFragment
+    /// A boolean expression on a row source whose alias (given) has `zone_id` and `record_name`.
+    var check: (String) -> SQLFragment
+    /// Whether the check reads `records` columns (a system field) through the alias `r`.
+    var needsRecord: Bool
     /// Uncorrelated `SELECT zone_id, record_name` scans that produce every record the filter keeps.
     var drivers: [Driver]
     /// For a positive comparator: the condition on a value expression, to bound a sort on the same field.
@@ -47,7 +49,9 @@ struct SQLiteQueryFilter {
             let column = "r." + Self.column(system)
             let condition = Self.condition(comparator, filter.value)
             let positive = condition(column)
-            check = Self.isNegative(comparator) ? positive.negated : positive
+            let check = Self.isNegative(comparator) ? positive.negated : positive
+            self.check = { _ in check }
+            needsRecord = true
             drivers = []
             bound = nil
             if !Self.isNegative(comparator) {
@@ -65,50 +69,60 @@ struct SQLiteQueryFilter {
             let scope = SQLFragment(" AND record_type = ? AND field_name = ? AND ", [.text(plan.recordType), .text(name)])
             let indexScan = SQLFragment("SELECT zone_id, record_name FROM field_index WHERE ") + .zones("zone_id", zones) + scope
             let tokenScan = SQLFragment("SELECT zone_id, record_name FROM field_tokens WHERE ") + .zones("zone_id", zones) + scope
-            let member = SQLFragment(
-                "SELECT 1 FROM field_index f WHERE f.zone_id = r.zone_id AND f.record_name = r.record_name AND f.field_name = ? AND ",
-                [.text(name)]
-            )
-            let tokenRow = SQLFragment(
-                "FROM field_tokens t WHERE t.zone_id = r.zone_id AND t.record_name = r.record_name AND t.field_name = ? AND ",
-                [.text(name)]
-            )
+            let member = { (alias: String) in
+                SQLFragment(
+                    "SELECT 1 FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND ",
+                    [.text(name)]
+                )
+            }
+            let tokenRow = { (alias: String) in
+                SQLFragment(
+                    "FROM field_tokens t WHERE t.zone_id = \(alias).zone_id AND t.record_name = \(alias).record_name AND t.field_name = ? AND ",
+                    [.text(name)]
+                )
+            }
             let isList = type.isList
+            needsRecord = false
             bound = nil
             switch comparator {
             case .containsAnyTokens:
                 let tokens = Self.values(filter.value)
-                check = SQLFragment("EXISTS (SELECT 1 ") + tokenRow + SQLFragment("t.token IN ") + .list(tokens) + SQLFragment(")")
+                check = { SQLFragment("EXISTS (SELECT 1 ") + tokenRow($0) + SQLFragment("t.token IN ") + .list(tokens) + SQLFragment(")") }
                 drivers = [Driver(select: tokenScan + SQLFragment("token IN ") + .list(tokens), mayRepeat: true)]
             case .containsAllTokens:
                 let tokens = Self.values(filter.value)
-                check = SQLFragment("(SELECT count(*) ") + tokenRow + SQLFragment("t.token IN ") + .list(tokens)
-                    + SQLFragment(") = ?", [.integer(Int64(tokens.count))])
+                check = {
+                    SQLFragment("(SELECT count(*) ") + tokenRow($0) + SQLFragment("t.token IN ") + .list(tokens)
+                        + SQLFragment(") = ?", [.integer(Int64(tokens.count))])
+                }
                 drivers = tokens.prefix(4).map { Driver(select: tokenScan + SQLFragment("token = ?", [$0]), mayRepeat: false) }
             case .listContainsAll, .notListContainsAll:
                 let values = Self.distinct(Self.values(filter.value))
                 if values.isEmpty {
-                    check = comparator == .listContainsAll ? .alwaysTrue : .alwaysFalse
+                    let constant: SQLFragment = comparator == .listContainsAll ? .alwaysTrue : .alwaysFalse
+                    check = { _ in constant }
                     drivers = []
                 } else {
-                    let count = SQLFragment(
-                        "(SELECT count(DISTINCT f.v) FROM field_index f WHERE f.zone_id = r.zone_id AND f.record_name = r.record_name AND f.field_name = ? AND f.v IN ",
-                        [.text(name)]
-                    ) + .list(values)
-                    check = count + SQLFragment(comparator == .listContainsAll ? ") = ?" : ") < ?", [.integer(Int64(values.count))])
+                    let test = SQLFragment(comparator == .listContainsAll ? ") = ?" : ") < ?", [.integer(Int64(values.count))])
+                    check = { alias in
+                        SQLFragment(
+                            "(SELECT count(DISTINCT f.v) FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND f.v IN ",
+                            [.text(name)]
+                        ) + .list(values) + test
+                    }
                     drivers =
                         comparator == .listContainsAll
                         ? values.prefix(4).map { Driver(select: indexScan + SQLFragment("v = ?", [$0]), mayRepeat: true) } : []
                 }
             case .near:
                 let condition = Self.nearCondition(filter)
-                check = SQLFragment("EXISTS (") + member + condition("f.v", "f.v2") + SQLFragment(")")
+                check = { SQLFragment("EXISTS (") + member($0) + condition("f.v", "f.v2") + SQLFragment(")") }
                 drivers = [Driver(select: indexScan + condition("v", "v2"), mayRepeat: isList)]
             default:
                 let condition = Self.condition(comparator, filter.value)
-                let exists = SQLFragment("EXISTS (") + member + condition("f.v") + SQLFragment(")")
+                let exists = { SQLFragment("EXISTS (") + member($0) + condition("f.v") + SQLFragment(")") }
                 if Self.isNegative(comparator) {
-                    check = exists.negated
+                    check = { exists($0).negated }
                     drivers = []
                 } else {
                     check = exists
