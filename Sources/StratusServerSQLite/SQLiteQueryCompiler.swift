@@ -68,21 +68,17 @@ struct SQLiteQueryCompiler {
 
     // MARK: Strategy
 
-    /// Picks how to run the query from capped candidate counts (index-only scans).
+    /// Picks how to run the query by comparing the rows each shape would read.
     ///
-    /// 1. Count each positive filter's candidates up to the threshold; none at all ends the query.
-    /// 2. Fewer than the threshold: drive from the smallest.
-    /// 3. Several filters, each keeping many records: count what the smallest keeps after every
-    ///    other filter, again capped; few survivors means driving wins (the scan would have to
-    ///    walk far to find them).
-    /// 4. Otherwise scan in sort order: matches are common enough to fill a page soon.
+    /// 1. Count each positive filter's candidates up to ``driverThreshold`` (index-only); a filter
+    ///    with none ends the query, and the smallest under the threshold drives.
+    /// 2. Otherwise read the first ``trialRows`` rows in sort order and count those passing every
+    ///    filter: the scan would read about `limit × trialRows / passing` rows.
+    /// 3. Count the smallest filter's candidates up to that many: fewer, and driving reads less.
     func choose(_ filters: [SQLiteQueryFilter], _ db: SQLiteConnection) throws -> Strategy {
         var best: (count: Int, driver: SQLiteQueryFilter.Driver)?
-        let drivers = filters.flatMap(\.drivers)
-        for driver in drivers {
-            let counting = SQLFragment("SELECT count(*) FROM (") + driver.select
-                + SQLFragment(" LIMIT ?)", [.integer(Int64(Self.driverThreshold))])
-            let count = try db.fetchOne(Int.self, counting.sql, SQLiteArguments(counting.arguments)) ?? 0
+        for driver in filters.flatMap(\.drivers) {
+            let count = try Self.count(driver.select, upTo: Self.driverThreshold, db)
             if count == 0 { return .empty }
             if count < best?.count ?? Int.max { best = (count, driver) }
             if count < 64 { break }
@@ -90,19 +86,26 @@ struct SQLiteQueryCompiler {
         guard let best else { return .scan }
         // No index yields distance order, so a distance sort always sorts its candidates: the fewer the better.
         if best.count < Self.driverThreshold || isDistanceFirst { return .drive(best.driver) }
-        if filters.count > 1 || drivers.count > 1 {
-            var survivors = SQLFragment("SELECT count(*) FROM (SELECT 1 FROM (") + best.driver.select + SQLFragment(") d")
-            if filters.contains(where: \.needsRecord) {
-                survivors.append(" CROSS JOIN records r ON r.zone_id = d.zone_id AND r.record_name = d.record_name")
-            }
-            survivors.append(" WHERE 1")
-            for filter in filters { survivors.append(SQLFragment(" AND ") + filter.check("d")) }
-            survivors.append(" LIMIT ?)", .integer(Int64(Self.driverThreshold)))
-            let count = try db.fetchOne(Int.self, survivors.sql, SQLiteArguments(survivors.arguments)) ?? 0
-            if count == 0 { return .empty }
-            if count < Self.driverThreshold { return .drive(best.driver) }
+        var trial = SQLFragment("SELECT count(*) FROM (") + keys(filters, .scan, applyingFilters: false, limit: Self.trialRows) + SQLFragment(") x")
+        if filters.contains(where: \.needsRecord) {
+            trial.append(" CROSS JOIN records r ON r.zone_id = x.zone_id AND r.record_name = x.record_name")
         }
-        return .scan
+        trial.append(" WHERE 1")
+        for filter in filters { trial.append(SQLFragment(" AND ") + filter.check("x")) }
+        let passing = try db.fetchOne(Int.self, trial.sql, SQLiteArguments(trial.arguments)) ?? 0
+        let scanRows = (plan.limit + 1) * Self.trialRows / max(passing, 1) * (passing == 0 ? 4 : 1)
+        if scanRows <= Self.driverThreshold { return .scan }
+        let candidates = try Self.count(best.driver.select, upTo: scanRows, db)
+        return candidates < scanRows ? .drive(best.driver) : .scan
+    }
+
+    /// How many rows the trial scan reads to estimate the filters' joint selectivity.
+    static let trialRows = 500
+
+    /// `count(*)` of a query's rows, stopping at `limit`.
+    private static func count(_ select: SQLFragment, upTo limit: Int, _ db: SQLiteConnection) throws -> Int {
+        let counting = SQLFragment("SELECT count(*) FROM (") + select + SQLFragment(" LIMIT ?)", [.integer(Int64(limit))])
+        return try db.fetchOne(Int.self, counting.sql, SQLiteArguments(counting.arguments)) ?? 0
     }
 
     private var isDistanceFirst: Bool { plan.sorts.first?.relativeLocation != nil }
@@ -122,6 +125,23 @@ struct SQLiteQueryCompiler {
     /// only index rows (and `records` only for system fields); the outer query reads the
     /// page's records.
     func select(_ filters: [SQLiteQueryFilter], _ strategy: Strategy) -> SQLFragment {
+        let inner = keys(filters, strategy, applyingFilters: true, limit: plan.limit + 1)
+        let ascending = plan.sorts.first?.ascending ?? true
+        var statement = SQLFragment("SELECT " + Self.recordColumns)
+        for index in plan.sorts.indices { statement.append(", q.k\(index)") }
+        statement.append(SQLFragment(" FROM (") + inner + SQLFragment(") q CROSS JOIN records r ON r.zone_id = q.zone_id AND r.record_name = q.record_name"))
+        let outerOrder = plan.sorts.enumerated().map { index, sort in "q.k\(index)" + (sort.ascending ? " ASC" : " DESC") }
+            + ["q.zone_id", "q.record_name"].map { $0 + (ascending ? " ASC" : " DESC") }
+        statement.append(" ORDER BY " + outerOrder.joined(separator: ", "))
+        return statement
+    }
+
+    /// The inner query: `zone_id`, `record_name` and the sort keys `k0…` of the page's rows, in order.
+    ///
+    /// - Parameters:
+    ///   - applyingFilters: `false` for the trial scan that measures how many rows pass the filters.
+    ///   - limit: The most rows.
+    func keys(_ filters: [SQLiteQueryFilter], _ strategy: Strategy, applyingFilters: Bool, limit: Int) -> SQLFragment {
         let joinsFirstSort: Bool
         if case .scan = strategy, let first = plan.sorts.first, case .field = first.field {
             joinsFirstSort = true
@@ -136,22 +156,31 @@ struct SQLiteQueryCompiler {
         }
         let keys = plan.sorts.enumerated().map { index, sort in sortKey(sort, joined: index == 0 && joinsFirstSort, alias: alias) }
         let ascending = plan.sorts.first?.ascending ?? true
-        let ties = [
+        var ties = [
             SortKey(expression: SQLFragment(alias + ".zone_id"), ascending: ascending, nullable: false),
             SortKey(expression: SQLFragment(alias + ".record_name"), ascending: ascending, nullable: false),
         ]
-        let needsRecord = alias != "r" && (filters.contains(where: \.needsRecord) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
+        if plan.sorts.contains(where: { $0.field == .system(.recordName) }) {
+            ties.removeLast()  // names are unique within a zone: the zone alone breaks ties
+        }
+        let needsRecord =
+            alias != "r" && ((applyingFilters && filters.contains(where: \.needsRecord)) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
 
-        var inner = SQLFragment("SELECT \(alias).zone_id AS zid, \(alias).record_name AS rname")
+        var inner = SQLFragment("SELECT \(alias).zone_id AS zone_id, \(alias).record_name AS record_name")
         for (index, key) in keys.enumerated() { inner.append(SQLFragment(", ") + key.expression + SQLFragment(" AS k\(index)")) }
         switch strategy {
         case .drive(let driver):
             inner.append(SQLFragment(driver.mayRepeat ? " FROM (SELECT DISTINCT zone_id, record_name FROM (" : " FROM (") + driver.select)
             inner.append(driver.mayRepeat ? ")) d" : ") d")
         case .scan where joinsFirstSort:
-            inner.append(" FROM field_index s0")
+            inner.append(" FROM field_index s0 INDEXED BY field_index_values")
         case .scan, .empty:
-            inner.append(" FROM records r")
+            // The index in the first sort's order, so the scan reads no row twice and sorts nothing.
+            if case .system(let system)? = plan.sorts.first?.field {
+                inner.append(" FROM records r INDEXED BY " + SQLiteQueryFilter.index(system))
+            } else {
+                inner.append(" FROM records r INDEXED BY records_by_type")
+            }
         }
         if needsRecord {
             inner.append(" CROSS JOIN records r ON r.zone_id = \(alias).zone_id AND r.record_name = \(alias).record_name")
@@ -168,7 +197,9 @@ struct SQLiteQueryCompiler {
             inner.append(SQLFragment(" WHERE ") + .zones("r.zone_id", plan.zoneRowIDs))
             inner.append(" AND r.record_type = ? AND r.deleted = 0", .text(plan.recordType))
         }
-        for filter in filters { inner.append(SQLFragment(" AND ") + filter.check(alias)) }
+        if applyingFilters {
+            for filter in filters { inner.append(SQLFragment(" AND ") + filter.check(alias)) }
+        }
         if case .scan = strategy, let first = plan.sorts.first, first.relativeLocation == nil, let key = keys.first, key.expression.arguments.isEmpty {
             // A filter on the first sort field bounds the scan of its index.
             for filter in filters {
@@ -183,15 +214,8 @@ struct SQLiteQueryCompiler {
         let innerOrder = keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
             + ties.map { $0.expression.sql + ($0.ascending ? " ASC" : " DESC") }
         inner.append(" ORDER BY " + innerOrder.joined(separator: ", "))
-        inner.append(" LIMIT ?", .integer(Int64(plan.limit) + 1))
-
-        var statement = SQLFragment("SELECT " + Self.recordColumns)
-        for index in keys.indices { statement.append(", q.k\(index)") }
-        statement.append(SQLFragment(" FROM (") + inner + SQLFragment(") q CROSS JOIN records r ON r.zone_id = q.zid AND r.record_name = q.rname"))
-        let outerOrder = keys.enumerated().map { index, key in "q.k\(index)" + (key.ascending ? " ASC" : " DESC") }
-            + ["q.zid", "q.rname"].map { $0 + (ascending ? " ASC" : " DESC") }
-        statement.append(" ORDER BY " + outerOrder.joined(separator: ", "))
-        return statement
+        inner.append(" LIMIT ?", .integer(Int64(limit)))
+        return inner
     }
 
     private func sortKey(_ sort: QuerySort, joined: Bool, alias: String) -> SortKey {

@@ -57,7 +57,7 @@ struct SQLiteQueryFilter {
             if !Self.isNegative(comparator) {
                 drivers = [
                     Driver(
-                        select: SQLFragment("SELECT zone_id, record_name FROM records WHERE ") + .zones("zone_id", zones)
+                        select: SQLFragment("SELECT zone_id, record_name FROM records INDEXED BY \(Self.index(system)) WHERE ") + .zones("zone_id", zones)
                             + SQLFragment(" AND record_type = ? AND deleted = 0 AND ", [.text(plan.recordType)])
                             + condition(Self.column(system)),
                         mayRepeat: false
@@ -67,8 +67,10 @@ struct SQLiteQueryFilter {
             }
         case .field(let name, let type):
             let scope = SQLFragment(" AND record_type = ? AND field_name = ? AND ", [.text(plan.recordType), .text(name)])
-            let indexScan = SQLFragment("SELECT zone_id, record_name FROM field_index WHERE ") + .zones("zone_id", zones) + scope
-            let tokenScan = SQLFragment("SELECT zone_id, record_name FROM field_tokens WHERE ") + .zones("zone_id", zones) + scope
+            // NB: INDEXED BY, because without statistics SQLite may prefer the primary key to
+            // produce (zone_id, record_name) order for DISTINCT, reading the whole zone.
+            let indexScan = SQLFragment("SELECT zone_id, record_name FROM field_index INDEXED BY field_index_values WHERE ") + .zones("zone_id", zones) + scope
+            let tokenScan = SQLFragment("SELECT zone_id, record_name FROM field_tokens INDEXED BY field_tokens_search WHERE ") + .zones("zone_id", zones) + scope
             let member = { (alias: String) in
                 SQLFragment(
                     "SELECT 1 FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND ",
@@ -212,6 +214,17 @@ struct SQLiteQueryFilter {
         case .modifiedUserRecordName: "modified_by"
         // NB: the planner rejects share and parent; nothing matches them.
         case .share, .parent: "NULL"
+        }
+    }
+
+    /// The `records` index that serves a system field.
+    static func index(_ system: SystemFieldName) -> String {
+        switch system {
+        case .createdTimestamp: "records_by_created"
+        case .modifiedTimestamp: "records_by_modified"
+        case .createdUserRecordName: "records_by_creator"
+        case .modifiedUserRecordName: "records_by_modifier"
+        case .recordName, .share, .parent: "records_by_type"
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import StratusServer
 import StratusTesting
 import StratusWire
+import Synchronization
 import Testing
 
 /// Sort descriptors, continuation markers and keyset paging.
@@ -107,10 +108,11 @@ import Testing
             let doomed = Set(initial.compactMap(\.recordName).enumerated().filter { $0.offset % 7 == 3 }.map(\.element))
             let survivors = Set(initial.compactMap(\.recordName)).subtracting(doomed)
 
+            let stop = Mutex(false)
             let writer = Task {
                 var round = 0
                 var pendingDeletes = doomed.sorted()
-                while !Task.isCancelled, round < 400 {
+                while !stop.withLock({ $0 }), round < 400 {
                     round += 1
                     // Insert new records on both sides of the page boundary.
                     try await harness.save([
@@ -132,7 +134,7 @@ import Testing
             let pages = try await harness.allPages(.json("Churn", sorts: sorts, extra: #","resultsLimit":17"#)) {
                 try await Task.sleep(for: .milliseconds(2))
             }
-            writer.cancel()
+            stop.withLock { $0 = true }
             let rounds = try await writer.value
             #expect(rounds > 3, "the writer barely ran while paging")
             let seen = pages.flatMap { $0 }
