@@ -15,9 +15,12 @@ import StratusWire
 ///   positive filter, test the other filters, and sort the few candidates.
 ///   Cheap when a filter keeps few records.
 ///
-/// To choose, the compiler counts the candidates of each positive filter up to
-/// ``driverThreshold`` (an index-only scan); a filter with fewer drives, else the
-/// scan does. A filter with no candidates at all ends the query at once.
+/// To choose (see ``choose(_:_:)``), the compiler counts the candidates of each
+/// positive filter up to ``driverThreshold`` (index-only scans); a filter with
+/// fewer drives, a filter with none ends the query at once. Otherwise a trial
+/// scan of ``trialRows`` rows in sort order estimates how far the scan would
+/// read to fill a page, and the smallest filter drives if it has fewer
+/// candidates than that.
 ///
 /// Paging is by keyset: the statement returns the sort keys of each row, and
 /// `plan.after` becomes a `WHERE` that starts strictly after the last row's keys

@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct StratusServerTestsPlaceholder {
-    @Test func builds() {}
-}
