@@ -36,6 +36,10 @@ public final class SQLiteRecordStore: RecordStore {
     public static func open(path: String, readerCount: Int = 4, logger: Logger = .disabled) async throws -> SQLiteRecordStore {
         var configuration = SQLiteConfiguration(path: path)
         configuration.readerCount = readerCount
+        // The record and query-index B-trees outgrow SQLite's 2 MiB default page cache at a few
+        // thousand records; past that every insert and index seek becomes a read() call.
+        configuration.cacheSizeKiB = 32 * 1024
+        configuration.mmapSize = 256 << 20
         let pool = try SQLiteDatabasePool(configuration: configuration, logger: logger)
         try await SQLiteRecordStoreSchema.migrator.migrate(pool)
         return SQLiteRecordStore(pool: pool)

@@ -12,6 +12,15 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     private let schemas: SQLiteSchemaMemo
     /// Zones whose records changed in this transaction; they move up their database's change log at commit.
     private var touchedZones: Set<Int64> = []
+    /// The schema key (container, environment) of each zone a record was written to.
+    private var zoneSchemaKeys: [Int64: SchemaKey] = [:]
+    /// Schemas as this transaction sees them, so indexing a record needs no extra read.
+    private var schemaCache: [SchemaKey: Schema] = [:]
+
+    private struct SchemaKey: Hashable {
+        var container: String
+        var environment: String
+    }
 
     init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo) {
         self.db = db
@@ -34,18 +43,50 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func schema(container: String, environment: Environment) throws -> Schema {
-        guard let body = try db.fetchOne(Data.self, "SELECT body FROM schemas WHERE container = ? AND environment = ?", [container, environment.rawValue])
+        try cachedSchema(SchemaKey(container: container, environment: environment.rawValue))
+    }
+
+    private func cachedSchema(_ key: SchemaKey) throws -> Schema {
+        if let cached = schemaCache[key] { return cached }
+        let schema = try loadSchema(container: key.container, environment: key.environment)
+        schemaCache[key] = schema
+        return schema
+    }
+
+    private func loadSchema(container: String, environment: String) throws -> Schema {
+        guard let body = try db.fetchOne(Data.self, "SELECT body FROM schemas WHERE container = ? AND environment = ?", [container, environment])
         else { return Schema() }
         return try schemas.schema(decoding: body)
     }
 
     func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
+        let key = SchemaKey(container: container, environment: environment.rawValue)
+        let old = try cachedSchema(key)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         try db.execute(
             "INSERT OR REPLACE INTO schemas (container, environment, body) VALUES (?, ?, ?)",
             [container, environment.rawValue, try encoder.encode(schema)]
         )
+        schemaCache[key] = schema
+        if old != schema {
+            try SQLiteFieldIndex.schemaChanged(from: old, to: schema, container: container, environment: environment.rawValue, db)
+        }
+    }
+
+    /// The fields the schema declares for a record's type, as this transaction sees the schema.
+    private func declaredFields(of record: StoredRecord) throws -> [String: FieldSchema] {
+        let key: SchemaKey
+        if let known = zoneSchemaKeys[record.zoneRowID] {
+            key = known
+        } else {
+            guard let zone = try zone(rowID: record.zoneRowID) else {
+                throw SQLiteStoreCorruption(message: "record '\(record.recordName)' is written to zone row \(record.zoneRowID), which does not exist")
+            }
+            key = SchemaKey(container: zone.database.container, environment: zone.database.environment.rawValue)
+            zoneSchemaKeys[record.zoneRowID] = key
+        }
+        return try cachedSchema(key).recordTypes[record.recordType]?.fields ?? [:]
     }
 
     // MARK: Zones
@@ -223,7 +264,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
                 [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
             )
         }
-        try SQLiteFieldIndex.index(record, db)
+        try SQLiteFieldIndex.index(record, declared: try declaredFields(of: record), db)
     }
 
     func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
@@ -248,7 +289,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
 
     // MARK: Queries
 
-    func query(_ plan: QueryPlan) throws -> [StoredRecord] {
+    func query(_ plan: QueryPlan) throws -> QueryPage {
         try SQLiteQueryCompiler(plan: plan).run(db)
     }
 }

@@ -2,46 +2,51 @@ import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
-    /// `records/query`: records of one type in a zone (or every zone), paged with a continuation marker.
+    /// `records/query`: records of one type matching the filters, in the sort order, one page at a time.
+    ///
+    /// The ``QueryPlanner`` checks the query against the schema; the store runs the
+    /// plan on its indexes. Paging is by keyset: the continuation marker seals the
+    /// last record's sort values, zone and name plus a fingerprint of the query, so
+    /// records added, changed or deleted between pages never make a page skip or
+    /// repeat a record that stayed in place, and a marker cannot be replayed with
+    /// another query.
     func queryRecords(_ context: RequestContext) async throws -> HTTPResponse {
         let schema = try await schema(for: context)
         let request = try context.decode(RecordsQuery.Request.self, schema: schema)
         let limit = try resultsLimit(request.resultsLimit)
-        guard schema.recordTypes[request.query.recordType] != nil else {
-            throw ServiceError.badRequest("did not find record type '\(request.query.recordType)' in the \(context.environment.rawValue) schema")
-        }
-        guard (request.query.filterBy ?? []).isEmpty, (request.query.sortBy ?? []).isEmpty else {
-            throw ServiceError.badRequest("query filters and sort descriptors are not supported yet")
-        }
-        let after: QueryCursor?
-        if let marker = request.continuationMarker {
-            guard let cursor = tokens.open(marker.rawValue, kind: .queryContinuation, as: QueryCursor.self) else {
-                throw ServiceError.badRequest("the continuation marker is not valid for this server; run the query again without it")
-            }
-            after = cursor
-        } else {
-            after = nil
-        }
-        let database = context.database
+        var plan = try QueryPlanner(schema: schema, environment: context.environment).plan(request.query, limit: limit)
         let zoneWide = request.zoneID == nil && (request.zoneWide ?? false)
         let zoneName = try context.zoneName(of: request.zoneID)
-        let (records, zones) = try await store.read { tx -> ([StoredRecord], [Int64: ZoneRow]) in
+        let database = context.database
+        let fingerprint = QueryContinuation.fingerprint(
+            database: database, zones: zoneWide ? "zoneWide" : "zone:" + zoneName, query: request.query
+        )
+        if let marker = request.continuationMarker {
+            guard let continuation = tokens.open(marker.rawValue, kind: .queryContinuation, as: QueryContinuation.self) else {
+                throw ServiceError.badRequest("the continuation marker is not valid for this server; run the query again without it")
+            }
+            guard continuation.f == fingerprint, continuation.c.sortValues.count == plan.sorts.count else {
+                throw ServiceError.badRequest(
+                    "the continuation marker belongs to a different query; send it with the same query, zone and database that returned it"
+                )
+            }
+            plan.after = continuation.c
+        }
+        let planned = plan
+        let (page, zones) = try await store.read { tx -> (QueryPage, [Int64: ZoneRow]) in
             let zones = zoneWide ? try tx.zones(in: database) : try tx.zone(named: zoneName, in: database).map { [$0] } ?? []
-            if zones.isEmpty, zoneName != ZoneID.defaultZoneName {
+            if zones.isEmpty, !zoneWide, zoneName != ZoneID.defaultZoneName {
                 throw ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
             }
-            let plan = QueryPlan(zoneRowIDs: zones.map(\.rowID), recordType: request.query.recordType, limit: limit + 1, after: after)
-            return (try tx.query(plan), Dictionary(uniqueKeysWithValues: zones.map { ($0.rowID, $0) }))
+            var plan = planned
+            plan.zoneRowIDs = zones.map(\.rowID)
+            let page = plan.zoneRowIDs.isEmpty ? QueryPage(records: [], next: nil) : try tx.query(plan)
+            return (page, Dictionary(uniqueKeysWithValues: zones.map { ($0.rowID, $0) }))
         }
-        var page = records
-        var marker: ContinuationMarker?
-        if page.count > limit {
-            page.removeLast(page.count - limit)
-            if let last = page.last {
-                marker = ContinuationMarker(tokens.seal(QueryCursor(sortValues: [], zoneRowID: last.zoneRowID, recordName: last.recordName), kind: .queryContinuation))
-            }
+        let marker = page.next.map {
+            ContinuationMarker(tokens.seal(QueryContinuation(f: fingerprint, c: $0), kind: .queryContinuation))
         }
-        let results = page.compactMap { record -> RecordResult? in
+        let results = page.records.compactMap { record -> RecordResult? in
             zones[record.zoneRowID].map { .record(RecordPresenter.wire(record, zone: $0, desiredKeys: request.desiredKeys)) }
         }
         return try context.encode(RecordsQuery.Response(records: results, continuationMarker: marker), numbersAsStrings: request.numbersAsStrings)

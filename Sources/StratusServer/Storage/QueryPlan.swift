@@ -1,3 +1,4 @@
+public import Foundation
 public import StratusWire
 
 /// A validated query, ready for a back end to run on its indexes.
@@ -7,6 +8,17 @@ public import StratusWire
 /// into its own query language. Paging is by keyset: ``after`` holds the sort
 /// values and name of the last record returned, so pages stay correct while
 /// records change.
+///
+/// Values are normalized by the planner (see `QueryPlanner`): a filter's value
+/// always has the field's element type (TIMESTAMP, never a bare INT64; a record
+/// name as STRING for `recordName` and the user system fields), list-valued
+/// comparators carry a typed list, and the token comparators carry the query's
+/// tokens as a STRING_LIST (see ``SearchTokenizer``).
+///
+/// Order: the sort descriptors in turn, then zone row and record name as tie
+/// breakers, both in the direction of the first sort descriptor (ascending when
+/// there is none). A missing value sorts before every present value (it is the
+/// smallest), so it comes first ascending and last descending.
 public struct QueryPlan: Hashable, Sendable {
     /// The zones searched (several for a `zoneWide` query).
     public var zoneRowIDs: [Int64]
@@ -16,7 +28,7 @@ public struct QueryPlan: Hashable, Sendable {
     public var filters: [QueryFilter]
     /// Sort order; ties are broken by zone and record name.
     public var sorts: [QuerySort]
-    /// The most records to return.
+    /// The most records to return in one page.
     public var limit: Int
     /// Where the previous page ended, if this is a continuation.
     public var after: QueryCursor?
@@ -35,6 +47,20 @@ public struct QueryPlan: Hashable, Sendable {
     }
 }
 
+/// One page of query results.
+public struct QueryPage: Hashable, Sendable {
+    /// At most ``QueryPlan/limit`` live records, in the plan's order.
+    public var records: [StoredRecord]
+    /// Where this page ended, when more records follow it; `nil` on the last page.
+    public var next: QueryCursor?
+
+    /// Creates a page.
+    public init(records: [StoredRecord], next: QueryCursor?) {
+        self.records = records
+        self.next = next
+    }
+}
+
 /// A field a filter or sort addresses: a record field with its schema type, or a system field.
 public enum QueryField: Hashable, Sendable {
     /// A record field and its declared type.
@@ -48,14 +74,15 @@ public struct QueryFilter: Hashable, Sendable {
     /// The field tested.
     public var field: QueryField
     /// How it is tested.
-    public var comparator: Comparator
-    /// The value compared with (a list for `IN` and the `LIST_*_ANY/ALL` comparators).
+    public var comparator: StratusWire.Comparator
+    /// The value compared with, normalized to the field's element type (a typed list for `IN`,
+    /// `NOT_IN` and the `LIST_*_ANY/ALL` comparators, the tokens for `CONTAINS_*_TOKENS`).
     public var value: FieldValue
     /// For `NEAR`: the radius in meters.
     public var distance: Double?
 
     /// Creates a filter.
-    public init(field: QueryField, comparator: Comparator, value: FieldValue, distance: Double? = nil) {
+    public init(field: QueryField, comparator: StratusWire.Comparator, value: FieldValue, distance: Double? = nil) {
         self.field = field
         self.comparator = comparator
         self.value = value
@@ -81,6 +108,9 @@ public struct QuerySort: Hashable, Sendable {
 }
 
 /// Where a query page ended: the last record's sort values, zone and name.
+///
+/// Sort values are what the back end sorted by: the field's value, the system
+/// field's value, or the computed distance for a location sort.
 public struct QueryCursor: Hashable, Sendable, Codable {
     /// The last record's value for each sort descriptor (`nil` when it had none).
     public var sortValues: [QueryCursorValue?]
@@ -97,7 +127,7 @@ public struct QueryCursor: Hashable, Sendable, Codable {
     }
 }
 
-/// A sort value as the index stores it: an integer, a real or a text.
+/// A sort value as the index stores it: an integer, a real, a text or bytes.
 public enum QueryCursorValue: Hashable, Sendable, Codable {
     /// INT64, TIMESTAMP and system timestamps.
     case integer(Int64)
@@ -105,4 +135,6 @@ public enum QueryCursorValue: Hashable, Sendable, Codable {
     case real(Double)
     /// STRING, reference names and system names.
     case text(String)
+    /// BYTES.
+    case bytes(Data)
 }

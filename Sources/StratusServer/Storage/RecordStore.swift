@@ -58,8 +58,9 @@ public protocol RecordStoreReader {
     /// Live records whose reference fields point at the target, with the action each uses.
     func references(toRecord name: String, inZone zoneRowID: Int64) throws -> [ReferenceEdge]
 
-    /// Runs a query and returns at most `plan.limit` live records in the plan's order.
-    func query(_ plan: QueryPlan) throws -> [StoredRecord]
+    /// Runs a query on the back end's indexes: at most `plan.limit` live records in the plan's
+    /// order, after `plan.after`, and the cursor of the last one when more follow.
+    func query(_ plan: QueryPlan) throws -> QueryPage
 }
 
 /// Write primitives, valid only inside ``RecordStore/write(_:)``.
