@@ -7,13 +7,13 @@ import Testing
 @Suite struct QueryPlannerTests {
     static let schema = Schema(recordTypes: [
         "Event": RecordTypeSchema(fields: [
-            "title": .justInTime(.string),
-            "starts": .justInTime(.timestamp),
-            "weight": .justInTime(.double),
-            "owner": .justInTime(.reference),
-            "venue": .justInTime(.location),
-            "labels": .justInTime(.stringList),
-            "blob": .justInTime(.bytes),
+            "title": .justInTime(.string).fullyIndexed,
+            "starts": .justInTime(.timestamp).fullyIndexed,
+            "weight": .justInTime(.double).fullyIndexed,
+            "owner": .justInTime(.reference).fullyIndexed,
+            "venue": .justInTime(.location).fullyIndexed,
+            "labels": .justInTime(.stringList).fullyIndexed,
+            "blob": .justInTime(.bytes).fullyIndexed,
         ])
     ])
 

@@ -75,15 +75,34 @@ import Testing
         }
     }
 
-    /// The development schema grows just in time with each new type and field.
+    /// The development schema grows just in time with each new type and field, without indexes.
     @Test(arguments: backends) func developmentSchemaGrowsJustInTime(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
             try await server.create("n1", fields: ["title": .string("a")])
             try await server.create("n2", fields: ["title": .string("b"), "tags": .stringList(["x"])])
             let schema = try await server.store.read { try $0.schema(container: TestCloudKitServer.container, environment: .development) }
-            #expect(schema.recordTypes["Note"]?.fields["title"]?.type == .string)
+            #expect(schema.recordTypes["Note"]?.fields["title"] == FieldSchema(type: .string, queryable: false, sortable: false, searchable: false))
             #expect(schema.recordTypes["Note"]?.fields["tags"]?.type == .stringList)
+        }
+    }
+
+    /// In development the first query that needs an index turns it on and finds the records saved before.
+    @Test(arguments: backends) func developmentQueriesTurnOnTheIndexesTheyNeed(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            try await server.create("n1", fields: ["title": .string("oat milk"), "rank": .int64(2)])
+            try await server.create("n2", fields: ["title": .string("dog food"), "rank": .int64(1)])
+            let body = #"{"query":{"recordType":"Note","filterBy":[{"fieldName":"title","comparator":"CONTAINS_ANY_TOKENS","fieldValue":{"value":"milk food"}},{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":0}}],"sortBy":[{"fieldName":"rank"}]}}"#
+            let (status, data) = try await server.post("records/query", body)
+            #expect(status == 200, "\(String(decoding: data, as: UTF8.self))")
+            let names = try WireCoding.decode(RecordsQuery.Response.self, from: data).records.compactMap(\.record?.recordName)
+            #expect(names == ["n2", "n1"])
+            let schema = try await server.store.read { try $0.schema(container: TestCloudKitServer.container, environment: .development) }
             #expect(schema.recordTypes["Note"]?.fields["title"]?.searchable == true)
+            #expect(schema.recordTypes["Note"]?.fields["rank"]?.queryable == true)
+            #expect(schema.recordTypes["Note"]?.fields["rank"]?.sortable == true)
+            // Production never grows indexes on demand.
+            let (productionStatus, _) = try await server.post("records/query", body, environment: "production")
+            #expect(productionStatus == 400)
         }
     }
 }

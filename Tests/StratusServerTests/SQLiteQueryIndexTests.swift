@@ -52,6 +52,13 @@ import Testing
             #expect(status == 200, "\(String(decoding: answer, as: UTF8.self).prefix(500))")
         }
 
+        // Index every field, as queries in development would one by one.
+        try await server.store.write { tx in
+            var schema = try tx.schema(container: TestCloudKitServer.container, environment: .development)
+            let fields = schema.recordTypes["Bench"]?.fields ?? [:]
+            schema.recordTypes["Bench"] = RecordTypeSchema(fields: fields.mapValues { $0.fullyIndexed })
+            try tx.saveSchema(schema, container: TestCloudKitServer.container, environment: .development)
+        }
         let database = DatabaseKey(container: TestCloudKitServer.container, environment: .development, scope: .private, owner: "_00000000000000000000000000000001")
         let (schema, zone) = try await server.store.read { tx in
             (try tx.schema(container: TestCloudKitServer.container, environment: .development), try tx.zone(named: "_defaultZone", in: database))
@@ -99,5 +106,12 @@ import Testing
         #expect(SQLiteQueryFilter.prefixUpperBound("\u{D7FF}") == "\u{E000}")
         #expect(SQLiteQueryFilter.prefixUpperBound("") == nil)
         #expect(SQLiteQueryFilter.prefixUpperBound("\u{10FFFF}") == nil)
+    }
+}
+
+extension FieldSchema {
+    /// This field with every index its type allows.
+    var fullyIndexed: FieldSchema {
+        FieldSchema(type: type, queryable: true, sortable: !type.isList, searchable: type == .string || type == .stringList)
     }
 }

@@ -87,7 +87,7 @@ import Testing
 
             let plan = try await server.store.deploySchema(container: Self.container)
             #expect(plan.changes.map(\.description) == [
-                "+ record type Note", "+ field Note.due TIMESTAMP (queryable, sortable)", "+ field Note.title STRING (queryable, sortable, searchable)",
+                "+ record type Note", "+ field Note.due TIMESTAMP (no indexes)", "+ field Note.title STRING (no indexes)",
             ])
             let development = try await server.store.exportSchema(container: Self.container, environment: .development)
             #expect(try await server.store.exportSchema(container: Self.container, environment: .production) == development)

@@ -65,9 +65,13 @@ public struct FieldSchema: Hashable, Sendable, Codable {
         self.searchable = searchable
     }
 
-    /// The indexes a field gets when the development schema grows to include it:
-    /// every field is queryable and sortable, and strings are searchable.
+    /// A field the development schema grows to include: no indexes yet.
+    ///
+    /// Indexes cost every write, so a field gets one only when something needs
+    /// it: in development the first query that filters, sorts or searches on
+    /// the field turns the index on (and builds it); `stratus schema import`
+    /// sets them explicitly; deploying carries them to production.
     public static func justInTime(_ type: FieldType) -> FieldSchema {
-        FieldSchema(type: type, queryable: true, sortable: !type.isList, searchable: type == .string || type == .stringList)
+        FieldSchema(type: type, queryable: false, sortable: false, searchable: false)
     }
 }

@@ -1,4 +1,5 @@
 import StratusHTTP
+import StratusLogging
 import StratusWire
 
 extension CloudKitService {
@@ -11,8 +12,11 @@ extension CloudKitService {
     /// repeat a record that stayed in place, and a marker cannot be replayed with
     /// another query.
     func queryRecords(_ context: RequestContext) async throws -> HTTPResponse {
-        let schema = try await schema(for: context)
+        var schema = try await schema(for: context)
         let request = try context.decode(RecordsQuery.Request.self, schema: schema)
+        if context.environment == .development, QueryIndexing.enable(for: request.query, in: schema) != nil {
+            schema = try await enableIndexes(for: request.query, context: context)
+        }
         let limit = try resultsLimit(request.resultsLimit)
         var plan = try QueryPlanner(schema: schema, environment: context.environment).plan(request.query, limit: limit)
         let zoneWide = request.zoneID == nil && (request.zoneWide ?? false)
@@ -50,5 +54,28 @@ extension CloudKitService {
             zones[record.zoneRowID].map { .record(RecordPresenter.wire(record, zone: $0, desiredKeys: request.desiredKeys)) }
         }
         return try context.encode(RecordsQuery.Response(records: results, continuationMarker: marker), numbersAsStrings: request.numbersAsStrings)
+    }
+
+    /// Development only: turns on the indexes a query needs (building them from the stored
+    /// records) in one write transaction, so the query can run on them.
+    private func enableIndexes(for query: Query, context: RequestContext) async throws -> Schema {
+        let container = context.container
+        let environment = context.environment
+        let schemas = self.schemas
+        let (schema, changes, ticket) = try await store.write { tx -> (Schema, [QueryIndexing.Change], UInt64) in
+            let current = try tx.schema(container: container, environment: environment)
+            guard let enabled = QueryIndexing.enable(for: query, in: current) else { return (current, [], schemas.ticket()) }
+            try tx.saveSchema(enabled.schema, container: container, environment: environment)
+            // NB: the ticket is taken inside the transaction so cache updates land in commit order.
+            return (enabled.schema, enabled.changes, schemas.ticket())
+        }
+        schemas.replace(schema, container: container, environment: environment, ticket: ticket)
+        if !changes.isEmpty {
+            logger.info(
+                "development schema: turned on \(changes.map(\.description).joined(separator: ", ")) for a query",
+                metadata: ["container": container, "request-id": context.requestID]
+            )
+        }
+        return schema
     }
 }
