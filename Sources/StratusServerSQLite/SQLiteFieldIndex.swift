@@ -49,15 +49,25 @@ enum SQLiteFieldIndex {
     ///
     /// - Parameter declared: The record type's fields in the schema as the transaction sees it.
     static func index(_ record: StoredRecord, declared: [String: FieldSchema], _ db: SQLiteConnection) throws {
+        let indexed = declared.compactMap { name, field -> (String, Spec)? in
+            let spec = Spec(field)
+            return spec.isEmpty ? nil : (name, spec)
+        }
+        let undeclared = record.fields.compactMap { name, value -> (String, Spec, FieldValue)? in
+            guard declared[name] == nil else { return nil }
+            let spec = Spec(.justInTime(value.type))
+            return spec.isEmpty ? nil : (name, spec, value)
+        }
+        // NB: a record type without indexed fields has no index rows to replace (rows of a field
+        // are dropped when its index is turned off), so most writes skip the index entirely.
+        guard !indexed.isEmpty || !undeclared.isEmpty else { return }
         try remove(recordName: record.recordName, zoneRowID: record.zoneRowID, db)
         let target = Target(zoneRowID: record.zoneRowID, recordName: record.recordName, recordType: record.recordType)
-        for (name, field) in declared {
-            let spec = Spec(field)
-            guard !spec.isEmpty else { continue }
+        for (name, spec) in indexed {
             try index(target, field: name, spec: spec, value: record.fields[name], db)
         }
-        for (name, value) in record.fields where declared[name] == nil {
-            try index(target, field: name, spec: Spec(.justInTime(value.type)), value: value, db)
+        for (name, spec, value) in undeclared {
+            try index(target, field: name, spec: spec, value: value, db)
         }
     }
 

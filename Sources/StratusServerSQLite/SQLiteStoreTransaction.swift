@@ -12,6 +12,8 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     private let schemas: SQLiteSchemaMemo
     /// Zones whose records changed in this transaction; they move up their database's change log at commit.
     private var touchedZones: Set<Int64> = []
+    /// The last record change sequence handed out per zone in this transaction; written back in ``finish()``.
+    private var handedOut: [Int64: Int64] = [:]
     /// The schema key (container, environment) of each zone a record was written to.
     private var zoneSchemaKeys: [Int64: SchemaKey] = [:]
     /// Schemas as this transaction sees them, so indexing a record needs no extra read.
@@ -115,18 +117,26 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         try db.fetchOne(
             "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND zone_name = ? AND deleted = 0",
             SQLiteArguments(Self.arguments(database) + [name]), Self.zone
-        )
+        ).map(current)
     }
 
     func zone(rowID: Int64) throws -> ZoneRow? {
-        try db.fetchOne("SELECT \(Self.zoneColumns) FROM zones WHERE id = ?", [rowID], Self.zone)
+        try db.fetchOne("SELECT \(Self.zoneColumns) FROM zones WHERE id = ?", [rowID], Self.zone).map(current)
     }
 
     func zones(in database: DatabaseKey) throws -> [ZoneRow] {
         try db.fetchAll(
             "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND deleted = 0 ORDER BY zone_name",
             SQLiteArguments(Self.arguments(database)), Self.zone
-        )
+        ).map(current)
+    }
+
+    /// The row with the change sequence this transaction has handed out but not yet stored.
+    private func current(_ zone: ZoneRow) -> ZoneRow {
+        guard let handed = handedOut[zone.rowID], handed > zone.changeSequence else { return zone }
+        var zone = zone
+        zone.changeSequence = handed
+        return zone
     }
 
     func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow] {
@@ -172,13 +182,21 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func nextChangeSequence(inZone zoneRowID: Int64) throws -> Int64 {
-        guard let sequence = try db.fetchOne(
-            Int64.self, "UPDATE zones SET change_seq = change_seq + 1 WHERE id = ? AND deleted = 0 RETURNING change_seq", [zoneRowID]
-        ) else {
-            throw SQLiteStoreCorruption(message: "zone row \(zoneRowID) is missing or deleted")
+        let last: Int64
+        if let handed = handedOut[zoneRowID] {
+            last = handed
+        } else {
+            guard let stored = try db.fetchOne(Int64.self, "SELECT change_seq FROM zones WHERE id = ? AND deleted = 0", [zoneRowID]) else {
+                throw SQLiteStoreCorruption(message: "zone row \(zoneRowID) is missing or deleted")
+            }
+            last = stored
         }
+        // NB: counted in memory and stored once at commit. A savepoint that rolls back a change
+        // leaves a gap in the sequence, which change feeds tolerate; a number is never reused,
+        // because only this one writer hands numbers out.
+        handedOut[zoneRowID] = last + 1
         touchedZones.insert(zoneRowID)
-        return sequence
+        return last + 1
     }
 
     /// Moves every zone whose records changed up its database's change log; called once before commit.
@@ -186,6 +204,10 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     /// Done here rather than per change so a savepoint that rolls back a change cannot also roll
     /// back the zone's move while the transaction still counts it as moved.
     func finish() throws {
+        for (zoneRowID, sequence) in handedOut.sorted(by: { $0.key < $1.key }) {
+            try db.execute("UPDATE zones SET change_seq = ? WHERE id = ? AND change_seq < ?", [sequence, zoneRowID, sequence])
+        }
+        handedOut = [:]
         for zoneRowID in touchedZones.sorted() {
             guard let zone = try zone(rowID: zoneRowID), !zone.isDeleted else { continue }
             let sequence = try nextDatabaseSequence(zone.database)
