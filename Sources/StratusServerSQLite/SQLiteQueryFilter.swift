@@ -219,13 +219,7 @@ struct SQLiteQueryFilter {
 
     /// The `records` index that serves a system field.
     static func index(_ system: SystemFieldName) -> String {
-        switch system {
-        case .createdTimestamp: "records_by_created"
-        case .modifiedTimestamp: "records_by_modified"
-        case .createdUserRecordName: "records_by_creator"
-        case .modifiedUserRecordName: "records_by_modifier"
-        case .recordName, .share, .parent: "records_by_type"
-        }
+        SQLiteSystemIndexes.index(for: system)?.name ?? "records_by_type"
     }
 
     /// How the index stores a scalar value.

@@ -2,6 +2,7 @@ public import StratusLogging
 public import StratusServer
 import StratusSQLite
 import StratusWire
+import Synchronization
 
 /// The embedded back end: the cloud database in one SQLite file, WAL mode, one writer and a reader pool.
 ///
@@ -18,6 +19,8 @@ public final class SQLiteRecordStore: RecordStore {
     private let pool: SQLiteDatabasePool
     private let schemas: SQLiteSchemaMemo
     private let writes: SQLiteWriteCoalescer
+    /// System-field indexes known to exist.
+    private let systemIndexes = Mutex<Set<SQLiteSystemIndexes.Index>>([])
 
     private init(pool: SQLiteDatabasePool) {
         self.pool = pool
@@ -54,6 +57,16 @@ public final class SQLiteRecordStore: RecordStore {
     /// concurrent writes may share (group commit); it returns only after that transaction commits.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
         try await writes.write(body)
+    }
+
+    /// Creates, once, the system-field indexes `plan` reads (see `SQLiteSystemIndexes`).
+    public func prepare(for plan: QueryPlan) async throws {
+        let missing = SQLiteSystemIndexes.needed(by: plan).subtracting(systemIndexes.withLock { $0 })
+        guard !missing.isEmpty else { return }
+        try await pool.writeWithoutTransaction { db in
+            for index in missing { try SQLiteSystemIndexes.create(index, db) }
+        }
+        systemIndexes.withLock { $0.formUnion(missing) }
     }
 
     /// Closes every connection.

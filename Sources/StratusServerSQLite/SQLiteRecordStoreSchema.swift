@@ -118,6 +118,13 @@ enum SQLiteRecordStoreSchema {
                 """)
             try SQLiteFieldIndex.rebuildAll(db)
         }
+        migrator.registerMigration("v3-system-field-indexes-on-demand") { db in
+            // Every write paid for four indexes few queries use; they are now created by the
+            // first query that filters or sorts on their system field (SQLiteSystemIndexes).
+            for index in SQLiteSystemIndexes.all {
+                try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
+            }
+        }
         return migrator
     }()
 }

@@ -70,6 +70,7 @@ import Testing
             let request = try RecordsQuery.Request.json("Bench", filters: query.filters, sorts: query.sorts)
             var plan = try QueryPlanner(schema: schema, environment: .development).plan(request.query, limit: 200)
             plan.zoneRowIDs = [zoneRowID]
+            try await server.store.prepare(for: plan)
             plan.after = QueryCursor(sortValues: plan.sorts.map { _ in .integer(1) }, zoneRowID: zoneRowID, recordName: "r1")
             let compiler = SQLiteQueryCompiler(plan: plan)
             let filters = plan.filters.map { SQLiteQueryFilter($0, plan: plan) }

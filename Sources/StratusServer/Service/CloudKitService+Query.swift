@@ -36,6 +36,7 @@ extension CloudKitService {
             }
             plan.after = continuation.c
         }
+        try await store.prepare(for: plan)
         let planned = plan
         let (page, zones) = try await store.read { tx -> (QueryPage, [Int64: ZoneRow]) in
             let zones = zoneWide ? try tx.zones(in: database) : try tx.zone(named: zoneName, in: database).map { [$0] } ?? []

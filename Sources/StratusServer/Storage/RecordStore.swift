@@ -20,8 +20,16 @@ public protocol RecordStore: Sendable {
     /// Runs `body` in one serializable transaction that commits if `body` returns and rolls back if it throws.
     func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T
 
+    /// Makes sure the indexes `plan` reads exist (a back end may build some on first use).
+    func prepare(for plan: QueryPlan) async throws
+
     /// Closes the store; no call may follow.
     func close() async throws
+}
+
+extension RecordStore {
+    /// Does nothing: the back end keeps every index it needs at all times.
+    public func prepare(for plan: QueryPlan) async throws {}
 }
 
 /// Read primitives, valid only inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
