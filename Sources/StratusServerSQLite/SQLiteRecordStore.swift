@@ -15,7 +15,7 @@ import StratusWire
 /// let service = CloudKitService(store: store, configuration: configuration, logger: logger)
 /// ```
 public final class SQLiteRecordStore: RecordStore {
-    private let pool: SQLiteDatabasePool
+    let pool: SQLiteDatabasePool
     private let schemas: SQLiteSchemaMemo
     private let writes: SQLiteWriteCoalescer
 
