@@ -1,4 +1,5 @@
 import Foundation
+import StratusHTTP
 import StratusServer
 import StratusTesting
 import StratusWire
@@ -141,6 +142,21 @@ import Testing
             #expect(page.status == 200)
             #expect(page.text.contains(#"action="/signin""#))
             #expect(page.text.contains("Keep me signed in"))
+        }
+    }
+
+    @Test func browsersMayReadResponsesOnlyFromTheTokensAllowedOrigins() async throws {
+        try await withAuthServer { server in
+            let (token, _) = try await server.admin().createAPIToken(
+                container: TestCloudKitServer.container, environment: .development, name: "web", allowedOrigins: ["https://app.example.com"])
+            let open = try await server.makeAPIToken()
+            for apiToken in [token, open] {
+                #expect(try await server.exchange("records/lookup", Body.lookup("x"), database: "public", query: [("ckAPIToken", apiToken)]).status == 200)
+            }
+            let request = { (apiToken: String) in HTTPRequest(method: .post, path: "/", query: ["ckAPIToken": apiToken]) }
+            #expect(server.service.isOriginAllowed("https://app.example.com", for: request(token)))
+            #expect(!server.service.isOriginAllowed("https://evil.example.com", for: request(token)))
+            #expect(server.service.isOriginAllowed("https://evil.example.com", for: request(open)))
         }
     }
 

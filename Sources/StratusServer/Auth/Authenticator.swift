@@ -22,6 +22,8 @@ final class Authenticator: Sendable {
     let logger: Logger
     /// Parsed public keys by PEM, so a signature check does not parse the key each time.
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
+    /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
+    private let originsByToken = Mutex<[String: [String]]>([:])
     /// A hash no password matches, verified for unknown e-mail addresses so they take as long as known ones.
     let decoyHash = Mutex<String?>(nil)
 
@@ -83,6 +85,7 @@ final class Authenticator: Sendable {
             (try tx.apiToken(hash: tokenHash), try sessionID.flatMap { try tx.session(id: $0) })
         }
         guard let record else { throw failure("unknown API token", request) }
+        remember(origins: record.revokedAt == nil ? record.allowedOrigins : nil, tokenHash: tokenHash)
         guard record.revokedAt == nil else { throw failure("API token \(record.prefix)… was revoked", request) }
         guard record.container == container, record.environment == environment else {
             throw failure(
@@ -100,6 +103,20 @@ final class Authenticator: Sendable {
             principal: .user(userRecordName: live.userRecordName, sessionID: live.sessionID, apiToken: apiToken),
             refreshedToken: try tokens.seal(sessionID: live.sessionID, issuedAt: now)
         )
+    }
+
+    private func remember(origins: [String]?, tokenHash: String) {
+        originsByToken.withLock { table in
+            if table.count >= 10_000, table[tokenHash] == nil { table.removeAll() }
+            table[tokenHash] = origins
+        }
+    }
+
+    /// The allowed origins of an API token as of its last use in this process (`nil` if not seen);
+    /// an empty list allows every origin.
+    func allowedOrigins(ofToken token: String) -> [String]? {
+        let hash = Self.hash(token)
+        return originsByToken.withLock { $0[hash] }
     }
 
     /// How far the newest-token-used mark may lag, so a busy session writes it at most once a minute.

@@ -1,4 +1,4 @@
-import StratusHTTP
+public import StratusHTTP
 import StratusWire
 import Synchronization
 
@@ -41,6 +41,29 @@ extension CloudKitService {
             }
         }
         return outcome.principal
+    }
+
+    /// Whether a browser page at `origin` may read the response to `request` (CORS).
+    ///
+    /// With authentication on, the answer is the allowed origins of the request's API token
+    /// (any origin when it lists none). A token this process has not yet checked — such as on
+    /// the preflight before its first request — is not refused here: CORS only limits what a
+    /// browser may read, and the request itself is still authenticated.
+    ///
+    /// ```swift
+    /// router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - origin: The request's `Origin` header.
+    ///   - request: The request.
+    /// - Returns: `true` if the origin may read the response.
+    public func isOriginAllowed(_ origin: String, for request: HTTPRequest) -> Bool {
+        guard let authenticator, configuration.authentication.requiresAuthentication,
+            let token = request.query[Authenticator.apiTokenParameter],
+            let origins = authenticator.allowedOrigins(ofToken: token)
+        else { return true }
+        return origins.isEmpty || origins.contains(origin)
     }
 
     /// What an API token alone may do in the public database: read.
