@@ -4,6 +4,8 @@
 export PATH := $(PATH):/opt/swift/usr/bin
 
 SERVE_FLAGS ?=
+# Open mode (no accounts, one user) keeps `make serve` easy to try; `make serve SERVE_MODE=` requires credentials.
+SERVE_MODE ?= --open
 
 .PHONY: serve test deps build bench clean
 
@@ -12,7 +14,7 @@ deps:
 
 serve: deps
 	swift build -c release --product stratus
-	.build/release/stratus serve $(SERVE_FLAGS)
+	.build/release/stratus serve $(SERVE_MODE) $(SERVE_FLAGS)
 
 build: deps
 	swift build --build-tests

@@ -69,7 +69,7 @@ let package = Package(
             name: "StratusTesting",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics", "StratusServer",
-                "StratusServerSQLite", "StratusWire",
+                "StratusServerSQLite", "StratusWire", "StratusCrypto",
             ]
         ),
         .executableTarget(
@@ -91,6 +91,13 @@ let package = Package(
             dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]
         ),
         .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),
+        .testTarget(
+            name: "StratusAuthTests",
+            dependencies: [
+                "StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusCrypto", "StratusClient",
+                "StratusLogging",
+            ]
+        ),
         .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire", "StratusLogging"]),
         .testTarget(
             name: "StratusHTTPServerTests",

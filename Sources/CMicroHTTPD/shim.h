@@ -2,6 +2,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
 
 /// Starts a daemon with every option in `options` (terminated by MHD_OPTION_END).
@@ -20,4 +22,19 @@ static inline struct MHD_Daemon *stratus_mhd_start_daemon(unsigned int flags, ui
 static inline uint16_t stratus_mhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+/// Writes the client's numeric IP address into `buffer` (an empty string if unknown).
+/// MHD_get_connection_info is C-variadic, which Swift cannot call.
+static inline void stratus_mhd_client_address(struct MHD_Connection *connection, char *buffer, size_t length) {
+    if (length == 0) return;
+    buffer[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)length);
+    } else if (address->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)length);
+    }
 }

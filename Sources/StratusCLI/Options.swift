@@ -28,7 +28,7 @@ struct Options {
         }
     }
 
-    private static let booleanFlags: Set = ["help", "open"]
+    private static let booleanFlags: Set = ["help", "open", "discoverable", "short", "password-stdin"]
 
     /// The flag's value, else `STRATUS_<NAME>` from the environment, else `fallback`.
     func string(_ name: String, default fallback: String) -> String {

@@ -10,14 +10,22 @@ import StratusServerSQLite
 enum ServeCommand {
     static let usage = """
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--threads 4]
-                      [--log-level info] [--log-format text|json]
+                      [--log-level info] [--log-format text|json] [--open] [--public-url <url>]
+
+        Requests need credentials: an API token (`stratus token create`), plus a web auth
+        token for a user (the server's /signin page or `stratus user token`), or a
+        server-to-server signature (`stratus key add`). --open turns authentication off and
+        every request acts as one user: for development on loopback only.
+        --public-url is the server's external base URL, used in sign-in links
+        (default: http:// and the request's Host header).
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
-        STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT.
+        STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
+        STRATUS_PUBLIC_URL.
         """
 
     static func run(_ options: Options) async throws {
-        let unknown = options.unknownFlags(known: ["host", "port", "data-dir", "threads", "log-level", "log-format"])
+        let unknown = options.unknownFlags(known: ["host", "port", "data-dir", "threads", "log-level", "log-format", "open", "public-url"])
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
         let levelName = options.string("log-level", default: "info")
@@ -39,9 +47,11 @@ enum ServeCommand {
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
         let dataDirectory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
         let store = try await dataDirectory.openStore(logger: logger)
-        let service = CloudKitService(
-            store: store, configuration: ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret()), logger: logger
-        )
+        var serviceConfiguration = ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret())
+        serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
+        let publicURL = options.string("public-url", default: "")
+        serviceConfiguration.authentication.publicBaseURL = publicURL.isEmpty ? nil : publicURL
+        let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
 
         let metrics = MetricsRegistry()
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
@@ -49,7 +59,12 @@ enum ServeCommand {
         try server.start()
         let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"
         print("Stratus is running at \(base) with its data in \(dataDirectory.url.path)")
-        print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
+        if options.flag("open") {
+            logger.warning("open mode: authentication is off and every request acts as one user; keep this server on loopback")
+            print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
+        } else {
+            print("Authentication is on: stratus container create iCloud.com.example.Notes; stratus token create iCloud.com.example.Notes; stratus user create you@example.com --password-stdin; then sign in at \(base)/signin?ckAPIToken=<token>    (--open for development without accounts; Ctrl-C stops)")
+        }
         fflush(nil)
 
         let signal = await TerminationSignal.wait()

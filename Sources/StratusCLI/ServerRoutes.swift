@@ -13,7 +13,7 @@ enum ServerRoutes {
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
         router.use(AccessLogMiddleware(logger: logger))
-        router.use(CORSMiddleware())
+        router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
         router.immediate(.get, "/health") { _ in
             .json(bytes: healthBody)
         }

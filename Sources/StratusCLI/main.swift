@@ -9,6 +9,9 @@ let usage = """
       stratus container create <identifier>
       stratus container list
       stratus schema export|import|deploy <container> …   (stratus schema --help for details)
+      stratus user create|list|token …     accounts (stratus user --help)
+      stratus token create|list|revoke …   API tokens (stratus token --help)
+      stratus key add|list|revoke …        server-to-server keys (stratus key --help)
       stratus version           print the version
       stratus help              print this help
     """
@@ -32,6 +35,12 @@ do {
         } else {
             try await SchemaCommand.run(options)
         }
+    case "user":
+        try await UserCommand.run(options)
+    case "token":
+        try await TokenCommand.run(options)
+    case "key":
+        try await KeyCommand.run(options)
     case "version", "--version":
         print("stratus 0.1.0")
     case "help", "--help", "-h":

@@ -21,6 +21,8 @@ public struct HTTPRequest: Sendable {
     public var requestID: String
     /// When the transport finished reading the request head.
     public var receivedAt: ContinuousClock.Instant
+    /// The client's IP address as the transport saw it (not from any header), when known.
+    public var remoteAddress: String?
 
     /// Creates a request.
     ///

@@ -61,10 +61,11 @@ extension HTTPServer {
         perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let (headers, query) = ConnectionValues.read(connection)
-        let head = HTTPRequest(
+        var head = HTTPRequest(
             method: HTTPMethod(rawValue: String(cString: method)), path: String(cString: url), query: query,
             headers: headers
         )
+        head.remoteAddress = ConnectionValues.clientAddress(connection)
         // Only a request that says it has a body needs its route's limit; skipping the lookup
         // otherwise keeps bodiless requests to one route match.
         let hasBody = headers["Content-Length"].map { $0 != "0" } ?? (headers["Transfer-Encoding"] != nil)

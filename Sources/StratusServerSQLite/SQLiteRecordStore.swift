@@ -16,7 +16,7 @@ import Synchronization
 /// let service = CloudKitService(store: store, configuration: configuration, logger: logger)
 /// ```
 public final class SQLiteRecordStore: RecordStore {
-    private let pool: SQLiteDatabasePool
+    let pool: SQLiteDatabasePool
     private let schemas: SQLiteSchemaMemo
     private let writes: SQLiteWriteCoalescer
     /// System-field indexes known to exist.

@@ -125,6 +125,7 @@ enum SQLiteRecordStoreSchema {
                 try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
             }
         }
+        SQLiteAccountSchema.register(in: &migrator)
         return migrator
     }()
 }

@@ -45,12 +45,21 @@ public final class TestCloudKitServer: Sendable {
     public let http: TestHTTPServer
     /// The directory holding the store's files.
     public let directory: TemporaryDirectory
+    /// Users, API tokens and keys of this server (`nil` if the back end keeps no accounts).
+    public let administration: AccountAdministration?
+    /// The service's clock: one millisecond per reading, movable with ``advanceClock(by:)``.
+    let clock: ManualMilliseconds
 
-    private init(store: any RecordStore, service: CloudKitService, http: TestHTTPServer, directory: TemporaryDirectory) {
+    private init(
+        store: any RecordStore, service: CloudKitService, http: TestHTTPServer, directory: TemporaryDirectory,
+        administration: AccountAdministration?, clock: ManualMilliseconds
+    ) {
         self.store = store
         self.service = service
         self.http = http
         self.directory = directory
+        self.administration = administration
+        self.clock = clock
     }
 
     /// Starts a server with `containers` created.
@@ -72,11 +81,15 @@ public final class TestCloudKitServer: Sendable {
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
         configuration.now = { manual.tick() }
         configure(&configuration)
-        let service = CloudKitService(store: store, configuration: configuration, logger: .disabled)
+        let accounts = store as? any AccountStore
+        let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)
         var router = Router()
         service.register(on: &router)
         let http = try TestHTTPServer(responder: router)
-        return TestCloudKitServer(store: store, service: service, http: http, directory: directory)
+        return TestCloudKitServer(
+            store: store, service: service, http: http, directory: directory,
+            administration: accounts.map { AccountAdministration(accounts: $0, configuration: configuration) }, clock: manual
+        )
     }
 
     /// The URL of a database operation.
@@ -130,6 +143,10 @@ final class ManualMilliseconds: Sendable {
     private let now: Mutex<Int64>
 
     init(start: Int64) { now = Mutex(start) }
+
+    func advance(by milliseconds: Int64) {
+        now.withLock { $0 += milliseconds }
+    }
 
     func tick() -> Int64 {
         now.withLock {

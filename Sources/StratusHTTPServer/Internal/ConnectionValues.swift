@@ -17,6 +17,14 @@ enum ConnectionValues {
         return withExtendedLifetime(collector) { (collector.headers, collector.query) }
     }
 
+    /// The client's numeric IP address, or `nil` if libmicrohttpd does not know it.
+    static func clientAddress(_ connection: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        stratus_mhd_client_address(connection, &buffer, buffer.count)
+        let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return address.isEmpty ? nil : address
+    }
+
     private static func string(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> String {
         guard let pointer else { return "" }
         return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {

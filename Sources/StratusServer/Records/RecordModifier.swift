@@ -13,6 +13,9 @@ struct RecordModifier {
     let limits: ServiceLimits
     let makeRecordName: @Sendable () -> String
     var schema: SchemaAdmission
+    /// In the public database: the only user who may change or delete existing records
+    /// (their creator); `nil` where anyone writing to the database may.
+    var requiredCreator: String? = nil
 
     /// What one operation produced.
     enum Outcome {
@@ -59,6 +62,7 @@ struct RecordModifier {
         try Self.validate(recordName: name)
         try checkZone(of: incoming, name: name)
         let existing = try writer.record(named: name, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
+        try checkCreator(of: existing)
         var fields = incoming.fields ?? [:]
         switch mode {
         case .create:
@@ -105,6 +109,7 @@ struct RecordModifier {
             if tag == nil { return }  // forceDelete of a missing record succeeds
             throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
         }
+        try checkCreator(of: existing)
         if let tag, existing.changeTag != tag.rawValue {
             throw ServiceError(
                 .conflict,
@@ -274,4 +279,12 @@ public struct ServiceLimits: Hashable, Sendable {
 /// Change tags: the zone change sequence of a record's version, in base 36.
 enum ChangeTags {
     static func tag(for sequence: Int64) -> String { String(sequence, radix: 36) }
+}
+
+extension RecordModifier {
+    /// Refuses a change to a record someone else created, where only creators may change records.
+    fileprivate func checkCreator(of existing: StoredRecord?) throws(ServiceError) {
+        guard let requiredCreator, let existing, existing.created.userRecordName != requiredCreator else { return }
+        throw ServiceError(.accessDenied, "record '\(existing.recordName)' was created by another user; only its creator may change or delete it")
+    }
 }

@@ -20,9 +20,10 @@ extension CloudKitService {
         let author = StoredRecord.Stamp(timestamp: configuration.now(), userRecordName: context.caller, deviceID: context.deviceID)
         let database = context.database
         let uuid = context.requestID
+        let creator = database.scope == .public && !context.principal.isPrivileged ? context.caller : nil
         let outcome: ModifyOutcome
         do {
-            outcome = try await applyModify(request, zoneName: zoneName, database: database, author: author, uuid: uuid)
+            outcome = try await applyModify(request, zoneName: zoneName, database: database, author: author, creator: creator, uuid: uuid)
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
         }
@@ -33,7 +34,7 @@ extension CloudKitService {
     }
 
     private func applyModify(
-        _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, uuid: String
+        _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, creator: String?, uuid: String
     ) async throws -> ModifyOutcome {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
@@ -48,6 +49,7 @@ extension CloudKitService {
                 writer: tx, zone: zone, author: author, limits: limits, makeRecordName: makeRecordName,
                 schema: SchemaAdmission(schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment)
             )
+            modifier.requiredCreator = creator
             var results: [RecordResult] = []
             for (index, operation) in request.operations.enumerated() {
                 let keys = operation.desiredKeys ?? request.desiredKeys

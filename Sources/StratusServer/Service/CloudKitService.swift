@@ -20,19 +20,28 @@ public final class CloudKitService: Sendable {
     let logger: Logger
     let tokens: TokenCodec
     let schemas = SchemaCache()
+    /// Checks credentials; `nil` without an account store (open mode only).
+    let authenticator: Authenticator?
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
     ///
     /// - Parameters:
     ///   - store: Where records live.
+    ///   - accounts: Users, sessions, API tokens and keys; required when
+    ///     ``AuthenticationConfiguration/requiresAuthentication`` is set.
     ///   - configuration: Limits, token secret and clocks.
     ///   - logger: Where the service logs.
-    public init(store: any RecordStore, configuration: ServiceConfiguration, logger: Logger) {
+    public init(store: any RecordStore, accounts: (any AccountStore)? = nil, configuration: ServiceConfiguration, logger: Logger) {
+        precondition(
+            accounts != nil || !configuration.authentication.requiresAuthentication,
+            "CloudKitService: authentication is required but no AccountStore was given"
+        )
         self.store = store
         self.configuration = configuration
         self.logger = logger
         self.tokens = TokenCodec(secret: configuration.tokenSecret)
+        self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
     }
 
     /// The URL template of every database operation.
@@ -42,9 +51,10 @@ public final class CloudKitService: Sendable {
     public func register(on router: inout Router) {
         for method in [HTTPMethod.get, .post] {
             router.route(method, Self.databaseTemplate) { [self] request in
-                try await handle(request)
+                try await respond(request)
             }
         }
+        registerSignIn(on: &router)
     }
 
     /// Answers one database request.
@@ -61,6 +71,7 @@ public final class CloudKitService: Sendable {
         case .zonesChanges: return try await zonesChanges(context)
         case .changesDatabase: return try await databaseChanges(context)
         case .changesZone: return try await zoneChanges(context)
+        case .usersCaller, .usersCurrent, .usersDiscover, .usersLookupEmail, .usersLookupID, .usersLookupContacts: return try await users(context)
         default: throw HTTPError.endpointNotFound
         }
     }
@@ -86,13 +97,14 @@ public final class CloudKitService: Sendable {
         }
         let container = try request.parameter("container")
         try await checkContainer(container)
-        let caller = configuration.openModeUserRecordName
+        let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
+        let caller = principal.userRecordName ?? Principal.anonymousRecordName
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
         try checkScope(operation, scope)
         return RequestContext(
             request: request, operation: operation,
             database: DatabaseKey(container: container, environment: environment, scope: scope, owner: owner),
-            caller: caller, deviceID: request.headers["X-Stratus-Device-ID"] ?? "web"
+            caller: caller, principal: principal, deviceID: request.headers["X-Stratus-Device-ID"] ?? "web"
         )
     }
 

@@ -8,6 +8,8 @@ struct RequestContext: Sendable {
     let operation: EndpointOperation
     let database: DatabaseKey
     let caller: String
+    /// How the caller authenticated.
+    let principal: Principal
     let deviceID: String
 
     var environment: Environment { database.environment }

@@ -13,9 +13,11 @@ public struct ServiceConfiguration: Sendable {
     public var tokenSecret: Data
     /// The user every request acts as while the server runs without accounts ("open mode").
     ///
-    /// Accounts and authentication arrive with the auth milestone; until then a
+    /// Used only while ``AuthenticationConfiguration/requiresAuthentication`` is off: such a
     /// server is for development on loopback only.
     public var openModeUserRecordName = "_00000000000000000000000000000001"
+    /// Whether and how requests are authenticated; open mode by default.
+    public var authentication = AuthenticationConfiguration()
     /// Now, in milliseconds since 1970.
     public var now: @Sendable () -> Int64 = LiveClock.milliseconds
     /// A new server-generated record name.

@@ -1,0 +1,65 @@
+public import Foundation
+public import StratusCrypto
+
+/// How a ``CloudKitService`` authenticates requests (protocol.md §10).
+///
+/// By default the service runs in **open mode**: no credentials are checked and
+/// every request acts as ``ServiceConfiguration/openModeUserRecordName``, which is
+/// only fit for development on loopback. Set ``requiresAuthentication`` (and give
+/// the service an ``AccountStore``) to require API tokens, web auth tokens and
+/// server-to-server signatures.
+///
+/// ```swift
+/// var configuration = ServiceConfiguration(tokenSecret: secret)
+/// configuration.authentication.requiresAuthentication = true
+/// configuration.authentication.publicBaseURL = "https://cloud.example.com"
+/// ```
+public struct AuthenticationConfiguration: Sendable {
+    /// Whether credentials are required; `false` is open mode.
+    public var requiresAuthentication = false
+    /// How long a web auth token lives: 30 minutes.
+    public var webAuthTokenLifetime: Duration = .seconds(30 * 60)
+    /// How long a web auth token lives with "keep me signed in": two weeks.
+    public var keepSignedInLifetime: Duration = .seconds(14 * 24 * 3600)
+    /// How much older than the newest token a client has used a previous token may be and still work.
+    public var webAuthTokenGracePeriod: Duration = .seconds(5 * 60)
+    /// How far a server-to-server request's date may be from the server's clock: 10 minutes.
+    public var serverToServerDateTolerance: TimeInterval = ServerToServerSignature.defaultDateTolerance
+    /// The server's external base URL (`https://cloud.example.com`) for sign-in links; when `nil`,
+    /// `http://` and the request's `Host` header.
+    public var publicBaseURL: String?
+    /// Argon2id costs and the number of password hashes computed at once.
+    public var passwordHashing: PasswordHasher.Configuration = .interactive
+    /// Whether the sign-in page offers "create an account"; when `false` only `stratus user create` makes accounts.
+    public var allowsSignUp = true
+    /// The shortest password accepted when an account is created.
+    public var minimumPasswordLength = 8
+    /// Sign-in attempt limits per account and per client address.
+    public var signInLimits = SignInLimits()
+
+    /// Creates the default configuration (open mode).
+    public init() {}
+}
+
+/// How many sign-in attempts are allowed before the server answers `429` for a while.
+public struct SignInLimits: Sendable, Hashable {
+    /// Failed attempts on one account within ``accountWindow`` before it is locked for the rest of the window.
+    public var failuresPerAccount = 5
+    /// The window for ``failuresPerAccount``.
+    public var accountWindow: Duration = .seconds(15 * 60)
+    /// Attempts (failed or not) from one address within ``addressWindow``.
+    public var attemptsPerAddress = 30
+    /// The window for ``attemptsPerAddress``.
+    public var addressWindow: Duration = .seconds(60)
+
+    /// Creates the default limits.
+    public init() {}
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

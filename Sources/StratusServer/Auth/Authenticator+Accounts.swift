@@ -1,0 +1,109 @@
+import Foundation
+import StratusCrypto
+import StratusLogging
+import StratusWire
+import Synchronization
+
+extension Authenticator {
+    /// The e-mail address trimmed and lowercased, if it looks like one.
+    static func normalizedEmail(_ text: String) throws(AccountError) -> String {
+        let email = text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+            !email.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "<" || $0 == ">" })
+        else {
+            throw AccountError(.invalidEmailAddress, "'\(text)' is not an e-mail address")
+        }
+        return email
+    }
+
+    /// A fresh user record name: `_` and 128 random bits as hex.
+    static func newUserRecordName() throws -> String {
+        "_" + (try SecureRandom.hexToken(byteCount: 16))
+    }
+
+    /// Creates an account; the password (if any) is stored as an Argon2id hash.
+    func createUser(email: String, password: String?, nameComponents: NameComponents, discoverable: Bool) async throws -> UserAccount {
+        let email = try Self.normalizedEmail(email)
+        if let password, password.count < configuration.minimumPasswordLength {
+            throw AccountError(.passwordTooShort, "a password needs at least \(configuration.minimumPasswordLength) characters")
+        }
+        let hash = try await password.asyncMap { try await hasher.hash($0) }
+        let user = UserAccount(
+            userRecordName: try Self.newUserRecordName(), emailAddress: email, nameComponents: nameComponents,
+            isDiscoverable: discoverable, passwordHash: hash, createdAt: now()
+        )
+        guard try await accounts.writeAccounts({ try $0.insertUser(user) }) else {
+            throw AccountError(.emailAddressTaken, "an account with the e-mail address \(email) already exists")
+        }
+        return user
+    }
+
+    /// Checks an e-mail address and password, within the sign-in limits.
+    ///
+    /// - Throws: ``AccountError`` ``AccountError/Code/invalidCredentials`` (whether the address or the
+    ///   password is wrong) or ``AccountError/Code/throttled``.
+    func signIn(email text: String, password: String, address: String) async throws -> UserAccount {
+        let email = (try? Self.normalizedEmail(text)) ?? text.lowercased()
+        if let wait = throttle.admit(account: email, address: address, now: now()) {
+            logger.notice("sign-in throttled for \(email) from \(address)")
+            throw AccountError(.throttled, "too many sign-in attempts; try again in \(wait) s", retryAfter: wait)
+        }
+        let user = try await accounts.readAccounts { try $0.user(emailAddress: email) }
+        let matches: Bool
+        if let hash = user?.passwordHash {
+            matches = try await hasher.verify(password, against: hash)
+        } else {
+            // Spend the same time on unknown addresses so they cannot be told from wrong passwords.
+            _ = try await hasher.verify(password, against: try await decoy())
+            matches = false
+        }
+        guard let user, matches else {
+            throttle.recordFailure(account: email, now: now())
+            logger.notice("sign-in failed for \(email) from \(address)")
+            throw AccountError(.invalidCredentials, "the e-mail address or the password is wrong")
+        }
+        throttle.recordSuccess(account: email)
+        if try hasher.needsRehash(user.passwordHash ?? "") {
+            var upgraded = user
+            upgraded.passwordHash = try await hasher.hash(password)
+            let rehashed = upgraded
+            try await accounts.writeAccounts { try $0.updateUser(rehashed) }
+        }
+        return user
+    }
+
+    private func decoy() async throws -> String {
+        if let hash = decoyHash.withLock({ $0 }) { return hash }
+        let hash = try await hasher.hash(try SecureRandom.hexToken())
+        decoyHash.withLock { $0 = hash }
+        return hash
+    }
+
+    /// Opens a session for `user` in `container` and returns its first web auth token.
+    func openSession(for user: UserAccount, container: String, keepSignedIn: Bool) async throws -> String {
+        let now = now()
+        let session = WebAuthSession(
+            sessionID: try SecureRandom.hexToken(byteCount: 16), userRecordName: user.userRecordName, container: container,
+            keepSignedIn: keepSignedIn, createdAt: now, newestTokenUsedAt: now
+        )
+        try await accounts.writeAccounts { try $0.insertSession(session) }
+        return try tokens.seal(sessionID: session.sessionID, issuedAt: now)
+    }
+
+    /// Signs out the session a web auth token names; `false` if the token is not one of ours.
+    func signOut(webAuthToken: String) async throws -> Bool {
+        guard let contents = tokens.open(webAuthToken) else { return false }
+        let now = now()
+        try await accounts.writeAccounts { try $0.revokeSession(id: contents.sessionID, at: now) }
+        return true
+    }
+}
+
+extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}

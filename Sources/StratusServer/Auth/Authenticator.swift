@@ -1,0 +1,218 @@
+import Foundation
+import StratusCrypto
+import StratusHTTP
+import StratusLogging
+import StratusWire
+import Synchronization
+
+/// Checks the credentials of CloudKit requests (protocol.md §10) and says who calls.
+///
+/// Three schemes: an API token alone (anonymous, public reads), an API token
+/// with a web auth token (a signed-in user), or a server-to-server signature (the
+/// public database, as the key). Every failure is the same opaque 401
+/// `AUTHENTICATION_FAILED`; the real reason goes to the log with the request ID.
+final class Authenticator: Sendable {
+    let accounts: any AccountStore
+    let configuration: AuthenticationConfiguration
+    let openModeUserRecordName: String
+    let now: @Sendable () -> Int64
+    let tokens: WebAuthTokenCodec
+    let hasher: PasswordHasher
+    let throttle: SignInThrottle
+    let logger: Logger
+    /// Parsed public keys by PEM, so a signature check does not parse the key each time.
+    private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
+    /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
+    private let originsByToken = Mutex<[String: [String]]>([:])
+    /// A hash no password matches, verified for unknown e-mail addresses so they take as long as known ones.
+    let decoyHash = Mutex<String?>(nil)
+
+    init(accounts: any AccountStore, configuration: ServiceConfiguration, logger: Logger) {
+        self.accounts = accounts
+        self.configuration = configuration.authentication
+        self.openModeUserRecordName = configuration.openModeUserRecordName
+        self.now = configuration.now
+        self.tokens = WebAuthTokenCodec(secret: configuration.tokenSecret)
+        self.hasher = PasswordHasher(configuration: configuration.authentication.passwordHashing)
+        self.throttle = SignInThrottle(limits: configuration.authentication.signInLimits)
+        self.logger = logger
+    }
+
+    /// The outcome of checking a request's credentials.
+    struct Outcome: Sendable {
+        var principal: Principal
+        /// A fresh web auth token for the response header, for signed-in users.
+        var refreshedToken: String?
+    }
+
+    /// The query parameter carrying the API token.
+    static let apiTokenParameter = "ckAPIToken"
+    /// The query parameter carrying the web auth token.
+    static let webAuthTokenParameter = "ckWebAuthToken"
+    /// The response header carrying a refreshed web auth token.
+    static let refreshedTokenHeader = "X-Apple-CloudKit-Web-Auth-Token"
+
+    /// Checks the request's credentials for `container` and `environment`.
+    ///
+    /// - Throws: ``ServiceError`` `AUTHENTICATION_FAILED` for any bad credential.
+    func authenticate(_ request: HTTPRequest, container: String, environment: Environment) async throws -> Outcome {
+        guard configuration.requiresAuthentication else {
+            return Outcome(principal: .openMode(userRecordName: openModeUserRecordName))
+        }
+        let apiToken = request.query[Self.apiTokenParameter].flatMap { $0.isEmpty ? nil : $0 }
+        let signatureHeaders = [
+            ServerToServerSignature.keyIDHeaderName, ServerToServerSignature.dateHeaderName, ServerToServerSignature.signatureHeaderName,
+        ]
+        if signatureHeaders.contains(where: { request.headers[$0] != nil }) {
+            guard apiToken == nil else {
+                throw failure("a request carries both ckAPIToken and server-to-server signature headers", request)
+            }
+            return Outcome(principal: try await verifySignature(request, container: container, environment: environment))
+        }
+        guard let apiToken else {
+            throw failure("the request has neither a ckAPIToken nor server-to-server signature headers", request)
+        }
+        var contents: WebAuthTokenCodec.Contents?
+        if let presented = request.query[Self.webAuthTokenParameter], !presented.isEmpty {
+            guard let opened = tokens.open(presented) else {
+                throw failure("the ckWebAuthToken is malformed or was not issued by this server", request)
+            }
+            contents = opened
+        }
+        let tokenHash = Self.hash(apiToken)
+        let sessionID = contents?.sessionID
+        let (record, session) = try await accounts.readAccounts { tx in
+            (try tx.apiToken(hash: tokenHash), try sessionID.flatMap { try tx.session(id: $0) })
+        }
+        guard let record else { throw failure("unknown API token", request) }
+        remember(origins: record.revokedAt == nil ? record.allowedOrigins : nil, tokenHash: tokenHash)
+        guard record.revokedAt == nil else { throw failure("API token \(record.prefix)… was revoked", request) }
+        guard record.container == container, record.environment == environment else {
+            throw failure(
+                "API token \(record.prefix)… belongs to \(record.container)/\(record.environment.rawValue), not \(container)/\(environment.rawValue)",
+                request
+            )
+        }
+        guard let contents else { return Outcome(principal: .anonymous(apiToken: apiToken)) }
+        let live = try checkSession(session, contents: contents, container: container, request)
+        let now = now()
+        if contents.issuedAt > live.newestTokenUsedAt + tokenUseGranularity {
+            try await accounts.writeAccounts { try $0.noteTokenUse(sessionID: live.sessionID, issuedAt: contents.issuedAt) }
+        }
+        return Outcome(
+            principal: .user(userRecordName: live.userRecordName, sessionID: live.sessionID, apiToken: apiToken),
+            refreshedToken: try tokens.seal(sessionID: live.sessionID, issuedAt: now)
+        )
+    }
+
+    private func remember(origins: [String]?, tokenHash: String) {
+        originsByToken.withLock { table in
+            if table.count >= 10_000, table[tokenHash] == nil { table.removeAll() }
+            table[tokenHash] = origins
+        }
+    }
+
+    /// The allowed origins of an API token as of its last use in this process (`nil` if not seen);
+    /// an empty list allows every origin.
+    func allowedOrigins(ofToken token: String) -> [String]? {
+        let hash = Self.hash(token)
+        return originsByToken.withLock { $0[hash] }
+    }
+
+    /// How far the newest-token-used mark may lag, so a busy session writes it at most once a minute.
+    private var tokenUseGranularity: Int64 {
+        min(configuration.webAuthTokenGracePeriod.milliseconds / 5, 60_000)
+    }
+
+    /// The session a web auth token names, if it is live, of this container, unexpired and not superseded.
+    private func checkSession(
+        _ session: WebAuthSession?, contents: WebAuthTokenCodec.Contents, container: String, _ request: HTTPRequest
+    ) throws -> WebAuthSession {
+        guard let session else { throw failure("the web auth token names session \(contents.sessionID), which does not exist", request) }
+        guard session.revokedAt == nil else { throw failure("session \(session.sessionID) was signed out", request) }
+        guard session.container == container else {
+            throw failure("session \(session.sessionID) was opened for \(session.container), not \(container)", request)
+        }
+        let now = now()
+        let lifetime = (session.keepSignedIn ? configuration.keepSignedInLifetime : configuration.webAuthTokenLifetime).milliseconds
+        guard contents.issuedAt <= now + 60_000, now - contents.issuedAt <= lifetime else {
+            throw failure("the web auth token of session \(session.sessionID) expired (issued at \(contents.issuedAt), now \(now))", request)
+        }
+        guard contents.issuedAt >= session.newestTokenUsedAt - configuration.webAuthTokenGracePeriod.milliseconds else {
+            throw failure("the web auth token of session \(session.sessionID) was superseded by a newer one beyond the grace period", request)
+        }
+        return session
+    }
+
+    /// Checks the server-to-server headers exactly as protocol.md §10.3 says.
+    private func verifySignature(_ request: HTTPRequest, container: String, environment: Environment) async throws -> Principal {
+        guard let keyID = request.headers[ServerToServerSignature.keyIDHeaderName],
+            let date = request.headers[ServerToServerSignature.dateHeaderName],
+            let signature = request.headers[ServerToServerSignature.signatureHeaderName]
+        else { throw failure("incomplete server-to-server signature headers", request) }
+        let nowDate = Date(timeIntervalSince1970: TimeInterval(now()) / 1000)
+        guard ServerToServerSignature.isDateAcceptable(date, now: nowDate, tolerance: configuration.serverToServerDateTolerance) else {
+            throw failure("server-to-server date '\(date)' is malformed or too far from the server's clock", request)
+        }
+        guard keyID.utf8.count <= 256 else { throw failure("server-to-server key ID is too long", request) }
+        guard let key = try await accounts.readAccounts({ try $0.serverKey(id: keyID) }) else {
+            throw failure("unknown server-to-server key '\(keyID)'", request)
+        }
+        guard key.revokedAt == nil else { throw failure("server-to-server key '\(keyID)' was revoked", request) }
+        guard key.container == container, key.environment == environment else {
+            throw failure("server-to-server key '\(keyID)' belongs to \(key.container)/\(key.environment.rawValue)", request)
+        }
+        let publicKey = try publicKey(of: key, request)
+        let valid = Self.signedPaths(request.path).contains { path in
+            ServerToServerSignature.isValidSignature(signature, date: date, body: request.body, path: path, publicKey: publicKey)
+        }
+        guard valid else { throw failure("server-to-server signature does not match key '\(keyID)', date, body and path", request) }
+        return .serverKey(keyID: keyID, userRecordName: Self.userRecordName(ofKey: keyID))
+    }
+
+    private func publicKey(of key: ServerKeyRecord, _ request: HTTPRequest) throws -> P256PublicKey {
+        if let cached = parsedKeys.withLock({ $0[key.publicKeyPEM] }) { return cached }
+        do {
+            let parsed = try P256PublicKey(pemRepresentation: key.publicKeyPEM)
+            parsedKeys.withLock { $0[key.publicKeyPEM] = parsed }
+            return parsed
+        } catch {
+            throw failure("server-to-server key '\(key.keyID)' has an unreadable public key: \(error)", request)
+        }
+    }
+
+    /// The path as the transport decoded it, and as a client that percent-encodes each segment signs it.
+    static func signedPaths(_ path: String) -> [String] {
+        let encoded = path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { String($0).addingPercentEncoding(withAllowedCharacters: URLText.unreserved) ?? String($0) }
+            .joined(separator: "/")
+        return encoded == path ? [path] : [path, encoded]
+    }
+
+    /// The identity records written with a server-to-server key carry: `_` + 32 hex derived from the key ID.
+    static func userRecordName(ofKey keyID: String) -> String {
+        "_" + SHA256.hash("stratus server-to-server key " + keyID).hexString.prefix(32)
+    }
+
+    /// The stored form of an API token: lowercase hex SHA-256.
+    static func hash(_ token: String) -> String {
+        SHA256.hash(token).hexString
+    }
+
+    /// Logs why authentication failed and returns the opaque error the client sees.
+    func failure(_ reason: String, _ request: HTTPRequest) -> ServiceError {
+        logger.notice("authentication failed: \(reason)", metadata: ["request-id": request.requestID])
+        return ServiceError(.authenticationFailed, "authentication failed")
+    }
+}
+
+/// Characters and helpers for URLs the sign-in flow builds.
+enum URLText {
+    /// RFC 3986 unreserved characters: everything else is percent-encoded in a query value.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `value` percent-encoded for a query string (`+`, `/` and `=` included).
+    static func queryValue(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+}

@@ -1,0 +1,99 @@
+public import StratusHTTP
+import StratusWire
+import Synchronization
+
+extension CloudKitService {
+    /// Answers a database request, putting the caller's refreshed web auth token on the response, errors included.
+    func respond(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let refresh = RefreshedToken()
+        do {
+            var response = try await RefreshedToken.$current.withValue(refresh) { try await handle(request) }
+            refresh.attach(to: &response)
+            return response
+        } catch let error as any HTTPResponseError {
+            var response = error.response(requestID: request.requestID)
+            refresh.attach(to: &response)
+            return response
+        }
+    }
+
+    /// Who calls, checked against what the operation and database need (protocol.md §1.4, §10.4).
+    ///
+    /// - Throws: ``ServiceError`` `AUTHENTICATION_FAILED` (401) for bad credentials or a
+    ///   server-to-server key outside the public database or on `users/*`;
+    ///   `AUTHENTICATION_REQUIRED` (421) with the sign-in page's URL when a user is needed and absent.
+    func authorize(
+        _ request: HTTPRequest, operation: EndpointOperation, scope: DatabaseScope, container: String, environment: Environment
+    ) async throws -> Principal {
+        guard let authenticator else { return .openMode(userRecordName: configuration.openModeUserRecordName) }
+        let outcome = try await authenticator.authenticate(request, container: container, environment: environment)
+        if let token = outcome.refreshedToken { RefreshedToken.current?.set(token) }
+        switch outcome.principal {
+        case .openMode, .user:
+            break
+        case .serverKey(let keyID, _):
+            guard scope == .public, operation.requiredDatabase == nil else {
+                throw authenticator.failure("server-to-server key '\(keyID)' may not call \(operation.rawValue) in the \(scope.rawValue) database", request)
+            }
+        case .anonymous(let apiToken):
+            guard scope == .public, Self.anonymousOperations.contains(operation) else {
+                throw ServiceError(.authenticationRequired, "request needs authorization", redirectURL: signInURL(for: request, apiToken: apiToken))
+            }
+        }
+        return outcome.principal
+    }
+
+    /// Whether a browser page at `origin` may read the response to `request` (CORS).
+    ///
+    /// With authentication on, the answer is the allowed origins of the request's API token
+    /// (any origin when it lists none). A token this process has not yet checked — such as on
+    /// the preflight before its first request — is not refused here: CORS only limits what a
+    /// browser may read, and the request itself is still authenticated.
+    ///
+    /// ```swift
+    /// router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - origin: The request's `Origin` header.
+    ///   - request: The request.
+    /// - Returns: `true` if the origin may read the response.
+    public func isOriginAllowed(_ origin: String, for request: HTTPRequest) -> Bool {
+        guard let authenticator, configuration.authentication.requiresAuthentication,
+            let token = request.query[Authenticator.apiTokenParameter],
+            let origins = authenticator.allowedOrigins(ofToken: token)
+        else { return true }
+        return origins.isEmpty || origins.contains(origin)
+    }
+
+    /// What an API token alone may do in the public database: read.
+    static let anonymousOperations: Set<EndpointOperation> = [.recordsLookup, .recordsQuery, .zonesList, .zonesLookup]
+
+    /// The server's own sign-in page for an API token: `<base>/signin?ckAPIToken=…`.
+    func signInURL(for request: HTTPRequest, apiToken: String) -> String {
+        var base = configuration.authentication.publicBaseURL ?? "http://\(request.headers["Host"] ?? "127.0.0.1")"
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + Self.signInPath + "?ckAPIToken=" + URLText.queryValue(apiToken)
+    }
+
+    /// The path of the sign-in page.
+    static let signInPath = "/signin"
+}
+
+/// The refreshed web auth token of the request being answered, handed from authentication to the response.
+final class RefreshedToken: Sendable {
+    /// The box of the current request, if it is a database request.
+    @TaskLocal static var current: RefreshedToken?
+
+    private let token = Mutex<String?>(nil)
+
+    func set(_ value: String) {
+        token.withLock { $0 = value }
+    }
+
+    /// Adds `X-Apple-CloudKit-Web-Auth-Token` if a token was issued.
+    func attach(to response: inout HTTPResponse) {
+        guard let value = token.withLock({ $0 }) else { return }
+        response.headers.replaceOrAdd(Authenticator.refreshedTokenHeader, value)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import StratusCrypto
+import StratusHTTP
+import StratusLogging
+import StratusServer
+import StratusServerSQLite
+import StratusTesting
+import StratusWire
+import Testing
+
+/// A command that failed.
+struct CLIFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// `stratus user|token|key` through the real executable, then a server on the same data directory.
+@Suite struct CLITests {
+    static let container = "iCloud.com.example.CLI"
+
+    /// Runs `stratus <arguments>` and returns its exit status, standard output and standard error.
+    static func stratus(_ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath) throws -> (status: Int32, output: String, errors: String) {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stratus")
+        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [besideTests, root.appendingPathComponent(".build/debug/stratus")]
+        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw CLIFailure(description: "the stratus executable was not found; run `swift build` first")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    /// Runs `stratus <arguments> --data-dir <data>` and returns its trimmed output, failing on a non-zero exit.
+    static func run(_ arguments: [String], data: String, environment: [String: String] = [:]) throws -> String {
+        let result = try stratus(arguments + ["--data-dir", data], environment: environment)
+        guard result.status == 0 else {
+            throw CLIFailure(description: "stratus \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+        }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func everyAccountCommandHasHelp() throws {
+        for command in ["user", "token", "key"] {
+            let result = try Self.stratus([command, "--help"])
+            #expect(result.status == 0)
+            #expect(result.output.contains("stratus \(command) "))
+        }
+        #expect(try Self.stratus(["help"]).output.contains("stratus token create|list|revoke"))
+        #expect(try Self.stratus(["serve", "--help"]).output.contains("--open"))
+    }
+
+    @Test func adminCommandsMakeCredentialsThatAServerOnTheSameDataAccepts() async throws {
+        let directory = try TemporaryDirectory(prefix: "stratus-auth-cli")
+        defer { directory.remove() }
+        let data = directory.path("data")
+        _ = try Self.run(["container", "create", Self.container], data: data)
+
+        let recordName = try Self.run(
+            ["user", "create", "ada@example.com", "--given-name", "Ada", "--discoverable"], data: data,
+            environment: ["STRATUS_PASSWORD": "correct horse"])
+        #expect(recordName.hasPrefix("_") && recordName.count == 33)
+        let duplicate = try Self.stratus(["user", "create", "ADA@example.com", "--data-dir", data])
+        #expect(duplicate.status != 0)
+        #expect(duplicate.errors.contains("already exists"))
+        #expect(try Self.run(["user", "list"], data: data).contains("\(recordName)\tada@example.com\tAda\tdiscoverable"))
+
+        let apiToken = try Self.run(["token", "create", Self.container, "--name", "web", "--callback", "https://app.example.com/cb"], data: data)
+        #expect(apiToken.count == 64)
+        #expect(try Self.run(["token", "list", Self.container], data: data).contains("\(apiToken.prefix(8))…\t\(Self.container)\tdevelopment\tweb"))
+        let missing = try Self.stratus(["token", "create", "iCloud.com.example.Missing", "--data-dir", data])
+        #expect(missing.status != 0)
+        #expect(missing.errors.contains("stratus container create iCloud.com.example.Missing"))
+        let webAuthToken = try Self.run(["user", "token", "ada@example.com", Self.container], data: data)
+        #expect(webAuthToken.count >= 100)
+
+        let key = try P256PrivateKey()
+        let pemFile = directory.path("public.pem")
+        try Data(key.publicKey.pemRepresentation.utf8).write(to: URL(fileURLWithPath: pemFile))
+        let keyID = try Self.run(["key", "add", Self.container, pemFile, "--name", "backend"], data: data)
+        #expect(keyID.count == 64)
+        #expect(try Self.run(["key", "list"], data: data).contains("\(keyID)\t\(Self.container)\tdevelopment\tbackend"))
+
+        // A server on the same data directory accepts what the CLI made.
+        let store = try await SQLiteRecordStore.open(path: data + "/stratus.sqlite")
+        var configuration = ServiceConfiguration(tokenSecret: try Data(contentsOf: URL(fileURLWithPath: data + "/token-secret")))
+        configuration.authentication.requiresAuthentication = true
+        let service = CloudKitService(store: store, accounts: store, configuration: configuration, logger: .disabled)
+        var router = Router()
+        service.register(on: &router)
+        let http = try TestHTTPServer(responder: router)
+        let path = "/database/1/\(Self.container)/development/public/users/caller"
+        let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(TestCloudKitServer.percentEncoded(webAuthToken))"
+        let caller = try await RawHTTPConnection.exchange(port: http.port, "GET \(path)?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let signedPath = "/database/1/\(Self.container)/development/public/zones/list"
+        var signed = "GET \(signedPath) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        for (name, value) in try ServerToServerSignature.headers(keyID: keyID, date: Date(), body: Data(), path: signedPath, key: key) {
+            signed += "\(name): \(value)\r\n"
+        }
+        let zones = try await RawHTTPConnection.exchange(port: http.port, signed + "\r\n")
+
+        // Revoking through the CLI takes effect on the running server's next request.
+        _ = try Self.run(["token", "revoke", String(apiToken.prefix(8))], data: data)
+        _ = try Self.run(["key", "revoke", keyID], data: data)
+        let afterRevoke = try await RawHTTPConnection.exchange(port: http.port, "GET \(path)?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let zonesAfterRevoke = try await RawHTTPConnection.exchange(port: http.port, signed + "\r\n")
+        await http.stop()
+        try await store.close()
+
+        #expect(caller.status == 200)
+        #expect(String(decoding: caller.body, as: UTF8.self).contains(recordName))
+        #expect(zones.status == 200)
+        #expect(afterRevoke.status == 401)
+        #expect(zonesAfterRevoke.status == 401)
+    }
+}
