@@ -79,6 +79,7 @@ enum SQLiteRecordStoreSchema {
                 CREATE INDEX record_refs_by_source ON record_refs (zone_id, source_name);
                 """)
         }
+        SQLitePushStoreSchema.register(in: &migrator)
         return migrator
     }()
 }

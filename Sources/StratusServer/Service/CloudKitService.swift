@@ -20,6 +20,8 @@ public final class CloudKitService: Sendable {
     let logger: Logger
     let tokens: TokenCodec
     let schemas = SchemaCache()
+    let courier: WebCourier
+    let assetFiles: AssetFileStore?
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -33,6 +35,8 @@ public final class CloudKitService: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.tokens = TokenCodec(secret: configuration.tokenSecret)
+        self.courier = WebCourier(store: store, configuration: configuration.push)
+        self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
     }
 
     /// The URL template of every database operation.
@@ -45,11 +49,13 @@ public final class CloudKitService: Sendable {
                 try await handle(request)
             }
         }
+        registerPushAndAssetRoutes(on: &router)
     }
 
     /// Answers one database request.
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let context = try await resolve(request)
+        var context = try await resolve(request)
+        context.assetLinks = assetLinks(for: request)
         switch context.operation {
         case .recordsModify: return try await modifyRecords(context)
         case .recordsLookup: return try await lookupRecords(context)
@@ -61,6 +67,11 @@ public final class CloudKitService: Sendable {
         case .zonesChanges: return try await zonesChanges(context)
         case .changesDatabase: return try await databaseChanges(context)
         case .changesZone: return try await zoneChanges(context)
+        case .subscriptionsList: return try await listSubscriptions(context)
+        case .subscriptionsLookup: return try await lookupSubscriptions(context)
+        case .subscriptionsModify: return try await modifySubscriptions(context)
+        case .assetsUpload: return try await requestAssetUploads(context)
+        case .assetsRereference: return try await rereferenceAssets(context)
         default: throw HTTPError.endpointNotFound
         }
     }

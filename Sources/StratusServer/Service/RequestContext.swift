@@ -9,6 +9,8 @@ struct RequestContext: Sendable {
     let database: DatabaseKey
     let caller: String
     let deviceID: String
+    /// Signs download URLs for the assets of records in the response (set by `handle`).
+    var assetLinks: AssetLinks? = nil
 
     var environment: Environment { database.environment }
     var container: String { database.container }
