@@ -71,6 +71,7 @@ public final class TestCloudKitServer: Sendable {
         let manual = ManualMilliseconds(start: 1_750_000_000_000)
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
         configuration.now = { manual.tick() }
+        configuration.assets.directory = directory.url.appendingPathComponent("assets")
         configure(&configuration)
         let service = CloudKitService(store: store, configuration: configuration, logger: .disabled)
         var router = Router()
@@ -113,6 +114,7 @@ public final class TestCloudKitServer: Sendable {
 
     /// Stops the server and removes its files.
     public func stop() async {
+        service.beginShutdown()
         await http.stop()
         try? await store.close()
         directory.remove()
