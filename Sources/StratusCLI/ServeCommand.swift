@@ -11,13 +11,16 @@ enum ServeCommand {
     static let usage = """
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--threads 4]
                       [--log-level info] [--log-format text|json]
+                      [--public-url https://stratus.example.com] [--asset-limit-mb 50]
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
-        STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT.
+        STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT,
+        STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB. Without --public-url, courier and asset URLs
+        use the Host header of each request.
         """
 
     static func run(_ options: Options) async throws {
-        let unknown = options.unknownFlags(known: ["host", "port", "data-dir", "threads", "log-level", "log-format"])
+        let unknown = options.unknownFlags(known: ["host", "port", "data-dir", "threads", "log-level", "log-format", "public-url", "asset-limit-mb"])
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
         let levelName = options.string("log-level", default: "info")
@@ -39,9 +42,13 @@ enum ServeCommand {
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
         let dataDirectory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
         let store = try await dataDirectory.openStore(logger: logger)
-        let service = CloudKitService(
-            store: store, configuration: ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret()), logger: logger
-        )
+        var serviceConfiguration = ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret())
+        serviceConfiguration.assets.directory = dataDirectory.assetsURL
+        serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20
+        let publicURL = options.string("public-url", default: "")
+        serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
+        let service = CloudKitService(store: store, configuration: serviceConfiguration, logger: logger)
+        let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
 
         let metrics = MetricsRegistry()
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
@@ -54,6 +61,8 @@ enum ServeCommand {
 
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
+        assetCollection.cancel()
+        service.beginShutdown()
         await server.shutdown()
         try await store.close()
     }
