@@ -170,3 +170,51 @@ extension CourierStateMachine {
         return try #require(id, sourceLocation: sourceLocation)
     }
 }
+
+/// The `{aps, ck}` payload reflects the subscription's notification info (protocol.md §7.4).
+@Suite struct NotificationPayloadTests {
+    static let zone = ZoneRow(
+        rowID: 1, database: DatabaseKey(container: "iCloud.c", environment: .development, scope: .private, owner: "_alice"),
+        zoneName: "Inbox", changeSequence: 1, databaseSequence: 1, createdAt: 0, isDeleted: false
+    )
+
+    static func stored(_ info: NotificationInfo?) -> StoredSubscription {
+        StoredSubscription(
+            database: zone.database, subscriber: "_alice",
+            subscription: Subscription(subscriptionID: "s1", subscriptionType: .query, query: Query(recordType: "Note"), notificationInfo: info),
+            createdAt: 0
+        )
+    }
+
+    /// Alert text, badge, sound, category, content-available and additional fields all reach the payload.
+    @Test func notificationInfoIsReflected() throws {
+        var info = NotificationInfo(alertBody: "New note", soundName: "ping.aiff", shouldBadge: true, shouldSendContentAvailable: true)
+        info.category = "NOTES"
+        info.additionalFields = ["title", "missing"]
+        let record = RecordFilterEvaluatorTests.record
+        let payload = NotificationPayload.query(
+            Self.stored(info), change: RecordChange(before: nil, after: record), zone: Self.zone, recipient: "_alice", notificationID: "n1"
+        )
+        #expect(payload.aps?.alert == .text("New note"))
+        #expect(payload.aps?.badge == 1)
+        #expect(payload.aps?.sound == "ping.aiff")
+        #expect(payload.aps?.category == "NOTES")
+        #expect(payload.aps?.contentAvailable == 1)
+        #expect(payload.ck.qry?.af == ["title": .string("Fix the Login bug")])
+        #expect(payload.ck.qry == CourierNotification.QueryNotification(
+            sid: "s1", rid: "r1", zid: "Inbox", zoid: "_alice", fo: 1, dbs: 2, af: ["title": .string("Fix the Login bug")]
+        ))
+        #expect(payload.ck.ckuserid == "_alice" && payload.ck.cid == "iCloud.c" && payload.ck.nid == "n1")
+    }
+
+    /// Localized alerts become the dictionary form, with field names in the arguments replaced by the record's values.
+    @Test func localizedAlertsSubstituteFieldValues() {
+        var info = NotificationInfo()
+        info.alertLocalizationKey = "NOTE_FROM"
+        info.alertLocalizationArgs = ["title", "priority", "literal"]
+        let aps = NotificationPayload.aps(info, record: RecordFilterEvaluatorTests.record)
+        #expect(aps?.alert == .dictionary(CourierNotification.AlertDictionary(locKey: "NOTE_FROM", locArgs: ["Fix the Login bug", "5", "literal"])))
+        #expect(aps?.contentAvailable == nil)
+        #expect(NotificationPayload.aps(nil, record: nil) == nil)
+    }
+}
