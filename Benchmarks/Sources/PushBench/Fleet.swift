@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Many long-polls from one thread: N sockets, one GET each, replies gathered with poll(2).

@@ -1,5 +1,5 @@
 import Foundation
-import StratusServer
+@testable import StratusServer
 import StratusTesting
 import StratusWire
 import Testing
@@ -202,7 +202,10 @@ import FoundationNetworking
         let server = try await TestCloudKitServer.start(backend: backend, configure: { $0.push.pollTimeout = .seconds(60) })
         let devices = [try await server.registerDevice(), try await server.registerDevice()]
         let polls = devices.map { device in Task { try await device.rawPoll(timeout: 30) } }
-        try await Task.sleep(for: .milliseconds(300))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while server.service.courier.waiters.count < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let started = ContinuousClock.now
         await server.stop()
         for poll in polls {
