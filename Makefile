@@ -26,6 +26,7 @@ bench: deps
 	@Scripts/install-deps.sh --bench
 	swift run -c release --package-path Benchmarks HTTPBench
 	swift run -c release --package-path Benchmarks RecordsBench
+	swift run -c release --package-path Benchmarks PushBench
 
 clean:
 	rm -rf .build Benchmarks/.build

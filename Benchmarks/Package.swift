@@ -33,6 +33,18 @@ let package = Package(
                 .product(name: "StratusWire", package: "Stratus"),
             ]
         ),
+        .executableTarget(
+            name: "PushBench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "StratusHTTP", package: "Stratus"),
+                .product(name: "StratusHTTPServer", package: "Stratus"),
+                .product(name: "StratusLogging", package: "Stratus"),
+                .product(name: "StratusServer", package: "Stratus"),
+                .product(name: "StratusServerSQLite", package: "Stratus"),
+                .product(name: "StratusWire", package: "Stratus"),
+            ]
+        ),
     ]
 )
 

@@ -14,6 +14,9 @@ struct DataDirectory {
 
     var storePath: String { url.appendingPathComponent("stratus.sqlite").path }
 
+    /// Where asset files live (content-addressed).
+    var assetsURL: URL { url.appendingPathComponent("assets", isDirectory: true) }
+
     func openStore(logger: Logger) async throws -> SQLiteRecordStore {
         try await SQLiteRecordStore.open(path: storePath, logger: logger)
     }

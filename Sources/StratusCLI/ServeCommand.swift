@@ -10,22 +10,25 @@ import StratusServerSQLite
 enum ServeCommand {
     static let usage = """
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--threads 4]
-                      [--log-level info] [--log-format text|json] [--open] [--public-url <url>]
+                      [--log-level info] [--log-format text|json] [--open]
+                      [--public-url https://stratus.example.com] [--asset-limit-mb 50]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
         server-to-server signature (`stratus key add`). --open turns authentication off and
         every request acts as one user: for development on loopback only.
-        --public-url is the server's external base URL, used in sign-in links
-        (default: http:// and the request's Host header).
+        --public-url is the server's external base URL, used in sign-in links, web-courier
+        and asset URLs (default: http:// and each request's Host header).
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
-        STRATUS_PUBLIC_URL.
+        STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB.
         """
 
     static func run(_ options: Options) async throws {
-        let unknown = options.unknownFlags(known: ["host", "port", "data-dir", "threads", "log-level", "log-format", "open", "public-url"])
+        let unknown = options.unknownFlags(
+            known: ["host", "port", "data-dir", "threads", "log-level", "log-format", "open", "public-url", "asset-limit-mb"]
+        )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
         let levelName = options.string("log-level", default: "info")
@@ -49,9 +52,13 @@ enum ServeCommand {
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret())
         serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
+        serviceConfiguration.assets.directory = dataDirectory.assetsURL
+        serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20
         let publicURL = options.string("public-url", default: "")
-        serviceConfiguration.authentication.publicBaseURL = publicURL.isEmpty ? nil : publicURL
+        serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
+        serviceConfiguration.authentication.publicBaseURL = serviceConfiguration.publicBaseURL
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
+        let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
 
         let metrics = MetricsRegistry()
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
@@ -69,6 +76,8 @@ enum ServeCommand {
 
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
+        assetCollection.cancel()
+        service.beginShutdown()
         await server.shutdown()
         try await store.close()
     }

@@ -126,6 +126,7 @@ enum SQLiteRecordStoreSchema {
             }
         }
         SQLiteAccountSchema.register(in: &migrator)
+        SQLitePushStoreSchema.register(in: &migrator)
         return migrator
     }()
 }

@@ -80,6 +80,7 @@ public final class TestCloudKitServer: Sendable {
         let manual = ManualMilliseconds(start: 1_750_000_000_000)
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
         configuration.now = { manual.tick() }
+        configuration.assets.directory = directory.url.appendingPathComponent("assets")
         configure(&configuration)
         let accounts = store as? any AccountStore
         let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)
@@ -126,6 +127,7 @@ public final class TestCloudKitServer: Sendable {
 
     /// Stops the server and removes its files.
     public func stop() async {
+        service.beginShutdown()
         await http.stop()
         try? await store.close()
         directory.remove()

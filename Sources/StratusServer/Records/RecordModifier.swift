@@ -16,6 +16,10 @@ struct RecordModifier {
     /// In the public database: the only user who may change or delete existing records
     /// (their creator); `nil` where anyone writing to the database may.
     var requiredCreator: String? = nil
+    /// Checks asset fields (receipts) and reduces them to their stored form; assets pass unchecked when `nil`.
+    var assets: AssetAdmission? = nil
+    /// The changes of every operation applied so far, cascades included, in order (for push and asset references).
+    var changes: [RecordChange] = []
 
     /// What one operation produced.
     enum Outcome {
@@ -27,27 +31,29 @@ struct RecordModifier {
     mutating func apply(_ operation: RecordOperation) throws -> Outcome {
         let writer = self.writer
         var admission = schema
+        var applied: [RecordChange] = []
         let outcome = try writer.savepoint { () throws -> Outcome in
             switch operation.intent(in: zone.zoneID) {
             case .create(let record):
-                return .saved(try save(record, mode: .create, admission: &admission))
+                return .saved(try save(record, mode: .create, admission: &admission, changes: &applied))
             case .update(let record, let tag):
-                return .saved(try save(record, mode: .update(expecting: tag, merge: true), admission: &admission))
+                return .saved(try save(record, mode: .update(expecting: tag, merge: true), admission: &admission, changes: &applied))
             case .forceUpdate(let record):
-                return .saved(try save(record, mode: .force(merge: true), admission: &admission))
+                return .saved(try save(record, mode: .force(merge: true), admission: &admission, changes: &applied))
             case .replace(let record, let tag):
-                return .saved(try save(record, mode: .update(expecting: tag, merge: false), admission: &admission))
+                return .saved(try save(record, mode: .update(expecting: tag, merge: false), admission: &admission, changes: &applied))
             case .forceReplace(let record):
-                return .saved(try save(record, mode: .force(merge: false), admission: &admission))
+                return .saved(try save(record, mode: .force(merge: false), admission: &admission, changes: &applied))
             case .delete(let id, let tag):
-                try delete(id.recordName, expecting: tag)
+                try delete(id.recordName, expecting: tag, changes: &applied)
                 return .deleted(recordName: id.recordName)
             case .forceDelete(let id):
-                try delete(id.recordName, expecting: nil)
+                try delete(id.recordName, expecting: nil, changes: &applied)
                 return .deleted(recordName: id.recordName)
             }
         }
         schema = admission
+        changes.append(contentsOf: applied)
         return outcome
     }
 
@@ -57,13 +63,13 @@ struct RecordModifier {
         case force(merge: Bool)
     }
 
-    private func save(_ incoming: Record, mode: SaveMode, admission: inout SchemaAdmission) throws -> StoredRecord {
+    private func save(_ incoming: Record, mode: SaveMode, admission: inout SchemaAdmission, changes: inout [RecordChange]) throws -> StoredRecord {
         let name = incoming.recordName ?? makeRecordName()
         try Self.validate(recordName: name)
         try checkZone(of: incoming, name: name)
         let existing = try writer.record(named: name, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
         try checkCreator(of: existing)
-        var fields = incoming.fields ?? [:]
+        var fields = try assets?.admit(incoming.fields ?? [:], existing: existing, recordName: name, writer) ?? incoming.fields ?? [:]
         switch mode {
         case .create:
             if let existing {
@@ -100,10 +106,11 @@ struct RecordModifier {
             fields: fields, created: existing?.created ?? author, modified: author, changeSequence: sequence
         )
         try writer.putRecord(record, references: references)
+        changes.append(RecordChange(before: existing, after: record))
         return record
     }
 
-    private func delete(_ name: String, expecting tag: ChangeTag?) throws {
+    private func delete(_ name: String, expecting tag: ChangeTag?, changes: inout [RecordChange]) throws {
         let existing = try writer.record(named: name, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
         guard let existing else {
             if tag == nil { return }  // forceDelete of a missing record succeeds
@@ -143,8 +150,10 @@ struct RecordModifier {
             )
         }
         for victim in doomed {
+            let before = victim == name ? existing : try writer.record(named: victim, inZone: zone.rowID)
             let sequence = try writer.nextChangeSequence(inZone: zone.rowID)
             try writer.deleteRecord(named: victim, inZone: zone.rowID, modified: author, sequence: sequence)
+            if let before, !before.isDeleted { changes.append(RecordChange(before: before, after: nil)) }
         }
     }
 

@@ -23,18 +23,23 @@ extension CloudKitService {
         let creator = database.scope == .public && !context.principal.isPrivileged ? context.caller : nil
         let outcome: ModifyOutcome
         do {
-            outcome = try await applyModify(request, zoneName: zoneName, database: database, author: author, creator: creator, uuid: uuid)
+            outcome = try await applyModify(
+                request, zoneName: zoneName, database: database, author: author, creator: creator, uuid: uuid,
+                effects: changeEffects(context)
+            )
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
         }
         if let schema = outcome.schema {
             schemas.replace(schema.schema, container: context.container, environment: context.environment, ticket: schema.ticket)
         }
+        courier.signal(outcome.wake)
         return try context.encode(RecordsModify.Response(records: outcome.results), numbersAsStrings: request.numbersAsStrings)
     }
 
     private func applyModify(
-        _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, creator: String?, uuid: String
+        _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, creator: String?,
+        uuid: String, effects: RecordChangeEffects
     ) async throws -> ModifyOutcome {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
@@ -47,7 +52,8 @@ extension CloudKitService {
             let atomic = request.isAtomic && !zone.isDefaultZone
             var modifier = RecordModifier(
                 writer: tx, zone: zone, author: author, limits: limits, makeRecordName: makeRecordName,
-                schema: SchemaAdmission(schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment)
+                schema: SchemaAdmission(schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment),
+                assets: effects.assets
             )
             modifier.requiredCreator = creator
             var results: [RecordResult] = []
@@ -67,12 +73,13 @@ extension CloudKitService {
                     throw AtomicBatchFailure(results: Self.atomicResults(request.operations, failedAt: index, failure: failure, uuid: uuid))
                 }
             }
+            let wake = try effects.apply(modifier.changes, zone: zone, tx)
             if modifier.schema.changed {
                 try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)
             }
             // The schema as this transaction saw it (and grew it): it refreshes the cache, which also
             // picks up a schema imported or deployed by `stratus schema` while the server runs.
-            return ModifyOutcome(results: results, schema: (modifier.schema.schema, schemas.ticket()))
+            return ModifyOutcome(results: results, schema: (modifier.schema.schema, schemas.ticket()), wake: wake)
         }
     }
 
@@ -126,6 +133,8 @@ struct ModifyOutcome: Sendable {
     var results: [RecordResult]
     /// The schema the transaction committed, with its cache ticket; `nil` when it rolled back.
     var schema: (schema: Schema, ticket: UInt64)?
+    /// Courier tokens that received notifications, to wake after the commit.
+    var wake: Set<String> = []
 }
 
 /// Thrown out of an atomic batch's transaction to roll it back, carrying the per-item results.

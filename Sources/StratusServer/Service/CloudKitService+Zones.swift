@@ -62,6 +62,7 @@ extension CloudKitService {
                             guard let zone = try tx.zone(named: name, in: database) else {
                                 throw ServiceError(.zoneNotFound, "zone '\(name)' does not exist")
                             }
+                            try tx.removeAssetReferences(inZone: zone.rowID, now: now)
                             try tx.deleteZone(zone)
                             var deleted = Zone(zoneID: zone.zoneID)
                             deleted.deleted = true

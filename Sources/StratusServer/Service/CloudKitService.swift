@@ -22,6 +22,8 @@ public final class CloudKitService: Sendable {
     let schemas = SchemaCache()
     /// Checks credentials; `nil` without an account store (open mode only).
     let authenticator: Authenticator?
+    let courier: WebCourier
+    let assetFiles: AssetFileStore?
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -42,6 +44,8 @@ public final class CloudKitService: Sendable {
         self.logger = logger
         self.tokens = TokenCodec(secret: configuration.tokenSecret)
         self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
+        self.courier = WebCourier(store: store, configuration: configuration.push)
+        self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
     }
 
     /// The URL template of every database operation.
@@ -55,11 +59,13 @@ public final class CloudKitService: Sendable {
             }
         }
         registerSignIn(on: &router)
+        registerPushAndAssetRoutes(on: &router)
     }
 
     /// Answers one database request.
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let context = try await resolve(request)
+        var context = try await resolve(request)
+        context.assetLinks = assetLinks(for: request)
         switch context.operation {
         case .recordsModify: return try await modifyRecords(context)
         case .recordsLookup: return try await lookupRecords(context)
@@ -72,6 +78,11 @@ public final class CloudKitService: Sendable {
         case .changesDatabase: return try await databaseChanges(context)
         case .changesZone: return try await zoneChanges(context)
         case .usersCaller, .usersCurrent, .usersDiscover, .usersLookupEmail, .usersLookupID, .usersLookupContacts: return try await users(context)
+        case .subscriptionsList: return try await listSubscriptions(context)
+        case .subscriptionsLookup: return try await lookupSubscriptions(context)
+        case .subscriptionsModify: return try await modifySubscriptions(context)
+        case .assetsUpload: return try await requestAssetUploads(context)
+        case .assetsRereference: return try await rereferenceAssets(context)
         default: throw HTTPError.endpointNotFound
         }
     }

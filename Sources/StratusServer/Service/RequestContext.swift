@@ -11,6 +11,8 @@ struct RequestContext: Sendable {
     /// How the caller authenticated.
     let principal: Principal
     let deviceID: String
+    /// Signs download URLs for the assets of records in the response (set by `handle`).
+    var assetLinks: AssetLinks? = nil
 
     var environment: Environment { database.environment }
     var container: String { database.container }

@@ -22,6 +22,13 @@ public struct ServiceConfiguration: Sendable {
     public var now: @Sendable () -> Int64 = LiveClock.milliseconds
     /// A new server-generated record name.
     public var makeRecordName: @Sendable () -> String = LiveClock.uuidString
+    /// Push delivery: token lifetime, long-poll timeout, backlog (design note 0007).
+    public var push = PushConfiguration()
+    /// Asset storage: directory, size limit, URL lifetimes, garbage collection (design note 0007).
+    public var assets = AssetConfiguration()
+    /// The base of the URLs this server hands out (courier, asset upload and download), such as
+    /// `https://stratus.example.com`; when `nil`, `http://` and the request's `Host` header.
+    public var publicBaseURL: String?
 
     /// Creates a configuration with the given token secret.
     public init(tokenSecret: Data) {

@@ -1,0 +1,207 @@
+import BenchSupport
+import Foundation
+import StratusHTTP
+import StratusHTTPServer
+import StratusLogging
+import StratusServer
+import StratusServerSQLite
+import StratusWire
+
+// PushBench: push latency (committed save → waiting long-poll returns), fan-out to parked polls,
+// asset upload/download throughput next to a plain file copy — all against the real server in this process.
+
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = CommandLine.arguments.firstIndex(of: "--\(name)"), index + 1 < CommandLine.arguments.count,
+        let value = Int(CommandLine.arguments[index + 1])
+    else { return fallback }
+    return value
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+let notifications = option("notifications", 1_000)
+let fanOut = option("clients", 1_000)
+let rounds = option("rounds", 3)
+let assetMB = option("asset-mb", 10)
+let container = "iCloud.com.example.PushBench"
+let user = "_00000000000000000000000000000001"
+
+func ms(_ nanoseconds: Double) -> String { String(format: "%.2f ms", nanoseconds / 1e6) }
+func path(_ operation: String) -> String { "/database/1/\(container)/development/private/\(operation)" }
+func urlPath(_ url: String) -> String {
+    guard let range = url.range(of: "://") else { return url }
+    let rest = url[range.upperBound...]
+    return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+}
+
+// MARK: Server
+
+let root = FileManager.default.temporaryDirectory.appendingPathComponent("push-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: root) }
+let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
+let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
+_ = try await store.write { try $0.createContainer(container, createdAt: 0) }
+var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
+configuration.assets.directory = root.appendingPathComponent("assets")
+configuration.assets.maximumSize = max(64, assetMB * 2) << 20
+configuration.push.pollTimeout = .seconds(60)
+configuration.push.maximumBacklog = 10_000
+let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+var router = Router(logger: logger)
+service.register(on: &router)
+var httpConfiguration = HTTPServerConfiguration()
+httpConfiguration.port = 0
+httpConfiguration.threadPoolSize = 4
+let http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
+try http.start()
+let port = http.port
+let client = try LoopbackHTTPClient(port: port)
+
+func post(_ client: LoopbackHTTPClient, _ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
+    let reply = try client.send("POST", target, body: [UInt8](try WireCoding.encode(body)))
+    guard reply.status == 200, !reply.body.contains("serverErrorCode") else { throw BenchFailure("\(target) answered \(reply.status): \(reply.text)") }
+    return reply
+}
+
+let subscription = Subscription(subscriptionID: "bench", subscriptionType: .query, query: Query(recordType: "Note"), firesOn: [.create])
+_ = try post(client, path("subscriptions/modify"), SubscriptionsModify.Request(operations: [.create(subscription)]))
+let created = try WireCoding.decode(
+    TokensCreate.Response.self,
+    from: Data(try post(client, "/device/1/\(container)/development/tokens/create", TokensCreate.Request(apnsEnvironment: .development)).body)
+)
+_ = try post(
+    client, "/device/1/\(container)/development/tokens/register",
+    TokensRegister.Request(apnsEnvironment: .development, apnsToken: created.apnsToken)
+)
+let courierPath = urlPath(created.webcourierURL)
+
+// MARK: 1. Latency: a save while the device's poll is parked → the poll returns
+
+final class Poller: @unchecked Sendable {
+    // Safety: `arrivals` and `done` are written by the poller thread and read only after `finished` is signalled.
+    let ready = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
+    var arrivals: [UInt64] = []
+    var failure: (any Error)?
+
+    func run(port: UInt16, path: String, count: Int) {
+        Thread.detachNewThread { [self] in
+            do {
+                let client = try LoopbackHTTPClient(port: port)
+                for _ in 0..<count {
+                    ready.signal()
+                    let reply = try client.send("GET", path)
+                    guard reply.status == 200, reply.body.contains("\"qry\"") else { throw BenchFailure("poll answered \(reply.status): \(reply.text)") }
+                    arrivals.append(monotonicNanoseconds())
+                }
+            } catch {
+                failure = error
+            }
+            finished.signal()
+        }
+    }
+}
+
+let poller = Poller()
+poller.run(port: port, path: courierPath, count: notifications)
+var sends: [UInt64] = []
+var saveRTT: [Double] = []
+for index in 0..<notifications {
+    poller.ready.wait()
+    usleep(1_000)  // let the poll park
+    let body = [UInt8](try WireCoding.encode(RecordsModify.Request(operations: [.create(Record(recordName: "n\(index)", recordType: "Note", fields: ["v": .int64(Int64(index))]))])))
+    let start = monotonicNanoseconds()
+    sends.append(start)
+    let reply = try client.send("POST", path("records/modify"), body: body)
+    saveRTT.append(Double(monotonicNanoseconds() - start))
+    guard reply.status == 200, !reply.body.contains("serverErrorCode") else { throw BenchFailure("save answered \(reply.status): \(reply.text)") }
+}
+poller.finished.wait()
+if let failure = poller.failure { throw failure }
+let latencies = zip(sends, poller.arrivals).map { Double($1 &- $0) }
+
+// MARK: 2. Fan-out: N parked polls woken by one save
+
+var fanOutTimes: [Double] = []
+for round in 0..<rounds {
+    let tokens = (0..<fanOut).map { "fan-\(round)-\($0)" }
+    try await store.write { tx in
+        for token in tokens {
+            try tx.createPushToken(
+                PushTokenRow(token: token, container: container, environment: .development, apnsEnvironment: "development", user: user, createdAt: 0, expiresAt: .max)
+            )
+        }
+    }
+    let fleet = Fleet()
+    try fleet.launch(port: port, targets: tokens.map { "/courier/\($0)" })
+    try await Task.sleep(for: .seconds(2))  // every poll parks (they found empty queues)
+    let body = [UInt8](try WireCoding.encode(RecordsModify.Request(operations: [.create(Record(recordName: "fan-\(round)", recordType: "Note", fields: [:]))])))
+    let start = monotonicNanoseconds()
+    let reply = try client.send("POST", path("records/modify"), body: body)
+    guard reply.status == 200 else { throw BenchFailure("fan-out save answered \(reply.status)") }
+    let replies = try fleet.collect(timeoutSeconds: 60)
+    guard replies.allSatisfy({ $0.raw.contains("fan-\(round)") }) else { throw BenchFailure("a fan-out poll missed its notification") }
+    fanOutTimes.append(Double((replies.map(\.arrival).max() ?? start) - start))
+    // The latency device also got this one; drain it so its queue stays empty.
+    _ = try client.send("GET", courierPath)
+    // Retire this round's devices so the next save does not fan out to them too.
+    try await store.write { tx in
+        for token in tokens { _ = try tx.bindPushToken(token, to: "_retired", now: 0) }
+    }
+}
+
+// MARK: 3. Assets: upload and download MB/s next to a file copy
+
+let size = assetMB << 20
+var uploadRates: [Double] = []
+var downloadRates: [Double] = []
+var copyRates: [Double] = []
+var writeRates: [Double] = []
+for round in 0..<rounds {
+    var bytes = [UInt8](repeating: 0, count: size)
+    for index in stride(from: 0, to: size, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index / 4096 &+ round &* 7) }
+    let request = AssetsUpload.Request(tokens: [AssetsUpload.Token(recordName: "a\(round)", recordType: "Photo", fieldName: "image")])
+    let uploadURL = try WireCoding.decode(AssetsUpload.Response.self, from: Data(try post(client, path("assets/upload"), request).body)).tokens[0].url
+    var start = monotonicNanoseconds()
+    let uploaded = try client.send("POST", urlPath(uploadURL), body: bytes)
+    let uploadTime = Double(monotonicNanoseconds() - start)
+    guard uploaded.status == 200 else { throw BenchFailure("upload answered \(uploaded.status): \(uploaded.text)") }
+    uploadRates.append(Double(size) / 1_048_576 / (uploadTime / 1e9))
+    let asset = try WireCoding.decode(AssetUploadReceipt.self, from: Data(uploaded.body)).singleFile
+    let save = RecordsModify.Request(operations: [.create(Record(recordName: "a\(round)", recordType: "Photo", fields: ["image": .asset(asset)]))])
+    let saved = try WireCoding.decode(RecordsModify.Response.self, from: Data(try post(client, path("records/modify"), save).body))
+    guard let downloadURL = saved.records.first?.record?.fields?["image"]?.assetValue?.downloadURL else { throw BenchFailure("no downloadURL") }
+    start = monotonicNanoseconds()
+    let downloaded = try client.send("GET", urlPath(downloadURL).replacingOccurrences(of: "${f}", with: "file.bin"))
+    let downloadTime = Double(monotonicNanoseconds() - start)
+    guard downloaded.status == 200, downloaded.body == bytes else { throw BenchFailure("download answered \(downloaded.status) with \(downloaded.body.count) bytes") }
+    downloadRates.append(Double(size) / 1_048_576 / (downloadTime / 1e9))
+
+    let source = root.appendingPathComponent("copy-source-\(round)")
+    start = monotonicNanoseconds()
+    try Data(bytes).write(to: source)
+    writeRates.append(Double(size) / 1_048_576 / (Double(monotonicNanoseconds() - start) / 1e9))
+    start = monotonicNanoseconds()
+    try FileManager.default.copyItem(at: source, to: root.appendingPathComponent("copy-target-\(round)"))
+    copyRates.append(Double(size) / 1_048_576 / (Double(monotonicNanoseconds() - start) / 1e9))
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 50) }
+print("""
+
+| measurement | result |
+|---|---|
+| push latency, save sent → parked poll returns, p50 / p99 (\(notifications) notifications) | \(ms(percentile(latencies, 50))) / \(ms(percentile(latencies, 99))) (target p99 ≤ 20 ms) |
+| the save's own round trip, p50 / p99 | \(ms(percentile(saveRTT, 50))) / \(ms(percentile(saveRTT, 99))) |
+| fan-out: \(fanOut) parked polls all answered after one save, median of \(rounds) (min … max) | \(ms(median(fanOutTimes))) (\(ms(fanOutTimes.min() ?? 0)) … \(ms(fanOutTimes.max() ?? 0))) |
+| asset upload \(assetMB) MB (POST, hash, store once), median | \(String(format: "%.0f MB/s", median(uploadRates))) |
+| asset download \(assetMB) MB (GET downloadURL), median | \(String(format: "%.0f MB/s", median(downloadRates))) |
+| baseline: write \(assetMB) MB to a file / copy it (FileManager), median | \(String(format: "%.0f / %.0f MB/s", median(writeRates), median(copyRates))) |
+""")
+service.beginShutdown()
+await http.shutdown(gracePeriod: .seconds(1))
+try await store.close()

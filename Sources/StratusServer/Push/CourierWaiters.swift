@@ -1,0 +1,64 @@
+import Synchronization
+
+/// The lock and the continuations around ``CourierStateMachine``: parks long-polls without holding a thread.
+///
+/// ```swift
+/// guard let id = waiters.register(token: token) else { return nil }   // closed
+/// if let item = try await queue.next() { waiters.remove(id); return item }
+/// switch await waiters.wait(id, timeout: .seconds(30)) { … }
+/// ```
+final class CourierWaiters: Sendable {
+    typealias Machine = CourierStateMachine<CheckedContinuation<CourierWake, Never>>
+    typealias Wake = CourierWake
+
+    private let state = Mutex(Machine())
+
+    /// Registers a poll on `token`; `nil` when the courier is closed.
+    func register(token: String) -> Machine.WaiterID? {
+        state.withLock { $0.register(token: token) }
+    }
+
+    /// Forgets a registered poll that did not need to wait.
+    func remove(_ id: Machine.WaiterID) {
+        state.withLock { $0.remove(id) }
+    }
+
+    /// Waits until the poll's token is signalled, `timeout` passes, the task is cancelled or the courier closes.
+    func wait(_ id: Machine.WaiterID, timeout: Duration) async -> Wake {
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            if !Task.isCancelled { finish(id, because: .timedOut) }
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let action = state.withLock { $0.suspend(id, with: continuation) }
+                if case .resume(let continuation, let wake) = action {
+                    continuation.resume(returning: wake)
+                }
+            }
+        } onCancel: {
+            finish(id, because: .cancelled)
+        }
+    }
+
+    /// Wakes every poll parked on these tokens.
+    func signal(_ tokens: some Sequence<String>) {
+        let resumed = state.withLock { $0.signal(tokens) }
+        for continuation in resumed { continuation.resume(returning: .signalled) }
+    }
+
+    /// Ends every poll now and refuses new ones (server shutdown).
+    func close() {
+        let resumed = state.withLock { $0.close() }
+        for continuation in resumed { continuation.resume(returning: .closed) }
+    }
+
+    /// Polls registered or parked right now.
+    var count: Int { state.withLock { $0.count } }
+
+    private func finish(_ id: Machine.WaiterID, because wake: Wake) {
+        let continuation = state.withLock { $0.finish(id, because: wake) }
+        continuation?.resume(returning: wake)
+    }
+}

@@ -1,0 +1,75 @@
+import StratusCrypto
+
+/// The web courier: hands out each token's queued notifications, one per long-poll, parking polls until one arrives.
+///
+/// A poll takes the oldest queued item of its token in a store write (consume on
+/// delivery). When the queue is empty it parks in ``CourierWaiters`` — no thread
+/// held — until a commit signals the token, its timeout passes, its request is
+/// cancelled, or the courier closes; then it looks again or answers empty.
+final class WebCourier: Sendable {
+    let store: any RecordStore
+    let configuration: PushConfiguration
+    let waiters = CourierWaiters()
+
+    init(store: any RecordStore, configuration: PushConfiguration) {
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// The next notification's JSON for `token`, or `nil` when none arrived within `timeout` (or the courier closed).
+    func poll(_ token: PushTokenRow, timeout: Duration) async throws -> [UInt8]? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            guard let id = waiters.register(token: token.token) else { return nil }
+            let item: DequeuedNotification?
+            do {
+                item = try await store.write { [token = token.token] tx in try tx.dequeueNotification(token: token) }
+            } catch {
+                waiters.remove(id)
+                throw error
+            }
+            if let item {
+                waiters.remove(id)
+                return try render(item, for: token)
+            }
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                waiters.remove(id)
+                return nil
+            }
+            guard await waiters.wait(id, timeout: remaining) == .signalled else { return nil }
+        }
+    }
+
+    /// Wakes the polls of tokens that just received notifications (call after the commit).
+    func signal(_ tokens: Set<String>) {
+        guard !tokens.isEmpty else { return }
+        waiters.signal(tokens)
+    }
+
+    /// Answers every parked poll with an empty body and every later one at once.
+    func close() {
+        waiters.close()
+    }
+
+    private func render(_ item: DequeuedNotification, for token: PushTokenRow) throws -> [UInt8] {
+        switch item {
+        case .notification(let payload):
+            return payload
+        case .resync(let dropped):
+            return try NotificationPayload.bytes(
+                NotificationPayload.resync(
+                    container: token.container, recipient: token.user, notificationID: configuration.makeNotificationID(), dropped: dropped
+                )
+            )
+        }
+    }
+}
+
+/// Courier token generation.
+public enum PushTokens {
+    /// 32 random bytes, base64url: unguessable, and safe in a URL path.
+    @Sendable public static func random() throws -> String {
+        try SecureRandom.base64URLToken(byteCount: 32)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import StratusHTTP
+import StratusWire
+
+extension CloudKitService {
+    /// The URL template of the token operations.
+    public static let deviceTemplate = "/device/1/{container}/{environment}/{operation...}"
+    /// The URL template of web courier long-polls.
+    public static let courierTemplate = "/courier/{token}"
+
+    /// Adds the token, courier and asset routes (called by ``register(on:)``).
+    func registerPushAndAssetRoutes(on router: inout Router) {
+        router.route(.post, Self.deviceTemplate) { [self] request in
+            try await handleDevice(request)
+        }
+        router.route(.get, Self.courierTemplate) { [self] request in
+            try await pollCourier(request)
+        }
+        registerAssetRoutes(on: &router)
+    }
+
+    /// Starts shutting down push delivery: every parked courier poll answers at once with an
+    /// empty body, and later polls do too, so the HTTP server can stop without waiting for them.
+    public func beginShutdown() {
+        courier.close()
+    }
+
+    // MARK: Tokens
+
+    /// `tokens/create` and `tokens/register` under `/device/1/{container}/{environment}/`.
+    func handleDevice(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let operationName = try request.parameter("operation")
+        guard let operation = EndpointOperation(rawValue: operationName), operation.module == .device else {
+            throw HTTPError.endpointNotFound
+        }
+        let environmentName = try request.parameter("environment")
+        guard let environment = Environment(rawValue: environmentName) else {
+            throw ServiceError.badRequest("unknown environment '\(environmentName)'; use 'development' or 'production'")
+        }
+        let container = try request.parameter("container")
+        guard try await store.read({ try $0.containerExists(container) }) else {
+            throw ServiceError(.notFound, "container '\(container)' does not exist; create it with `stratus container create \(container)`")
+        }
+        // NB: the caller is the open-mode user until authentication resolves real users, as in `resolve`.
+        let caller = configuration.openModeUserRecordName
+        switch operation {
+        case .tokensCreate: return try await createToken(request, container: container, environment: environment)
+        default: return try await registerToken(request, caller: caller)
+        }
+    }
+
+    private func createToken(_ request: HTTPRequest, container: String, environment: Environment) async throws -> HTTPResponse {
+        let body = try Self.decodeBody(TokensCreate.Request.self, request)
+        let now = configuration.now()
+        let lifetime = configuration.push.tokenLifetime
+        let token = PushTokenRow(
+            token: try configuration.push.makeToken(), container: container, environment: environment,
+            apnsEnvironment: body.apnsEnvironment.rawValue, user: nil, createdAt: now, expiresAt: now + lifetime * 1000
+        )
+        try await store.write { tx in
+            _ = try tx.deleteExpiredPushTokens(now: now)
+            try tx.createPushToken(token)
+        }
+        let url = baseURL(for: request) + "/courier/\(token.token)?ttl=\(lifetime)"
+        let response = TokensCreate.Response(apnsEnvironment: body.apnsEnvironment, apnsToken: token.token, webcourierURL: url)
+        return .json(bytes: try WireCoding.encode(response))
+    }
+
+    private func registerToken(_ request: HTTPRequest, caller: String) async throws -> HTTPResponse {
+        let body = try Self.decodeBody(TokensRegister.Request.self, request)
+        let now = configuration.now()
+        let bound = try await store.write { tx in try tx.bindPushToken(body.apnsToken, to: caller, now: now) }
+        guard bound else {
+            throw ServiceError(.notFound, "push token '\(body.apnsToken)' does not exist or has expired; create a new one with tokens/create")
+        }
+        return .json(bytes: Data("{}".utf8))
+    }
+
+    private static func decodeBody<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws(ServiceError) -> T {
+        do {
+            return try WireCoding.decode(type, from: request.body.isEmpty ? Data("{}".utf8) : request.body)
+        } catch {
+            throw ServiceError.badRequest(error.reason)
+        }
+    }
+
+    // MARK: Courier
+
+    /// `GET /courier/{token}`: one queued notification's JSON, or an empty body when none arrives in time.
+    func pollCourier(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let tokenValue = try request.parameter("token")
+        let now = configuration.now()
+        guard let token = try await store.read({ try $0.pushToken(tokenValue) }), token.expiresAt > now else {
+            throw ServiceError(.notFound, "this courier token does not exist or has expired; create a new one with tokens/create")
+        }
+        guard let payload = try await courier.poll(token, timeout: configuration.push.pollTimeout) else {
+            return HTTPResponse(status: .ok, headers: ["Cache-Control": "no-store"])
+        }
+        var response = HTTPResponse.json(bytes: Data(payload))
+        response.headers.replaceOrAdd("Cache-Control", "no-store")
+        return response
+    }
+
+    /// `http://host:port` from the configured public base URL or the request's `Host` header.
+    func baseURL(for request: HTTPRequest) -> String {
+        if let base = configuration.publicBaseURL {
+            return base.hasSuffix("/") ? String(base.dropLast()) : base
+        }
+        return "http://" + (request.headers["Host"] ?? "127.0.0.1")
+    }
+}

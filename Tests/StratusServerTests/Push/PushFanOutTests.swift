@@ -1,0 +1,45 @@
+import Foundation
+@testable import StratusServer
+import StratusTesting
+import StratusWire
+import Testing
+
+/// Many parked long-polls at once (issue 5: 1,000 clients on the thread pool).
+@Suite struct PushFanOutTests {
+    /// 1,000 devices parked on the courier hold no server thread: a save still goes through,
+    /// and its notification wakes every one of them.
+    @Test(.timeLimit(.minutes(2))) func thousandParkedPollsAreAllWoken() async throws {
+        let count = 1_000
+        try await withServer(.sqlite, configure: { $0.push.pollTimeout = .seconds(60) }) { server in
+            try await server.subscribe(Subscription(subscriptionID: "all", subscriptionType: .query, query: Query(recordType: "Note"), firesOn: [.create]))
+            let user = server.service.configuration.openModeUserRecordName
+            let tokens = (0..<count).map { "fanout-\($0)" }
+            try await server.store.write { tx in
+                for token in tokens {
+                    try tx.createPushToken(
+                        PushTokenRow(
+                            token: token, container: TestCloudKitServer.container, environment: .development, apnsEnvironment: "development",
+                            user: user, createdAt: 0, expiresAt: .max
+                        )
+                    )
+                }
+            }
+            let fleet = PollFleet(port: server.http.port, targets: tokens.map { "/courier/\($0)" })
+            try await fleet.launch()
+            let parkDeadline = ContinuousClock.now + .seconds(60)
+            while server.service.courier.waiters.count < count, ContinuousClock.now < parkDeadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(server.service.courier.waiters.count == count)
+
+            let saved = ContinuousClock.now
+            try await server.create("wake", fields: [:])
+            let replies = try await fleet.collect(timeout: .seconds(60))
+            let notifications = try replies.map { try WireCoding.decode(CourierNotification.self, from: $0.body) }
+            #expect(notifications.allSatisfy { $0.ck.qry?.rid == "wake" })
+            #expect(Set(notifications.compactMap(\.ck.nid)).count == 1)
+            let slowest = replies.map { $0.arrival - saved }.max() ?? .zero
+            print("fan-out: \(count) parked polls woken within \(slowest) of the save's start")
+        }
+    }
+}
