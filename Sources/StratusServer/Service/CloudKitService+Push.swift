@@ -41,8 +41,10 @@ extension CloudKitService {
         guard try await store.read({ try $0.containerExists(container) }) else {
             throw ServiceError(.notFound, "container '\(container)' does not exist; create it with `stratus container create \(container)`")
         }
-        // NB: the caller is the open-mode user until authentication resolves real users, as in `resolve`.
-        let caller = configuration.openModeUserRecordName
+        // Push tokens belong to users: both operations need a signed-in user (421 otherwise), as
+        // the private database does; server-to-server keys get the opaque 401.
+        let principal = try await authorize(request, operation: operation, scope: .private, container: container, environment: environment)
+        let caller = principal.userRecordName ?? Principal.anonymousRecordName
         switch operation {
         case .tokensCreate: return try await createToken(request, container: container, environment: environment)
         default: return try await registerToken(request, caller: caller)
