@@ -40,6 +40,18 @@ struct RandomWire {
         return text
     }
 
+    /// A string for an object key or field name: like ``string()`` but always in NFC.
+    ///
+    /// NB: Swift's `String` `<` is not a strict total order across normalization forms (for example
+    /// `"e\u{301}"` and `"\u{E9}\t"` are neither equal nor ordered), so for such key sets the order of
+    /// sorted keys, in the reference writer as in the direct one, depends on the dictionary's
+    /// iteration order, which is seeded per process. Keys in NFC sort deterministically.
+    mutating func key() -> String {
+        var text = ""
+        for _ in 0..<count(4) { text += pick(Self.pieces.filter { !$0.unicodeScalars.contains("\u{301}") }) }
+        return text
+    }
+
     mutating func int64() -> Int64 {
         if chance(30) { return pick([0, 1, -1, .max, .min, 9_007_199_254_740_993, -9_007_199_254_740_993, 1_747_999_812_000]) }
         return Int64.random(in: .min ... .max, using: &rng) >> Int64.random(in: 0...62, using: &rng)
@@ -105,7 +117,7 @@ struct RandomWire {
 
     mutating func fields() -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
-        for _ in 0..<count(6) { fields[pick(["title", "due", "Z", "a_b", "é", "e\u{301}x", "中", "with space", string()])] = fieldValue() }
+        for _ in 0..<count(6) { fields[pick(["title", "due", "Z", "a_b", "é", "éx", "中", "with space", key()])] = fieldValue() }
         return fields
     }
 
