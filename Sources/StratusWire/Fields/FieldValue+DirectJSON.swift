@@ -238,3 +238,17 @@ extension Location: JSONDirectEncodable {
         try writer.writeDouble(value)
     }
 }
+
+extension Dictionary: JSONDirectEncodable where Key == String, Value == FieldValue {
+    /// A record's `fields` dictionary (also the store's field blob), names in the tree writer's order.
+    func writeJSON(to writer: inout JSONWriter) throws(WireError) {
+        writer.writeByte(UInt8(ascii: "{"))
+        for (offset, field) in sorted(by: { $0.key < $1.key }).enumerated() {
+            if offset > 0 { writer.writeByte(UInt8(ascii: ",")) }
+            writer.writeString(field.key)
+            writer.writeByte(UInt8(ascii: ":"))
+            try field.value.writeJSON(to: &writer)
+        }
+        writer.writeByte(UInt8(ascii: "}"))
+    }
+}

@@ -23,7 +23,7 @@ extension Record: JSONDirectEncodable, JSONDirectDecodable {
         }
         if let fields {
             writer.beginMember("fields", first: &first)
-            try Self.write(fields, to: &writer)
+            try fields.writeJSON(to: &writer)
         }
         if let forRecord {
             writer.beginMember("forRecord", first: &first)
@@ -72,18 +72,6 @@ extension Record: JSONDirectEncodable, JSONDirectDecodable {
         if let zoneID {
             writer.beginMember("zoneID", first: &first)
             zoneID.writeJSON(to: &writer)
-        }
-        writer.writeByte(UInt8(ascii: "}"))
-    }
-
-    /// `{"name":{…},…}` with the names in the tree writer's order (`String` `<`).
-    private static func write(_ fields: [String: FieldValue], to writer: inout JSONWriter) throws(WireError) {
-        writer.writeByte(UInt8(ascii: "{"))
-        for (offset, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
-            if offset > 0 { writer.writeByte(UInt8(ascii: ",")) }
-            writer.writeString(field.key)
-            writer.writeByte(UInt8(ascii: ":"))
-            try field.value.writeJSON(to: &writer)
         }
         writer.writeByte(UInt8(ascii: "}"))
     }

@@ -29,6 +29,7 @@ import Testing
             try expectSameBytes(random.modifyRequest())
             try expectSameBytes(random.record())
             try expectSameBytes(random.fieldValue())
+            try expectSameBytes(random.fields())
         }
     }
 
