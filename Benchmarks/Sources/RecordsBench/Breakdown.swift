@@ -15,9 +15,10 @@ import StratusWire
 /// - store page read: `recordChanges(limit: 200)` in a read snapshot, with field-blob decode.
 /// - feed response encode: `WireCoding.encode(RecordsChanges.Response)` of 200 records.
 /// - response encode, direct JSONValue (prototype): the same bytes as "response encode", built as a
-///   `JSONValue` tree by hand and serialized — what a Codable-free writer in StratusWire could save.
-/// - Codable field encode / decode: `WireCoding` on one record's fields, for reference (the store's
-///   blob codec used it until the benchmark showed its cost).
+///   `JSONValue` tree by hand and serialized (the prototype that motivated StratusWire's direct writer,
+///   which `WireCoding.encode` now uses for records-bearing bodies).
+/// - Codable field encode / decode: `WireCoding` on one record's fields (a fields dictionary now takes
+///   the direct writer on encode; decode of a bare dictionary still goes through Codable).
 enum Breakdown {
     struct Line {
         var name: String

@@ -196,8 +196,8 @@ for name in ["store page read", "feed response encode"] {
 let feedRest = feedTotal - piece("store page read") - piece("feed response encode")
 print("| rest: presenter, token, HTTP, scheduling | \(String(format: "%.1f", feedRest)) | \(share(feedRest, feedTotal)) |")
 print("| raw SQLite paged read (baseline) | \(String(format: "%.1f", 1e6 / bestRawRead)) | \(share(1e6 / bestRawRead, feedTotal)) |")
-print("| prototype: the create response encoded by building JSONValue directly (same bytes) | \(String(format: "%.1f", piece("response encode, direct JSONValue (prototype)"))) | vs \(String(format: "%.1f", piece("response encode"))) via Codable |")
-print("| reference: Codable encode / decode of one record's fields (WireCoding) | \(String(format: "%.1f / %.1f", piece("Codable field encode"), piece("Codable field decode"))) | — |")
+print("| comparison: the create response built as a JSONValue tree by hand, then serialized (same bytes) | \(String(format: "%.1f", piece("response encode, direct JSONValue (prototype)"))) | vs \(String(format: "%.1f", piece("response encode"))) via WireCoding.encode (direct writer) |")
+print("| reference: WireCoding encode / decode of one record's fields, a bare [String: FieldValue] (encode direct, decode Codable) | \(String(format: "%.1f / %.1f", piece("Codable field encode"), piece("Codable field decode"))) | — |")
 
 print("\npeer reference (PocketBase): ~11,000 records/s in batches, ~1,900 single updates/s, ~3,600 creates/s from 8 clients")
 print("load average at the end: \(loadAverage())")

@@ -48,7 +48,28 @@ public enum WireCoding {
     public static func encode(
         _ value: some Encodable, numbersAsStrings: Bool = false, prettyPrinted: Bool = false
     ) throws(WireError) -> Data {
+        if !prettyPrinted, let direct = value as? any JSONDirectEncodable {
+            // NB: records and the bodies that carry them write their bytes directly (no tree, no
+            // Codable); on any failure the reference path below runs and reports the error.
+            do {
+                return Data(try encodeDirect(direct, numbersAsStrings: numbersAsStrings))
+            } catch {}
+        }
+        return try encodeReference(value, numbersAsStrings: numbersAsStrings, prettyPrinted: prettyPrinted)
+    }
+
+    /// The reference encoding: `Codable` into a ``JSONValue`` tree, then the tree writer.
+    static func encodeReference(
+        _ value: some Encodable, numbersAsStrings: Bool, prettyPrinted: Bool = false
+    ) throws(WireError) -> Data {
         try encodeJSON(value, numbersAsStrings: numbersAsStrings).serialized(prettyPrinted: prettyPrinted)
+    }
+
+    /// The direct encoding of a type that writes itself; the same bytes as ``encodeReference(_:numbersAsStrings:prettyPrinted:)``.
+    static func encodeDirect(_ value: some JSONDirectEncodable, numbersAsStrings: Bool) throws(WireError) -> [UInt8] {
+        var writer = JSONWriter(prettyPrinted: false, numbersAsStrings: numbersAsStrings, capacity: 4096)
+        try value.writeJSON(to: &writer)
+        return writer.output
     }
 
     /// Encodes a wire value into a ``JSONValue`` tree.
@@ -91,6 +112,21 @@ public enum WireCoding {
     public static func decode<T: Decodable>(
         _ type: T.Type, from json: JSONValue, fieldTypes: FieldTypeLookup? = nil
     ) throws(WireError) -> T {
+        if let direct = type as? any JSONDirectDecodable.Type {
+            // NB: records-bearing bodies are read directly from the tree; the direct reader throws
+            // exactly when the reference decoder would, and then the reference decoder runs to
+            // report the error with its message and path.
+            do {
+                if let value = try decodeDirect(direct, from: json, fieldTypes: fieldTypes) as? T { return value }
+            } catch {}
+        }
+        return try decodeReference(type, from: json, fieldTypes: fieldTypes)
+    }
+
+    /// The reference decoding: `Codable` over the ``JSONValue`` tree.
+    static func decodeReference<T: Decodable>(
+        _ type: T.Type, from json: JSONValue, fieldTypes: FieldTypeLookup?
+    ) throws(WireError) -> T {
         var userInfo: [CodingUserInfoKey: Any] = [:]
         if let fieldTypes { userInfo[fieldTypesKey] = fieldTypes }
         let decoder = JSONValueDecoder(value: json, codingPath: [], userInfo: userInfo)
@@ -99,6 +135,13 @@ public enum WireCoding {
         } catch {
             throw wireError(from: error)
         }
+    }
+
+    /// The direct decoding of a type that reads itself; throws where ``decodeReference(_:from:fieldTypes:)`` would.
+    static func decodeDirect<T: JSONDirectDecodable>(
+        _ type: T.Type, from json: JSONValue, fieldTypes: FieldTypeLookup?
+    ) throws(WireError) -> T {
+        try T(directJSON: json, context: JSONDirectDecoding(fieldTypes: fieldTypes))
     }
 
     /// A Foundation `JSONEncoder` configured like ``encode(_:numbersAsStrings:prettyPrinted:)``.

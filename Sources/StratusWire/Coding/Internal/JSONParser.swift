@@ -5,6 +5,8 @@ struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// The members of the objects being parsed, innermost last.
+    private var pendingMembers: [(key: String, value: JSONValue)] = []
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -66,12 +68,16 @@ struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(WireError) -> JSONValue {
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        // NB: members are collected on a shared stack and the dictionary is built once at its final
+        // size, instead of growing (and rehashing) a dictionary per object. A repeated key keeps its
+        // last value, as before.
+        let base = pendingMembers.count
+        defer { pendingMembers.removeSubrange(base...) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -84,13 +90,18 @@ struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth + 1)
+            let value = try parseValue(depth: depth + 1)
+            pendingMembers.append((key, value))
             skipWhitespace()
             guard index < bytes.count else { throw failure("unterminated object") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
+                for offset in base..<pendingMembers.count {
+                    members[pendingMembers[offset].key] = pendingMembers[offset].value
+                }
                 return .object(members)
             } else {
                 throw failure("expected ',' or '}' but found \(describeCurrent())")
@@ -124,6 +135,20 @@ struct JSONParser {
 
     private mutating func parseString() throws(WireError) -> String {
         index += 1
+        // Fast path: no escapes, so the string is a slice of the input (validated as UTF-8).
+        var end = index
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                guard let string = slice(index, end) else { break }
+                index = end + 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        // NB: the slow path below reports the same errors (control character, bad UTF-8, …) at
+        // the same offsets as before.
         var utf8: [UInt8] = []
         while true {
             guard index < bytes.count else { throw failure("unterminated string") }
@@ -144,6 +169,13 @@ struct JSONParser {
                 utf8.append(byte)
                 index += 1
             }
+        }
+    }
+
+    /// The bytes `start..<end` as a string, or `nil` if they are not valid UTF-8.
+    private func slice(_ start: Int, _ end: Int) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            String(validating: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
         }
     }
 
@@ -222,10 +254,32 @@ struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number exponent") }
             skipDigits()
         }
+        if isInteger, let integer = integerValue(start, index) { return .integer(integer) }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
         guard let double = Double(text), double.isFinite else { throw failure("number \(text) is out of range") }
         return .double(double)
+    }
+
+    /// The integer spelled by `-?[0-9]+` at `start..<end`, or `nil` if it does not fit in `Int64`
+    /// (exactly when `Int64(text)` would fail).
+    private func integerValue(_ start: Int, _ end: Int) -> Int64? {
+        var position = start
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        var magnitude: UInt64 = 0
+        while position < end {
+            let (scaled, overflowScaling) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflowAdding) = scaled.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
+            guard !overflowScaling, !overflowAdding else { return nil }
+            magnitude = sum
+            position += 1
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return Int64(truncatingIfNeeded: 0 &- magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return Int64(magnitude)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {
