@@ -45,10 +45,10 @@ import FoundationNetworking
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
     }
 
-    /// Uploads of 0 B, 1 B and 3 MB are saved into a record, fetched with a download URL and served intact.
+    /// Uploads of 0 B, 1 B and 10 MB are saved into a record, fetched with a download URL and served intact.
     @Test(arguments: backends) func uploadAttachFetchAndDownload(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
-            for (index, size) in [0, 1, 3 << 20].enumerated() {
+            for (index, size) in [0, 1, 10 << 20].enumerated() {
                 let bytes = Self.bytes(size, seed: UInt8(index))
                 let asset = try await Self.upload(bytes, to: server, record: "p\(index)")
                 #expect(asset.size == Int64(size))
