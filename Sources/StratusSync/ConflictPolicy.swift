@@ -1,5 +1,5 @@
 public import Foundation
-public import StratusClient
+public import StratusWire
 
 /// How a conflict between a local edit and a newer server version is resolved.
 ///
@@ -110,11 +110,11 @@ enum ConflictResolver {
         switch (base, local, server) {
         case (.referenceList(let b)?, .referenceList(let l)?, .referenceList(let s)?):
             return .referenceList(merge(base: b, local: l, server: s, key: \.recordName))
-        case (nil, .referenceList(let l)?, .referenceList(let s)?), (.emptyList?, .referenceList(let l)?, .referenceList(let s)?):
+        case (.none, .referenceList(let l)?, .referenceList(let s)?), (.emptyList?, .referenceList(let l)?, .referenceList(let s)?):
             return .referenceList(merge(base: [], local: l, server: s, key: \.recordName))
         case (.stringList(let b)?, .stringList(let l)?, .stringList(let s)?):
             return .stringList(merge(base: b, local: l, server: s, key: \.self))
-        case (nil, .stringList(let l)?, .stringList(let s)?), (.emptyList?, .stringList(let l)?, .stringList(let s)?):
+        case (.none, .stringList(let l)?, .stringList(let s)?), (.emptyList?, .stringList(let l)?, .stringList(let s)?):
             return .stringList(merge(base: [], local: l, server: s, key: \.self))
         default:
             return nil

@@ -1,6 +1,7 @@
 public import Foundation
 public import StratusClient
 public import StratusLogging
+public import StratusWire
 
 /// How a ``SyncController`` is set up.
 public struct SyncConfiguration: Sendable {

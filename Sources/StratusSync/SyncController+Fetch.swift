@@ -1,6 +1,7 @@
 import Foundation
 import StratusClient
 import StratusLogging
+import StratusWire
 
 /// A fetched batch waiting for the delegate's ``FinishSync``.
 struct PendingBatch: Sendable {
@@ -26,7 +27,7 @@ extension SyncController {
         var batch = PendingBatch(startToken: startToken, endToken: feed.changeToken, generation: generation, bases: [], removed: [])
         var changes = SyncChanges()
         var applied: [String: any SyncableEntity] = [:]
-        var toLink: [(Record, any SyncableEntity, EntityDescription)] = []
+        var toLink: [(StratusClient.Record, any SyncableEntity, EntityDescription)] = []
         let records = try feed.modifications().sorted { $0.recordID.recordName < $1.recordID.recordName }
         for record in records {
             let name = record.recordID.recordName
@@ -72,7 +73,8 @@ extension SyncController {
             try commit(batch)
             return changes
         }
-        let finish = FinishSync { [self] in try await self.commit(batch) }
+        let pending = batch
+        let finish = FinishSync { [self] in try await self.commit(pending) }
         await delegate.syncController(self, didFinishSync: changes, finishSync: finish)
         return changes
     }
@@ -93,7 +95,7 @@ extension SyncController {
     }
 
     /// Sets an entity's plain fields, sync ID and change date from a record.
-    func applyFields(of record: Record, to entity: any SyncableEntity, description: EntityDescription) {
+    func applyFields(of record: StratusClient.Record, to entity: any SyncableEntity, description: EntityDescription) {
         entity.setValue(record.recordID.recordName, forKey: description.syncIdKey)
         entity.setValue(record.modificationDate, forKey: description.changeDateKey)
         for (local, remote) in description.mapping {
@@ -106,7 +108,7 @@ extension SyncController {
     /// batch, the delegate and (with `fetchReferences`) the server; an empty to-one reference gets the
     /// target type's placeholder.
     func applyReferences(
-        of record: Record, to entity: any SyncableEntity, description: EntityDescription, batch: inout [String: any SyncableEntity],
+        of record: StratusClient.Record, to entity: any SyncableEntity, description: EntityDescription, batch: inout [String: any SyncableEntity],
         fetchReferences: Bool
     ) async throws {
         for (local, remote) in description.references {
@@ -157,7 +159,7 @@ extension SyncController {
     }
 
     /// `entity.cloud.update(from:fetchReferences:)`.
-    func update(_ entity: any SyncableEntity, from record: Record, fetchReferences: Bool) async throws {
+    func update(_ entity: any SyncableEntity, from record: StratusClient.Record, fetchReferences: Bool) async throws {
         let description = try description(of: type(of: entity))
         applyFields(of: record, to: entity, description: description)
         var batch: [String: any SyncableEntity] = [record.recordID.recordName: entity]

@@ -1,12 +1,13 @@
 import Foundation
 import StratusClient
 import StratusLogging
+import StratusWire
 
 extension SyncController {
     // MARK: Enqueue
 
     /// Queues `entity` (and the entities it references) and uploads unless paused.
-    func save(_ entity: any SyncableEntity, keys: Set<String>?) async throws -> Record? {
+    func save(_ entity: any SyncableEntity, keys: Set<String>?) async throws -> StratusClient.Record? {
         var visited: Set<ObjectIdentifier> = []
         let seq = try enqueueSave(entity, keys: keys, owner: nil, visited: &visited)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
@@ -138,7 +139,7 @@ extension SyncController {
 
     /// Uploads one entry. Throws ``SyncError`` for a refusal (the entry is dropped and reported);
     /// any other error leaves the entry queued.
-    private func upload(_ entry: OutboxEntry) async throws -> Record? {
+    private func upload(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
         switch entry.kind {
         case .delete:
             let results = try await database.modifyRecords(
@@ -156,13 +157,13 @@ extension SyncController {
         }
     }
 
-    private func uploadSave(_ entry: OutboxEntry) async throws -> Record? {
+    private func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
         let base = try bookkeeping.base(entry.recordName)
-        var record: Record
+        var record: StratusClient.Record
         if let base {
-            record = try Record(wire: base.record, zoneID: zoneID)
+            record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
         } else {
-            record = Record(recordType: entry.recordType, recordID: RecordID(recordName: entry.recordName, zoneID: zoneID))
+            record = StratusClient.Record(recordType: entry.recordType, recordID: RecordID(recordName: entry.recordName, zoneID: zoneID))
         }
         Self.apply(entry, to: &record)
         guard base == nil || !record.changedKeys().isEmpty else {
@@ -182,7 +183,7 @@ extension SyncController {
             case .failure(let error)? where error.code == .serverRecordChanged:
                 logger.debug("conflict on \(entry.recordType) \(entry.recordName) (attempt \(attempt))")
                 conflicted = true
-                let server: Record
+                let server: StratusClient.Record
                 if let known = error.serverRecord {
                     server = known
                 } else {
@@ -206,7 +207,7 @@ extension SyncController {
     }
 
     /// Resolves a conflict; returns the record to save next, or `nil` when the server's version stands.
-    private func resolve(_ entry: OutboxEntry, base: BaseRecord?, server: Record) async throws -> Record? {
+    private func resolve(_ entry: OutboxEntry, base: BaseRecord?, server: StratusClient.Record) async throws -> StratusClient.Record? {
         let baseFields = base?.record.fields
         var local = baseFields ?? server.fields
         for (key, value) in entry.fields { local[key] = value }
@@ -232,17 +233,17 @@ extension SyncController {
     }
 
     /// Sets the outbox entry's fields on a record (only those that differ, so unchanged keys are not sent).
-    static func apply(_ entry: OutboxEntry, to record: inout Record) {
+    static func apply(_ entry: OutboxEntry, to record: inout StratusClient.Record) {
         for (key, value) in entry.fields where record.fields[key] != value {
             record[key] = value
         }
         for key in entry.cleared where record.fields[key] != nil {
-            record[key] = FieldValue?.none
+            record[key] = Optional<FieldValue>.none
         }
     }
 
     /// Stores a record this device wrote as its last-synced version.
-    func remember(_ saved: Record) throws {
+    func remember(_ saved: StratusClient.Record) throws {
         if let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
         try bookkeeping.setBase(
             saved.recordID.recordName,
@@ -257,7 +258,7 @@ extension SyncController {
 
     /// Writes the server's version back into the local entity: record name, modification date, and
     /// any field a conflict resolution changed.
-    private func writeBack(_ saved: Record, entryName: String, applyFields: Bool) async {
+    private func writeBack(_ saved: StratusClient.Record, entryName: String, applyFields: Bool) async {
         guard let description = descriptions[saved.recordType] else { return }
         let entity: (any SyncableEntity)?
         if let live = liveEntities[entryName] {
@@ -279,7 +280,7 @@ extension SyncController {
         try? await applyReferences(of: saved, to: entity, description: description, batch: &resolved, fetchReferences: false)
     }
 
-    private func reportSave(_ entry: OutboxEntry, record: Record?, error: (any Error)?) async {
+    private func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
         guard let description = descriptions[entry.recordType] else { return }
         let entity: (any SyncableEntity)?
         if let live = liveEntities[entry.recordName] {

@@ -1,6 +1,7 @@
-public import Foundation
+import Foundation
 public import StratusClient
 import StratusLogging
+public import StratusWire
 import Synchronization
 
 /// Syncs a local store's entities with a CloudKit database: uploads through a durable outbox,
@@ -36,7 +37,7 @@ public actor SyncController {
     var drainError: (any Error)?
     var inFlightSeq: Int64?
     /// What became of each outbox entry, by sequence number, for the `save()` waiting on it.
-    var outcomes: [Int64: Result<Record?, SyncError>] = [:]
+    var outcomes: [Int64: Result<StratusClient.Record?, SyncError>] = [:]
     /// Entities given to `save()`, by record name, until their upload finishes.
     var liveEntities: [String: any SyncableEntity] = [:]
     /// Bumped on each base written by an upload, so an older fetched batch cannot overwrite it.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import StratusClient
 
 /// The local store's side of sync: the controller finds, creates and reports entities through it,

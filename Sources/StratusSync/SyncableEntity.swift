@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Field access by name, the way the sync framework reads and writes an entity.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import StratusClient
 import StratusSync
 import StratusTesting
+import StratusWire
 import Testing
 
 /// Two devices share a note, both edit it offline, A reconnects first, then B; both converge.
@@ -160,7 +161,7 @@ struct OfflineConflict {
             try await scene.editBoth(world)
             try await scene.reconnect()
             scene.expectConverged(title: "A title + B title", body: "base body", tags: ["base", "from A"])
-            #expect(scene.b.store.conflicts.first?.versions.base?["title"] == .string("Base"))
+            #expect(scene.b.store.conflicts.first?.versions.base?["title"] == FieldValue.string("Base"))
         }
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 import StratusClient
 import StratusSync
 import StratusTesting
+import StratusWire
+import Synchronization
 import Testing
 
 /// Several devices, each with its own store, bookkeeping and device ID, against one real server.
@@ -187,18 +189,25 @@ import Testing
 
             let first = try await b.sync.sync()
             #expect(first.inserted.count == 1)
-            #expect(await b.sync.status.lastSyncDate == nil)
-            #expect(await !b.sync.status.isCaughtUp)
+            let before = await b.sync.status
+            #expect(before.lastSyncDate == nil)
+            #expect(!before.isCaughtUp)
             let again = try await b.sync.sync()
             #expect(again.updated.map(\.record.recordID.recordName) == [tag.syncID].compactMap { $0 })
 
             let held = b.store.state.withLock { $0.held }
-            try await #require(held.last)()
+            #expect(held.count == 2)
+            let newest = try #require(held.last)
+            let oldest = try #require(held.first)
+            try await newest()
             // A stale finish (from an older batch) changes nothing.
-            try await #require(held.first)()
-            #expect(await b.sync.status.lastSyncDate != nil)
-            #expect(try await b.sync.sync().isEmpty)
-            #expect(await b.sync.status.isCaughtUp)
+            try await oldest()
+            let after = await b.sync.status
+            #expect(after.lastSyncDate != nil)
+            let nothing = try await b.sync.sync()
+            #expect(nothing.isEmpty)
+            let caughtUp = await b.sync.status.isCaughtUp
+            #expect(caughtUp)
         }
     }
 

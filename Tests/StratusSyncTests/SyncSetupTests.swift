@@ -1,6 +1,7 @@
 import Foundation
 import StratusClient
 import StratusTesting
+import StratusWire
 import Testing
 
 @testable import StratusSync

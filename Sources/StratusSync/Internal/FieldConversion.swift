@@ -21,7 +21,7 @@ enum FieldConversion {
         case is Bool: return Bool(fieldValue: field) ?? natural(field)
         case is Int64: return Int64(fieldValue: field) ?? natural(field)
         case is Int32: return Int64(fieldValue: field).flatMap { Int32(exactly: $0) } ?? natural(field)
-        case is Float: return Double(fieldValue: field).map(Float.init) ?? natural(field)
+        case is Float: return Double(fieldValue: field).map { Float($0) } ?? natural(field)
         case is FieldValue: return field
         case is [String]: return [String](fieldValue: field) ?? natural(field)
         case is [Int]: return [Int](fieldValue: field) ?? natural(field)

@@ -90,7 +90,7 @@ final class SyncBookkeeping: Sendable {
     func base(_ recordName: String) throws -> BaseRecord? {
         try database.readSync { db in
             try db.fetchOne("SELECT record_type, record, modified FROM sync_base_records WHERE record_name = ?", [recordName]) { row in
-                (row[0] as String, row[1] as Data, row[2] as Double?)
+                (try row[0] as String, try row[1] as Data, try row[2] as Double?)
             }
         }.map { type, data, modified in
             do {
@@ -148,7 +148,7 @@ final class SyncBookkeeping: Sendable {
         return try database.writeSync { db in
             let last = try db.fetchOne(
                 "SELECT seq, kind, fields, cleared FROM sync_outbox WHERE record_name = ? ORDER BY seq DESC LIMIT 1", [entry.recordName]
-            ) { row in (row[0] as Int64, row[1] as String, row[2] as Data, row[3] as String) }
+            ) { row in (try row[0] as Int64, try row[1] as String, try row[2] as Data, try row[3] as String) }
             if let last, last.0 > floor, last.1 == OutboxEntry.Kind.save.rawValue, entry.kind == .save {
                 var previous = try WireCoding.decode(StratusWire.Record.self, from: last.2).fields ?? [:]
                 var previousCleared = Set(last.3.split(separator: "\n").map(String.init))
@@ -177,7 +177,10 @@ final class SyncBookkeeping: Sendable {
         let row = try database.readSync { db in
             try db.fetchOne("SELECT seq, kind, record_type, record_name, fields, cleared, edited_at FROM sync_outbox ORDER BY seq LIMIT 1") {
                 row in
-                (row[0] as Int64, row[1] as String, row[2] as String, row[3] as String, row[4] as Data, row[5] as String, row[6] as Double)
+                (
+                    try row[0] as Int64, try row[1] as String, try row[2] as String, try row[3] as String, try row[4] as Data,
+                    try row[5] as String, try row[6] as Double
+                )
             }
         }
         guard let row else { return nil }

@@ -2,6 +2,7 @@ import Foundation
 import StratusClient
 import StratusSync
 import StratusTesting
+import StratusWire
 import Synchronization
 import Testing
 
@@ -59,7 +60,7 @@ final class MemoryStore: SyncDelegate {
         }
     }
 
-    func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: Record?, error: (any Error)?) async {
+    func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: StratusClient.Record?, error: (any Error)?) async {
         state.withLock { $0.saves.append((record?.recordID.recordName, error)) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StratusWire
 import StratusSync
 import Synchronization
 
