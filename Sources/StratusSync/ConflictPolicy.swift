@@ -97,8 +97,12 @@ enum ConflictResolver {
         var lostLocal: [String: FieldValue?] = [:]
         var lostServer: [String: FieldValue?] = [:]
         for key in versions.keys {
-            if versions.local[key] != resolved[key], versions.local[key] != versions.base?[key] {
-                lostLocal[key] = versions.local[key]
+            let local = versions.local[key]
+            let base = versions.base?[key]
+            // Local work survives when it is in the result, or (lists) when its additions and removals are.
+            let survived = local == resolved[key] || mergeLists(base: base, local: local, server: resolved[key]) == resolved[key]
+            if !survived, local != base {
+                lostLocal[key] = local
             }
             if versions.server[key] != resolved[key] { lostServer[key] = versions.server[key] }
         }

@@ -276,8 +276,13 @@ extension SyncController {
                 entity.setValue(FieldConversion.localValue(of: saved.fields[remote], like: current), forKey: local)
             }
         }
-        var resolved: [String: any SyncableEntity] = [:]
-        try? await applyReferences(of: saved, to: entity, description: description, batch: &resolved, fetchReferences: false)
+        // The resolution may reference records this device has not fetched yet: fetch them.
+        var resolved: [String: any SyncableEntity] = [saved.recordID.recordName: entity]
+        do {
+            try await applyReferences(of: saved, to: entity, description: description, batch: &resolved, fetchReferences: true)
+        } catch {
+            logger.info("could not resolve the references of \(saved.recordType) \(saved.recordID.recordName): \(error)")
+        }
     }
 
     private func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
