@@ -112,23 +112,28 @@ extension SyncController {
         publish()
         var failure: (any Error)?
         do {
-            while !machine.status.isPaused, let entry = try bookkeeping.firstOutboxEntry() {
+            while !machine.status.isPaused {
+                let head = try bookkeeping.outboxEntries(limit: Database.maximumOperationsPerRequest)
+                guard let entry = head.first else { break }
+                let batch = Self.batchable(head)
+                if batch.count > 1 {
+                    inFlightSeq = batch.last?.seq
+                    defer { inFlightSeq = nil }
+                    try await uploadBatch(batch)
+                    continue
+                }
                 inFlightSeq = entry.seq
                 defer { inFlightSeq = nil }
                 do {
-                    outcomes[entry.seq] = .success(try await upload(entry))
+                    try finish(entry, .success(try await upload(entry)))
                 } catch let error as SyncError {
-                    outcomes[entry.seq] = .failure(error)
+                    try finish(entry, .failure(error))
                     await reportSave(entry, record: nil, error: error)
                 }
-                try bookkeeping.removeOutboxEntry(entry.seq)
-                liveEntities[entry.recordName] = nil
-                machine.serverMayHaveChanged()
-                machine.outboxChanged(pending: try bookkeeping.outboxCount())
-                publish()
             }
         } catch {
             logger.info("upload stopped, changes stay queued: \(error)")
+            forgetZoneIfMissing(error)
             failure = error
         }
         drainError = failure
@@ -157,7 +162,7 @@ extension SyncController {
         }
     }
 
-    private func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
+    func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
         let base = try bookkeeping.base(entry.recordName)
         var record: StratusClient.Record
         if let base {
@@ -258,7 +263,7 @@ extension SyncController {
 
     /// Writes the server's version back into the local entity: record name, modification date, and
     /// any field a conflict resolution changed.
-    private func writeBack(_ saved: StratusClient.Record, entryName: String, applyFields: Bool) async {
+    func writeBack(_ saved: StratusClient.Record, entryName: String, applyFields: Bool) async {
         guard let description = descriptions[saved.recordType] else { return }
         let entity: (any SyncableEntity)?
         if let live = liveEntities[entryName] {
@@ -285,7 +290,7 @@ extension SyncController {
         }
     }
 
-    private func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
+    func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
         guard let description = descriptions[entry.recordType] else { return }
         let entity: (any SyncableEntity)?
         if let live = liveEntities[entry.recordName] {

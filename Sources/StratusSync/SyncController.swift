@@ -184,6 +184,7 @@ public actor SyncController {
             publish()
             return changes
         } catch {
+            forgetZoneIfMissing(error)
             machine.endWork(pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount, error: "\(error)")
             publish()
             throw error
@@ -198,6 +199,18 @@ public actor SyncController {
             try bookkeeping.setMeta("zoneCreated", Data("1".utf8))
         }
         zoneReady = true
+    }
+
+    /// After `zoneNotFound` (the zone was deleted, or the user reset their data), the next sync
+    /// creates the zone again. Re-uploading every entity into it is a later slice.
+    func forgetZoneIfMissing(_ error: any Error) {
+        guard let error = error as? StratusError, error.code == .zoneNotFound else { return }
+        zoneReady = false
+        do {
+            try bookkeeping.setMeta("zoneCreated", nil)
+        } catch {
+            logger.error("could not record the missing zone: \(error)")
+        }
     }
 
     /// The description of an entity's type, or an error naming it.

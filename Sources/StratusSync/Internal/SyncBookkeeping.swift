@@ -173,17 +173,24 @@ final class SyncBookkeeping: Sendable {
         }
     }
 
-    func firstOutboxEntry() throws -> OutboxEntry? {
-        let row = try database.readSync { db in
-            try db.fetchOne("SELECT seq, kind, record_type, record_name, fields, cleared, edited_at FROM sync_outbox ORDER BY seq LIMIT 1") {
-                row in
+    /// The oldest entries of the outbox, in order.
+    func outboxEntries(limit: Int) throws -> [OutboxEntry] {
+        let rows = try database.readSync { db in
+            try db.fetchAll(
+                "SELECT seq, kind, record_type, record_name, fields, cleared, edited_at FROM sync_outbox ORDER BY seq LIMIT ?", [limit]
+            ) { row in
                 (
                     try row[0] as Int64, try row[1] as String, try row[2] as String, try row[3] as String, try row[4] as Data,
                     try row[5] as String, try row[6] as Double
                 )
             }
         }
-        guard let row else { return nil }
+        return try rows.map(Self.entry)
+    }
+
+    private static func entry(
+        _ row: (Int64, String, String, String, Data, String, Double)
+    ) throws -> OutboxEntry {
         guard let kind = OutboxEntry.Kind(rawValue: row.1) else {
             throw SyncError(.corruptBookkeeping, "outbox entry \(row.0) has an unknown kind '\(row.1)'")
         }
