@@ -10,6 +10,10 @@ struct PendingBatch: Sendable {
     var generation: Int
     var bases: [(String, BaseRecord)]
     var removed: [String]
+    /// References whose target was missing: (target, source).
+    var dangling: [(String, String)] = []
+    /// Targets that arrived, whose dangling rows can go.
+    var arrived: [String] = []
 }
 
 extension SyncController {
@@ -58,8 +62,11 @@ extension SyncController {
                 (name, BaseRecord(recordType: record.recordType, record: record.wireRecord, modificationDate: record.modificationDate)))
         }
         for (record, entity, description) in toLink {
+            unresolvedTargets = []
             try await applyReferences(of: record, to: entity, description: description, batch: &applied, fetchReferences: false)
+            batch.dangling += unresolvedTargets.map { ($0, record.recordID.recordName) }
         }
+        try await relinkDangling(arrived: Array(applied.keys), batch: &batch, changes: &changes, applied: &applied)
         for deletion in feed.deletions {
             let name = deletion.recordID.recordName
             let type = try deletion.recordType ?? bookkeeping.base(name)?.recordType
@@ -79,6 +86,26 @@ extension SyncController {
         return changes
     }
 
+    /// The second pass: records that referenced a target which has now arrived get their references applied again.
+    private func relinkDangling(
+        arrived: [String], batch: inout PendingBatch, changes: inout SyncChanges, applied: inout [String: any SyncableEntity]
+    ) async throws {
+        let alreadyChanged = Set((changes.inserted + changes.updated).map(\.record.recordID.recordName))
+        for (target, source) in try bookkeeping.danglingSources(of: arrived) {
+            batch.arrived.append(target)
+            guard !alreadyChanged.contains(source), let base = try bookkeeping.base(source), let description = descriptions[base.recordType]
+            else { continue }
+            guard let entity = try await delegate.entity(ofType: description.type, syncID: source) else { continue }
+            let record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
+            unresolvedTargets = []
+            try await applyReferences(of: record, to: entity, description: description, batch: &applied, fetchReferences: false)
+            batch.dangling += unresolvedTargets.map { ($0, source) }
+            if !changes.updated.contains(where: { $0.record.recordID.recordName == source }) {
+                changes.updated.append(SyncChanges.Applied(entity: entity, record: record))
+            }
+        }
+    }
+
     /// Commits a batch the delegate has persisted: bases, deletions, token and date, in one transaction.
     /// A batch fetched from a token that is no longer the committed one is stale and ignored.
     func commit(_ batch: PendingBatch) throws {
@@ -89,7 +116,8 @@ extension SyncController {
         let bases = batch.bases.filter { (baseGenerations[$0.0] ?? 0) <= batch.generation }
         let removed = batch.removed.filter { (baseGenerations[$0] ?? 0) <= batch.generation }
         let now = configuration.now()
-        try bookkeeping.commit(bases: bases, removing: removed, token: batch.endToken, date: now)
+        try bookkeeping.commit(
+            bases: bases, removing: removed, dangling: batch.dangling, arrived: batch.arrived, token: batch.endToken, date: now)
         machine.committed(date: now)
         publish()
     }
@@ -148,7 +176,10 @@ extension SyncController {
                 return found
             }
         }
-        guard fetch else { return nil }
+        guard fetch else {
+            unresolvedTargets.append(name)
+            return nil
+        }
         let record = try await database.record(for: RecordID(recordName: name, zoneID: zoneID))
         guard let description = descriptions[record.recordType] else { return nil }
         let entity = try await delegate.createEntity(ofType: description.type)

@@ -65,7 +65,8 @@ extension SyncController {
             }
         }
         for (local, remote) in description.references where keys?.contains(local) ?? true {
-            guard let target = entity.value(forKey: local) as? any SyncableEntity else {
+            // A placeholder stands in for an empty reference; it is never uploaded.
+            guard let target = entity.value(forKey: local) as? any SyncableEntity, target !== type(of: target).referencePlaceholder else {
                 cleared.insert(remote)
                 continue
             }

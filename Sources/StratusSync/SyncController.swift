@@ -43,6 +43,8 @@ public actor SyncController {
     /// Bumped on each base written by an upload, so an older fetched batch cannot overwrite it.
     var generation = 0
     var baseGenerations: [String: Int] = [:]
+    /// Record names a reference pass could not resolve (collected per record during a fetch).
+    var unresolvedTargets: [String] = []
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.

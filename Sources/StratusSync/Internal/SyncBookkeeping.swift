@@ -54,6 +54,10 @@ final class SyncBookkeeping: Sendable {
                 """)
             try db.execute("CREATE INDEX sync_outbox_by_record ON sync_outbox(record_name)")
         }
+        migrator.registerMigration("v2 dangling references") { db in
+            try db.execute(
+                "CREATE TABLE sync_dangling (target TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY (target, source)) WITHOUT ROWID")
+        }
         try database.writeWithoutTransactionSync { try migrator.migrate($0) }
     }
 
@@ -103,7 +107,10 @@ final class SyncBookkeeping: Sendable {
     }
 
     /// Commits a fetched batch: new bases, removed bases, the token and the sync date, in one transaction.
-    func commit(bases: [(String, BaseRecord)], removing removed: [String], token: SyncToken?, date: Date) throws {
+    func commit(
+        bases: [(String, BaseRecord)], removing removed: [String], dangling: [(String, String)], arrived: [String], token: SyncToken?,
+        date: Date
+    ) throws {
         let encoded = try bases.map { name, base in (name, base.recordType, try WireCoding.encode(base.record), base.modificationDate) }
         try database.writeSync { db in
             for (name, type, data, modified) in encoded {
@@ -113,6 +120,12 @@ final class SyncBookkeeping: Sendable {
             }
             for name in removed {
                 try db.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name])
+            }
+            for target in arrived {
+                try db.execute("DELETE FROM sync_dangling WHERE target = ?", [target])
+            }
+            for (target, source) in dangling {
+                try db.execute("INSERT OR IGNORE INTO sync_dangling (target, source) VALUES (?, ?)", [target, source])
             }
             if let token {
                 try db.execute("INSERT OR REPLACE INTO sync_meta (key, value) VALUES ('changeToken', ?)", [Data(token.rawValue.utf8)])
@@ -134,6 +147,20 @@ final class SyncBookkeeping: Sendable {
             try db.execute(
                 "INSERT OR REPLACE INTO sync_base_records (record_name, record_type, record, modified) VALUES (?, ?, ?, ?)",
                 [name, base.recordType, data, base.modificationDate?.timeIntervalSince1970])
+        }
+    }
+
+    /// The records waiting for any of `targets`: (target, source).
+    func danglingSources(of targets: [String]) throws -> [(String, String)] {
+        guard !targets.isEmpty else { return [] }
+        return try database.readSync { db in
+            var found: [(String, String)] = []
+            for target in targets {
+                found += try db.fetchAll("SELECT target, source FROM sync_dangling WHERE target = ?", [target]) { row in
+                    (try row[0] as String, try row[1] as String)
+                }
+            }
+            return found
         }
     }
 

@@ -27,6 +27,10 @@ final class Folder: MemoryEntity {
     static let mapping = ["name": "name"]
     static var referenceLists: [ReferenceList] { [ReferenceList(entityType: Attachment.self, localKey: "attachments", remoteKey: "attachments")] }
 
+    /// The folder a note without one shows ("Unfiled"); never uploaded.
+    static let unfiled = make(Folder.self, ["name": "Unfiled"])
+    static var referencePlaceholder: (any SyncableEntity)? { unfiled }
+
     var name: String? { value(forKey: "name") as? String }
     var attachments: [Attachment] { (value(forKey: "attachments") as? [any SyncableEntity] ?? []).compactMap { $0 as? Attachment } }
 }
