@@ -118,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusSyncTests",
-            dependencies: ["StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusSQLite"]
+            dependencies: ["StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusSQLite", "StratusLogging"]
         ),
     ]
 )

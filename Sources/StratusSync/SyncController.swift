@@ -28,7 +28,7 @@ public actor SyncController {
 
     let bookkeeping: SyncBookkeeping
     let descriptions: [String: EntityDescription]
-    let logger: Logger
+    var logger: Logger
     var machine = SyncSessionStateMachine()
     var zoneReady = false
     /// Server time minus device time, as last observed; corrects local edit times.
@@ -138,6 +138,13 @@ public actor SyncController {
     func publish() {
         let status = machine.status
         for continuation in statusContinuations.values { continuation.yield(status) }
+    }
+
+    /// Switches the sync journal on or off: every upload, conflict and fetch logged at `debug`.
+    ///
+    /// - Parameter enabled: Whether to log at `debug` level.
+    public func setDebugLogging(_ enabled: Bool) {
+        logger.logLevel = enabled ? .debug : configuration.logger.logLevel
     }
 
     /// Pauses sync: saves and deletes wait in the outbox, no fetch runs, until ``resume()``.

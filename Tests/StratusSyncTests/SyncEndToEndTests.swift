@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusSync
 import StratusTesting
 import StratusWire
@@ -253,6 +254,22 @@ import Testing
             b.store.insert(copy)
             try await b.cloud(copy).update(from: saved, fetchReferences: true)
             #expect(copy.title == "N" && copy.folder?.name == "F" && copy.syncID == note.syncID)
+        }
+    }
+
+    /// The debug switch turns the sync journal on and off.
+    @Test func debugLoggingSwitch() async throws {
+        try await SyncWorld.run { world in
+            let journal = InMemoryLogHandler()
+            let a = try world.device("a", logger: Logger(label: "sync", level: .info, handler: journal))
+            let quiet = make(Tag.self, ["name": "quiet"])
+            let loud = make(Tag.self, ["name": "loud"])
+            a.store.insert(quiet, loud)
+            try await a.cloud(quiet).save()
+            #expect(!journal.entries.contains { $0.message.hasPrefix("saved Tag") })
+            await a.sync.setDebugLogging(true)
+            try await a.cloud(loud).save()
+            #expect(journal.entries.contains { $0.message == "saved Tag \(loud.syncID ?? "")" })
         }
     }
 }

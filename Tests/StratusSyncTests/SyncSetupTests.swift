@@ -13,7 +13,7 @@ import Testing
         try await SyncWorld.run { world in
             let container = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
-                authentication: .none)
+                authentication: .none, transport: SwitchableTransport.shared)
             let configuration = SyncConfiguration(
                 container: container, entityTypes: [Orphan.self], changeDateKey: "modified", deviceID: "d",
                 bookkeepingPath: world.directory.path("setup.sqlite"))

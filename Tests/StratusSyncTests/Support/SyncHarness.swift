@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusSync
 import StratusTesting
 import StratusWire
@@ -88,7 +89,9 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A transport that can be switched off, to simulate a device going offline.
 final class SwitchableTransport: HTTPTransport {
-    let inner = URLSessionTransport()
+    /// One connection pool for every simulated device of the suite (sessions are not free).
+    static let shared = URLSessionTransport()
+    let inner: URLSessionTransport = SwitchableTransport.shared
     private let offline = Mutex(false)
 
     var isOffline: Bool {
@@ -146,7 +149,8 @@ final class SyncWorld: Sendable {
     }
 
     func device(
-        _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil
+        _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
+        logger: Logger = .disabled
     ) throws -> Device {
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(20)
@@ -159,7 +163,7 @@ final class SyncWorld: Sendable {
         let path = bookkeeping ?? directory.path("\(name).sqlite")
         let configuration = SyncConfiguration(
             container: container, entityTypes: Self.entityTypes, syncIdKey: "syncID", changeDateKey: "modified",
-            ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock)
+            ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
         let controller = try SyncController(configuration: configuration, delegate: store)
         return Device(name: name, store: store, sync: controller, transport: transport, bookkeepingPath: path)
     }
