@@ -3,6 +3,13 @@ import StratusClient
 import StratusLogging
 import StratusWire
 
+/// What a fetch reads: the changes since the committed token, or everything (a forced full sync).
+enum FetchScope: Sendable {
+    case delta
+    /// Every record, re-applied; `recordTypes` limits what is applied (`nil`: all types).
+    case full(recordTypes: Set<String>?)
+}
+
 /// A fetched batch waiting for the delegate's ``FinishSync``.
 struct PendingBatch: Sendable {
     var startToken: SyncToken?
@@ -14,33 +21,44 @@ struct PendingBatch: Sendable {
     var dangling: [(String, String)] = []
     /// Targets that arrived, whose dangling rows can go.
     var arrived: [String] = []
+    /// Leave the token unset (a partial full sync on a device that never fetched).
+    var keepToken = false
 }
 
 extension SyncController {
     /// Fetches the zone's changes since the committed token, applies them to entities (fields first,
     /// then references, so order within the batch does not matter) and hands them to the delegate.
-    func fetchChanges() async throws -> SyncChanges {
+    func fetchChanges(scope: FetchScope) async throws -> SyncChanges {
         let startToken = try bookkeeping.changeToken
+        var only: Set<String>?
+        var full = false
+        if case .full(let types) = scope {
+            full = true
+            only = types
+        }
         let feed: Database.RecordZoneChanges
         do {
-            feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: startToken)
+            feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: full ? nil : startToken)
         } catch let error as StratusError where error.code == .changeTokenExpired {
             logger.info("change token expired; fetching the whole zone")
             feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: nil)
         }
-        var batch = PendingBatch(startToken: startToken, endToken: feed.changeToken, generation: generation, bases: [], removed: [])
+        // A full fetch limited to some types must not move the token past the other types' changes.
+        let endToken = only == nil ? feed.changeToken : (startToken ?? feed.changeToken)
+        var batch = PendingBatch(
+            startToken: startToken, endToken: endToken, generation: generation, bases: [], removed: [], keepToken: only != nil && startToken == nil)
         var changes = SyncChanges()
         var applied: [String: any SyncableEntity] = [:]
         var toLink: [(StratusClient.Record, any SyncableEntity, EntityDescription)] = []
         let records = try feed.modifications().sorted { $0.recordID.recordName < $1.recordID.recordName }
         for record in records {
             let name = record.recordID.recordName
-            guard let description = descriptions[record.recordType] else {
-                logger.debug("ignoring record \(name) of unknown type \(record.recordType)")
+            guard let description = descriptions[record.recordType], only?.contains(record.recordType) ?? true else {
+                logger.debug("ignoring record \(name) of type \(record.recordType)")
                 continue
             }
             let base = try bookkeeping.base(name)
-            if let tag = base?.record.recordChangeTag, tag == record.recordChangeTag {
+            if !full, let tag = base?.record.recordChangeTag, tag == record.recordChangeTag {
                 continue  // this device's own write, already applied
             }
             if try bookkeeping.hasPendingChanges(for: name) {
@@ -67,6 +85,14 @@ extension SyncController {
             batch.dangling += unresolvedTargets.map { ($0, record.recordID.recordName) }
         }
         try await relinkDangling(arrived: Array(applied.keys), batch: &batch, changes: &changes, applied: &applied)
+        if full {
+            // Records this device synced that the server no longer has were deleted while it was away.
+            let present = Set(records.map(\.recordID.recordName)).union(feed.deletions.map(\.recordID.recordName))
+            for (name, type) in try bookkeeping.baseNames() where !present.contains(name) && (only?.contains(type) ?? true) {
+                changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
+                batch.removed.append(name)
+            }
+        }
         for deletion in feed.deletions {
             let name = deletion.recordID.recordName
             let type = try deletion.recordType ?? bookkeeping.base(name)?.recordType
@@ -117,7 +143,8 @@ extension SyncController {
         let removed = batch.removed.filter { (baseGenerations[$0] ?? 0) <= batch.generation }
         let now = configuration.now()
         try bookkeeping.commit(
-            bases: bases, removing: removed, dangling: batch.dangling, arrived: batch.arrived, token: batch.endToken, date: now)
+            bases: bases, removing: removed, dangling: batch.dangling, arrived: batch.arrived,
+            token: batch.keepToken ? nil : batch.endToken, date: now)
         machine.committed(date: now)
         publish()
     }

@@ -48,7 +48,7 @@ extension SyncController {
     }
 
     /// Queues referenced entities first (parent before child), then `entity`; returns its entry.
-    private func enqueueSave(
+    func enqueueSave(
         _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>
     ) throws -> Int64 {
         let description = try description(of: type(of: entity))

@@ -182,13 +182,18 @@ public actor SyncController {
     /// - Throws: ``StratusError`` when the server cannot be reached (pending changes stay queued).
     @discardableResult
     public func sync() async throws -> SyncChanges {
+        try await sync(scope: .delta)
+    }
+
+    /// ``sync()`` with a fetch of the given scope.
+    func sync(scope: FetchScope) async throws -> SyncChanges {
         guard machine.beginWork() == .run else { return SyncChanges() }
         publish()
         do {
             try await ensureZone()
             await drain()
             if let drainError { throw drainError }
-            let changes = try await fetchChanges()
+            let changes = try await fetchChanges(scope: scope)
             machine.endWork(pending: try bookkeeping.outboxCount(), error: nil)
             publish()
             return changes

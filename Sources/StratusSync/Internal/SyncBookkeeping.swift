@@ -150,6 +150,13 @@ final class SyncBookkeeping: Sendable {
         }
     }
 
+    /// Every record with a last-synced version: (name, record type).
+    func baseNames() throws -> [(String, String)] {
+        try database.readSync { db in
+            try db.fetchAll("SELECT record_name, record_type FROM sync_base_records") { row in (try row[0] as String, try row[1] as String) }
+        }
+    }
+
     /// The records waiting for any of `targets`: (target, source).
     func danglingSources(of targets: [String]) throws -> [(String, String)] {
         guard !targets.isEmpty else { return [] }
