@@ -29,6 +29,11 @@ public struct SyncConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// Where the controller logs; switch on `debug` for a sync journal.
     public var logger: Logger
+    /// After a sync fails for want of a connection, retry after this long (doubling up to five
+    /// minutes) until it succeeds, so reconnection replays the outbox; `nil` leaves it to the app.
+    public var reconnectInterval: Duration? = .seconds(10)
+    /// How the controller waits between reconnection attempts (injected by tests).
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     /// Creates a configuration.
     ///

@@ -135,6 +135,7 @@ extension SyncController {
         } catch {
             logger.info("upload stopped, changes stay queued: \(error)")
             forgetZoneIfMissing(error)
+            scheduleReconnect()
             failure = error
         }
         drainError = failure

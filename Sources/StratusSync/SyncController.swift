@@ -34,6 +34,7 @@ public actor SyncController {
     /// Server time minus device time, as last observed; corrects local edit times.
     var skew: TimeInterval = 0
     var drainTask: Task<Void, Never>?
+    var reconnectTask: Task<Void, Never>?
     var drainError: (any Error)?
     var inFlightSeq: Int64?
     /// What became of each outbox entry, by sequence number, for the `save()` waiting on it.
@@ -168,6 +169,8 @@ public actor SyncController {
     ///
     /// - Throws: An SQLite error.
     public func close() throws {
+        reconnectTask?.cancel()
+        reconnectTask = nil
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()
@@ -199,6 +202,7 @@ public actor SyncController {
             return changes
         } catch {
             forgetZoneIfMissing(error)
+            if !(error is SyncError) { scheduleReconnect() }
             machine.endWork(pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount, error: "\(error)")
             publish()
             throw error
@@ -213,6 +217,33 @@ public actor SyncController {
             try bookkeeping.setMeta("zoneCreated", Data("1".utf8))
         }
         zoneReady = true
+    }
+
+    /// Retries sync in the background until the server answers again (reconnection replays the outbox).
+    func scheduleReconnect() {
+        guard reconnectTask == nil, let interval = configuration.reconnectInterval, !machine.status.isPaused else { return }
+        logger.debug("will retry in \(interval)")
+        reconnectTask = Task { await self.reconnect(after: interval) }
+    }
+
+    private func reconnect(after interval: Duration) async {
+        var wait = interval
+        while !Task.isCancelled, !machine.status.isPaused {
+            do {
+                try await configuration.sleep(wait)
+            } catch {
+                break
+            }
+            guard !Task.isCancelled, !machine.status.isPaused else { break }
+            do {
+                try await sync()
+                logger.debug("reconnected")
+                break
+            } catch {
+                wait = min(wait * 2, .seconds(300))
+            }
+        }
+        reconnectTask = nil
     }
 
     /// After `zoneNotFound` (the zone was deleted, or the user reset their data), the next sync

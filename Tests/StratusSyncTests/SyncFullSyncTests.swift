@@ -60,4 +60,27 @@ import Testing
             #expect(a.store.all(Tag.self).count == 1)
         }
     }
+
+    /// A device that lost its connection retries by itself and replays the outbox once the server answers.
+    @Test func reconnectionReplaysTheOutbox() async throws {
+        try await SyncWorld.run { world in
+            let a = try world.device("a", reconnect: .milliseconds(20))
+            let b = try world.device("b")
+            try await a.sync.sync()
+            a.transport.isOffline = true
+            let tag = make(Tag.self, ["name": "while offline"])
+            a.store.insert(tag)
+            #expect(try await a.cloud(tag).save() == nil)
+            #expect(await a.sync.status.pendingCount == 1)
+            a.transport.isOffline = false
+            let deadline = ContinuousClock.now + .seconds(20)
+            while await a.sync.status.pendingCount > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(await a.sync.status.pendingCount == 0)
+            try await b.sync.sync()
+            #expect(b.store.find(Tag.self, tag.syncID)?.name == "while offline")
+            try await a.sync.close()
+        }
+    }
 }

@@ -150,7 +150,7 @@ final class SyncWorld: Sendable {
 
     func device(
         _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
-        logger: Logger = .disabled
+        logger: Logger = .disabled, reconnect: Duration? = nil
     ) throws -> Device {
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(20)
@@ -164,7 +164,9 @@ final class SyncWorld: Sendable {
         let configuration = SyncConfiguration(
             container: container, entityTypes: Self.entityTypes, syncIdKey: "syncID", changeDateKey: "modified",
             ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
-        let controller = try SyncController(configuration: configuration, delegate: store)
+        var configured = configuration
+        configured.reconnectInterval = reconnect
+        let controller = try SyncController(configuration: configured, delegate: store)
         return Device(name: name, store: store, sync: controller, transport: transport, bookkeepingPath: path)
     }
 }
