@@ -12,8 +12,7 @@ extension SyncController {
         let seq = try enqueueSave(entity, keys: keys, owner: nil, visited: &visited)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
-        guard !machine.status.isPaused else { return nil }
-        try await ensureZone()
+        guard !machine.status.isPaused, await zoneIsReady() else { return nil }
         await drain()
         switch outcomes[seq] {
         case .success(let record)?: return record
@@ -32,10 +31,22 @@ extension SyncController {
         let seq = try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
-        guard !machine.status.isPaused else { return }
-        try await ensureZone()
+        guard !machine.status.isPaused, await zoneIsReady() else { return }
         await drain()
         if case .failure(let error)? = outcomes[seq] { throw error }
+    }
+
+    /// Whether the zone exists (creating it if needed); offline, the change stays queued and a retry is scheduled.
+    private func zoneIsReady() async -> Bool {
+        do {
+            try await ensureZone()
+            return true
+        } catch {
+            logger.info("cannot reach the server, changes stay queued: \(error)")
+            forgetZoneIfMissing(error)
+            scheduleReconnect()
+            return false
+        }
     }
 
     /// The entity's record name, assigned (and written into the entity) when it has none.

@@ -83,4 +83,21 @@ import Testing
             try await a.sync.close()
         }
     }
+
+    /// A device that never reached the server (no zone yet) queues its saves instead of failing.
+    @Test func offlineFromTheFirstLaunch() async throws {
+        try await SyncWorld.run { world in
+            let a = try world.device("a")
+            let b = try world.device("b")
+            a.transport.isOffline = true
+            let tag = make(Tag.self, ["name": "first launch"])
+            a.store.insert(tag)
+            #expect(try await a.cloud(tag).save() == nil)
+            #expect(await a.sync.status.pendingCount == 1)
+            a.transport.isOffline = false
+            try await a.sync.sync()
+            try await b.sync.sync()
+            #expect(b.store.find(Tag.self, tag.syncID)?.name == "first launch")
+        }
+    }
 }
