@@ -61,6 +61,9 @@ extension SyncController {
             if !full, let tag = base?.record.recordChangeTag, tag == record.recordChangeTag {
                 continue  // this device's own write, already applied
             }
+            if (baseGenerations[name] ?? 0) > batch.generation {
+                continue  // uploaded while this fetch was under way: the device holds a newer version
+            }
             if try bookkeeping.hasPendingChanges(for: name) {
                 continue  // the pending upload will meet this version as a conflict and merge it
             }
