@@ -176,7 +176,11 @@ extension SyncController {
             if case .reference(let reference)? = record.fields[remote] {
                 target = try await resolve(reference.recordName, hint: hint, batch: &batch, fetch: fetchReferences)
             }
-            entity.setValue(target ?? hint?.referencePlaceholder, forKey: local)
+            if target == nil, let hint, let placeholder = try await delegate.referencePlaceholder(for: hint) {
+                placeholders[ObjectIdentifier(placeholder)] = placeholder
+                target = placeholder
+            }
+            entity.setValue(target, forKey: local)
         }
         for list in description.referenceLists {
             var members: [any SyncableEntity] = []

@@ -58,6 +58,11 @@ extension SyncController {
         return id
     }
 
+    /// Whether `entity` stands in for an empty reference (never uploaded).
+    func isPlaceholder(_ entity: any SyncableEntity) -> Bool {
+        placeholders[ObjectIdentifier(entity)] != nil || entity === type(of: entity).referencePlaceholder
+    }
+
     /// Queues referenced entities first (parent before child), then `entity`; returns its entry.
     func enqueueSave(
         _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>
@@ -77,7 +82,7 @@ extension SyncController {
         }
         for (local, remote) in description.references where keys?.contains(local) ?? true {
             // A placeholder stands in for an empty reference; it is never uploaded.
-            guard let target = entity.value(forKey: local) as? any SyncableEntity, target !== type(of: target).referencePlaceholder else {
+            guard let target = entity.value(forKey: local) as? any SyncableEntity, !isPlaceholder(target) else {
                 cleared.insert(remote)
                 continue
             }

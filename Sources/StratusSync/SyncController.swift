@@ -46,6 +46,8 @@ public actor SyncController {
     var baseGenerations: [String: Int] = [:]
     /// Record names a reference pass could not resolve (collected per record during a fetch).
     var unresolvedTargets: [String] = []
+    /// Placeholders the delegate handed out (they stay alive in the entities that show them).
+    var placeholders: [ObjectIdentifier: any SyncableEntity] = [:]
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.

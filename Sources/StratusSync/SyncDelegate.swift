@@ -43,6 +43,14 @@ public protocol SyncDelegate: Sendable {
     ///   - finishSync: Commits the sync; call it once the local store holds the changes.
     func syncController(_ controller: SyncController, didFinishSync changes: SyncChanges, finishSync: FinishSync) async
 
+    /// The entity to put in place of an empty or missing to-one reference to `type`; by default
+    /// the type's static ``SyncableEntity/referencePlaceholder``. Override it when each store has
+    /// its own placeholder object. Placeholders are never uploaded.
+    ///
+    /// - Parameter type: The target type of the reference.
+    /// - Returns: The placeholder, or `nil` to leave the reference empty.
+    func referencePlaceholder(for type: any SyncableEntity.Type) async throws -> (any SyncableEntity)?
+
     /// A conflict was resolved; `conflict` names the values that did not survive, so no write is lost silently.
     ///
     /// - Parameters:
@@ -56,6 +64,10 @@ extension SyncDelegate {
     public func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: Record?, error: (any Error)?) async {}
     /// Does nothing.
     public func syncController(_ controller: SyncController, didResolve conflict: SyncConflict) async {}
+    /// The type's static placeholder.
+    public func referencePlaceholder(for type: any SyncableEntity.Type) async throws -> (any SyncableEntity)? {
+        type.referencePlaceholder
+    }
 }
 
 /// The remote changes one sync applied to local entities.

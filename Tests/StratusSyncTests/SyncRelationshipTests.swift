@@ -3,6 +3,7 @@ import StratusClient
 import StratusSync
 import StratusTesting
 import StratusWire
+import Synchronization
 import Testing
 
 /// Relationships at scale and out of order.
@@ -56,6 +57,8 @@ import Testing
     @Test func danglingReferenceIsRelinkedWhenTheTargetArrives() async throws {
         try await SyncWorld.run { world in
             let b = try world.device("b")
+            let inbox = make(Folder.self, ["name": "Inbox"])
+            b.store.state.withLock { $0.placeholderFolder = inbox }
             try await b.sync.sync()
             let other = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
@@ -69,7 +72,7 @@ import Testing
 
             try await b.sync.sync()
             let copy = try #require(b.store.find(Note.self, "note-1"))
-            #expect(copy.folder === Folder.unfiled)
+            #expect(copy.folder === inbox)
 
             var folder = Record(recordType: "Folder", recordID: RecordID(recordName: "folder-1", zoneID: zone))
             folder["name"] = "Late"
@@ -79,11 +82,15 @@ import Testing
             #expect(changes.updated.map(\.record.recordID.recordName) == ["note-1"])
 
             // The placeholder is never uploaded: saving a note that shows it clears the reference.
-            copy["folder"] = Folder.unfiled
-            copy["title"] = "edited"
-            let saved = try #require(try await b.cloud(copy).save())
-            #expect(saved["folder"] as FieldValue? == nil)
-            #expect(Folder.unfiled.syncID == nil)
+            for placeholder in [inbox, Folder.unfiled] {
+                copy["folder"] = placeholder
+                copy["title"] = "edited"
+                let saved = try #require(try await b.cloud(copy).save())
+                #expect(saved["folder"] as FieldValue? == nil)
+                #expect(placeholder.syncID == nil)
+                copy["title"] = "edited again"
+                _ = try await b.cloud(copy).save()
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ final class MemoryStore: SyncDelegate {
         var deliveries: [SyncChanges] = []
         var saves: [(String?, (any Error)?)] = []
         var conflicts: [SyncConflict] = []
+        var placeholderFolder: Folder?
     }
 
     let state = Mutex(State())
@@ -75,6 +76,11 @@ final class MemoryStore: SyncDelegate {
             return state.autoFinish
         }
         if finishNow { try? await finishSync() }
+    }
+
+    func referencePlaceholder(for type: any SyncableEntity.Type) async throws -> (any SyncableEntity)? {
+        if type == Folder.self, let folder = state.withLock({ $0.placeholderFolder }) { return folder }
+        return type.referencePlaceholder
     }
 
     func syncController(_ controller: SyncController, didResolve conflict: SyncConflict) async {
