@@ -165,3 +165,38 @@ struct OfflineConflict {
         }
     }
 }
+
+@Suite struct ThreeDeviceMergeTests {
+    /// Three devices edit different fields of one note offline; after they reconnect one by one and
+    /// sync again, all three hold every edit.
+    @Test func threeOfflineEditorsConverge() async throws {
+        try await SyncWorld.run { world in
+            let devices = try ["a", "b", "c"].map { try world.device($0) }
+            let note = make(Note.self, ["title": "Base", "body": "base body", "rank": 1])
+            devices[0].store.insert(note)
+            try await devices[0].cloud(note).save()
+            for device in devices.dropFirst() { try await device.sync.sync() }
+            let copies = try devices.map { try #require($0.store.find(Note.self, note.syncID)) }
+            for device in devices { device.transport.isOffline = true }
+
+            copies[0]["title"] = "title from a"
+            copies[1]["body"] = "body from b"
+            copies[2]["rank"] = 3
+            for (device, copy) in zip(devices, copies) {
+                #expect(try await device.cloud(copy).save() == nil)
+                world.server.advanceClock(by: .seconds(1))
+            }
+            for device in devices {
+                device.transport.isOffline = false
+                try await device.sync.sync()
+            }
+            for device in devices { try await device.sync.sync() }
+            for copy in copies {
+                #expect(copy.title == "title from a")
+                #expect(copy.body == "body from b")
+                #expect(copy["rank"] as? Int == 3)
+            }
+            for device in devices { #expect(device.store.conflicts.allSatisfy { $0.discardedLocal.isEmpty }) }
+        }
+    }
+}
