@@ -111,7 +111,9 @@ extension SyncController {
         }
         let pending = batch
         let finish = FinishSync { [self] in try await self.commit(pending) }
-        await delegate.syncController(self, didFinishSync: changes, finishSync: finish)
+        await Self.$delivering.withValue(true) {
+            await delegate.syncController(self, didFinishSync: changes, finishSync: finish)
+        }
         return changes
     }
 

@@ -35,6 +35,9 @@ public actor SyncController {
     var skew: TimeInterval = 0
     var drainTask: Task<Void, Never>?
     var reconnectTask: Task<Void, Never>?
+    /// Fetches run one at a time (FIFO), so two syncs never deliver the same changes twice.
+    var fetching = false
+    var fetchWaiters: [CheckedContinuation<Void, Never>] = []
     var drainError: (any Error)?
     var inFlightSeq: Int64?
     /// What became of each outbox entry, by sequence number, for the `save()` waiting on it.
@@ -198,7 +201,7 @@ public actor SyncController {
             try await ensureZone()
             await drain()
             if let drainError { throw drainError }
-            let changes = try await fetchChanges(scope: scope)
+            let changes = try await serializedFetch(scope: scope)
             machine.endWork(pending: try bookkeeping.outboxCount(), error: nil)
             publish()
             return changes
@@ -209,6 +212,30 @@ public actor SyncController {
             publish()
             throw error
         }
+    }
+
+    /// Set while the delegate is handling a delivery: a `sync()` from inside it must not wait for itself.
+    @TaskLocal static var delivering = false
+
+    /// Runs a fetch after any fetch already under way has finished.
+    private func serializedFetch(scope: FetchScope) async throws -> SyncChanges {
+        if Self.delivering {
+            logger.info("sync() called while the delegate handles a delivery; the next sync will fetch")
+            return SyncChanges()
+        }
+        if fetching {
+            await withCheckedContinuation { fetchWaiters.append($0) }
+        } else {
+            fetching = true
+        }
+        defer {
+            if fetchWaiters.isEmpty {
+                fetching = false
+            } else {
+                fetchWaiters.removeFirst().resume()
+            }
+        }
+        return try await fetchChanges(scope: scope)
     }
 
     /// Creates the app's zone once.

@@ -272,4 +272,25 @@ import Testing
             #expect(journal.entries.contains { $0.message == "saved Tag \(loud.syncID ?? "")" })
         }
     }
+
+    /// Syncs started at once fetch one after the other: the changes are delivered once.
+    @Test func concurrentSyncsDeliverOnce() async throws {
+        try await SyncWorld.run { world in
+            let a = try world.device("a")
+            let b = try world.device("b")
+            try await b.sync.sync()
+            let tags = (0..<5).map { make(Tag.self, ["name": "t\($0)"]) }
+            for tag in tags { a.store.insert(tag) }
+            try await a.sync.withCurrent {
+                for tag in tags { try await tag.cloud.save() }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 { group.addTask { _ = try await b.sync.sync() } }
+                try await group.waitForAll()
+            }
+            let delivered = b.store.deliveries.flatMap { $0.inserted + $0.updated }
+            #expect(delivered.count == 5)
+            #expect(b.store.all(Tag.self).count == 5)
+        }
+    }
 }
