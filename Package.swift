@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
+        .library(name: "StratusSync", targets: ["StratusSync"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -57,6 +58,12 @@ let package = Package(
 
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
+
+        // Layer 4: the sync framework on top of the client SDK (StratusStoreSync bridges to StratusStore later).
+        .target(
+            name: "StratusSync",
+            dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusCrypto", "StratusLogging"]
+        ),
 
         // Layer 4: storage back ends.
         .target(
@@ -108,6 +115,10 @@ let package = Package(
             dependencies: [
                 "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
             ]
+        ),
+        .testTarget(
+            name: "StratusSyncTests",
+            dependencies: ["StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusSQLite", "StratusLogging"]
         ),
     ]
 )

@@ -1,0 +1,72 @@
+public import Foundation
+public import StratusClient
+public import StratusLogging
+public import StratusWire
+
+/// How a ``SyncController`` is set up.
+public struct SyncConfiguration: Sendable {
+    /// The container to sync with.
+    public var container: Container
+    /// The database: `.private` (a custom zone with a change feed). `.public` is a later slice.
+    public var databaseScope: DatabaseScope
+    /// The entity types to sync; records of other types are ignored.
+    public var entityTypes: [any SyncableEntity.Type]
+    /// The default `syncIdKey` for types that declare none.
+    public var syncIdKey: String?
+    /// The default `changeDateKey` for types that declare none.
+    public var changeDateKey: String?
+    /// Local properties never synced, whatever the mappings say.
+    public var ignoreKeys: Set<String>
+    /// This device's ID, stable across launches.
+    public var deviceID: String
+    /// The SQLite file holding the bookkeeping (change token, last-synced versions, outbox).
+    public var bookkeepingPath: String
+    /// The custom zone the app's records live in.
+    public var zoneName: String
+    /// How conflicts are resolved; field-level three-way merge by default.
+    public var conflictPolicy: ConflictPolicy
+    /// The device clock, used for local edit times (corrected by the skew observed against the server).
+    public var now: @Sendable () -> Date
+    /// Where the controller logs; switch on `debug` for a sync journal.
+    public var logger: Logger
+    /// After a sync fails for want of a connection, retry after this long (doubling up to five
+    /// minutes) until it succeeds, so reconnection replays the outbox; `nil` leaves it to the app.
+    public var reconnectInterval: Duration? = .seconds(10)
+    /// How the controller waits between reconnection attempts (injected by tests).
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - container: The container.
+    ///   - databaseScope: The database (`.private`).
+    ///   - entityTypes: The entity types to sync.
+    ///   - syncIdKey: The default `syncIdKey`.
+    ///   - changeDateKey: The default `changeDateKey`.
+    ///   - ignoreKeys: Local properties never synced.
+    ///   - deviceID: This device's ID.
+    ///   - bookkeepingPath: The bookkeeping SQLite file.
+    ///   - zoneName: The custom zone; `"StratusSync"` by default.
+    ///   - conflictPolicy: The conflict policy.
+    ///   - now: The device clock.
+    ///   - logger: The logger.
+    public init(
+        container: Container, databaseScope: DatabaseScope = .private, entityTypes: [any SyncableEntity.Type],
+        syncIdKey: String? = nil, changeDateKey: String? = nil, ignoreKeys: Set<String> = [], deviceID: String,
+        bookkeepingPath: String, zoneName: String = "StratusSync", conflictPolicy: ConflictPolicy = .threeWayMerge,
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = .disabled
+    ) {
+        self.container = container
+        self.databaseScope = databaseScope
+        self.entityTypes = entityTypes
+        self.syncIdKey = syncIdKey
+        self.changeDateKey = changeDateKey
+        self.ignoreKeys = ignoreKeys
+        self.deviceID = deviceID
+        self.bookkeepingPath = bookkeepingPath
+        self.zoneName = zoneName
+        self.conflictPolicy = conflictPolicy
+        self.now = now
+        self.logger = logger
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import StratusClient
+import StratusLogging
+import StratusWire
+
+extension SyncController {
+    /// The head of the outbox that can go in one `records/modify`: consecutive saves of distinct records.
+    static func batchable(_ head: [OutboxEntry]) -> [OutboxEntry] {
+        var names: Set<String> = []
+        var batch: [OutboxEntry] = []
+        for entry in head {
+            guard entry.kind == .save, names.insert(entry.recordName).inserted else { break }
+            batch.append(entry)
+        }
+        return batch
+    }
+
+    /// Records what became of an entry and removes it from the outbox.
+    func finish(_ entry: OutboxEntry, _ outcome: Result<StratusClient.Record?, SyncError>) throws {
+        outcomes[entry.seq] = outcome
+        try bookkeeping.removeOutboxEntry(entry.seq)
+        liveEntities[entry.recordName] = nil
+        machine.serverMayHaveChanged()
+        machine.outboxChanged(pending: try bookkeeping.outboxCount())
+        publish()
+    }
+
+    /// Uploads several saves in one request; conflicts fall back to the one-by-one path, which
+    /// resolves them. A transient failure of any record stops the drain after the others are handled.
+    func uploadBatch(_ batch: [OutboxEntry]) async throws {
+        var records: [StratusClient.Record] = []
+        var entries: [RecordID: OutboxEntry] = [:]
+        for entry in batch {
+            let base = try bookkeeping.base(entry.recordName)
+            var record: StratusClient.Record
+            if let base {
+                record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
+            } else {
+                record = StratusClient.Record(recordType: entry.recordType, recordID: RecordID(recordName: entry.recordName, zoneID: zoneID))
+            }
+            Self.apply(entry, to: &record)
+            if base != nil, record.changedKeys().isEmpty {
+                try finish(entry, .success(record))
+                await reportSave(entry, record: record, error: nil)
+                continue
+            }
+            records.append(record)
+            entries[record.recordID] = entry
+        }
+        guard !records.isEmpty else { return }
+        let results = try await database.modifyRecords(saving: records, deleting: [], atomically: false)
+        var transient: (any Error)?
+        for record in records {
+            guard let entry = entries[record.recordID] else { continue }
+            switch results.saveResults[record.recordID] {
+            case .success(let saved)?:
+                try remember(saved)
+                await writeBack(saved, entryName: entry.recordName, applyFields: false)
+                await reportSave(entry, record: saved, error: nil)
+                try finish(entry, .success(saved))
+            case .failure(let error)? where error.code == .serverRecordChanged:
+                do {
+                    try finish(entry, .success(try await uploadSave(entry)))
+                } catch let error as SyncError {
+                    try finish(entry, .failure(error))
+                    await reportSave(entry, record: nil, error: error)
+                }
+            case .failure(let error)?:
+                do {
+                    try Self.rethrowIfTransient(error)
+                    let refusal = SyncError(
+                        .rejected, "the server refused record '\(entry.recordName)' of type '\(entry.recordType)'", underlying: error)
+                    try finish(entry, .failure(refusal))
+                    await reportSave(entry, record: nil, error: refusal)
+                } catch {
+                    transient = error
+                }
+            case nil:
+                transient = StratusError(.serverResponseLost, "the server did not answer for record '\(entry.recordName)'")
+            }
+        }
+        logger.debug("uploaded a batch of \(records.count) records")
+        if let transient { throw transient }
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+public import StratusClient
+import StratusLogging
+public import StratusWire
+import Synchronization
+
+/// Syncs a local store's entities with a CloudKit database: uploads through a durable outbox,
+/// fetches the zone's change feed, resolves conflicts by policy.
+///
+/// ```swift
+/// let sync = try SyncController(configuration: SyncConfiguration(
+///     container: container, entityTypes: [Note.self, Folder.self],
+///     syncIdKey: "syncID", changeDateKey: "modified", deviceID: deviceID,
+///     bookkeepingPath: supportDirectory + "/sync.sqlite"), delegate: store)
+/// sync.makeCurrent()
+/// try await note.cloud.save()       // upload (queued durably first)
+/// try await sync.sync()             // upload what is pending, then fetch what changed
+/// ```
+///
+/// The session's state lives in ``SyncSessionStateMachine`` (pure); this actor does the I/O.
+public actor SyncController {
+    /// The configuration.
+    public nonisolated let configuration: SyncConfiguration
+    /// The local store's side.
+    public nonisolated let delegate: any SyncDelegate
+    /// The zone every record of the app lives in.
+    public nonisolated let zoneID: ZoneID
+
+    let bookkeeping: SyncBookkeeping
+    let descriptions: [String: EntityDescription]
+    var logger: Logger
+    var machine = SyncSessionStateMachine()
+    var zoneReady = false
+    /// Server time minus device time, as last observed; corrects local edit times.
+    var skew: TimeInterval = 0
+    var drainTask: Task<Void, Never>?
+    var reconnectTask: Task<Void, Never>?
+    /// Fetches run one at a time (FIFO), so two syncs never deliver the same changes twice.
+    var fetching = false
+    var fetchWaiters: [CheckedContinuation<Void, Never>] = []
+    var drainError: (any Error)?
+    var inFlightSeq: Int64?
+    /// What became of each outbox entry, by sequence number, for the `save()` waiting on it.
+    var outcomes: [Int64: Result<StratusClient.Record?, SyncError>] = [:]
+    /// Entities given to `save()`, by record name, until their upload finishes.
+    var liveEntities: [String: any SyncableEntity] = [:]
+    /// Bumped on each base written by an upload, so an older fetched batch cannot overwrite it.
+    var generation = 0
+    var baseGenerations: [String: Int] = [:]
+    /// Record names a reference pass could not resolve (collected per record during a fetch).
+    var unresolvedTargets: [String] = []
+    /// Placeholders the delegate handed out (they stay alive in the entities that show them).
+    var placeholders: [ObjectIdentifier: any SyncableEntity] = [:]
+    var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+
+    /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
+    public static let ownerField = "stratusOwner"
+
+    /// Creates a controller, checking every entity type's keys and opening the bookkeeping file.
+    ///
+    /// - Parameters:
+    ///   - configuration: The setup.
+    ///   - delegate: The local store's side.
+    /// - Throws: ``SyncError`` with ``SyncError/Code/missingKey`` naming a type that has neither its own
+    ///   nor a global `syncIdKey`/`changeDateKey`; ``SyncError/Code/unsupported`` for a database other
+    ///   than the private one; an SQLite error when the bookkeeping file cannot be opened.
+    public init(configuration: SyncConfiguration, delegate: any SyncDelegate) throws {
+        guard configuration.databaseScope == .private else {
+            throw SyncError(.unsupported, "only the private database syncs in this version; the public-database path is a later slice")
+        }
+        var descriptions: [String: EntityDescription] = [:]
+        for type in configuration.entityTypes {
+            descriptions[type.recordType] = try EntityDescription(
+                type: type, globalSyncIdKey: configuration.syncIdKey, globalChangeDateKey: configuration.changeDateKey,
+                ignoreKeys: configuration.ignoreKeys)
+        }
+        self.configuration = configuration
+        self.delegate = delegate
+        self.descriptions = descriptions
+        self.zoneID = ZoneID(zoneName: configuration.zoneName)
+        self.logger = configuration.logger
+        self.bookkeeping = try SyncBookkeeping(path: configuration.bookkeepingPath)
+        var machine = SyncSessionStateMachine()
+        machine.outboxChanged(pending: try bookkeeping.outboxCount())
+        if let date = try bookkeeping.lastSyncDate { machine.restoreLastSyncDate(date) }
+        self.machine = machine
+    }
+
+    var database: Database { configuration.container.database(with: configuration.databaseScope) }
+
+    // MARK: Current controller
+
+    @TaskLocal static var taskCurrent: SyncController?
+    private static let registered = Mutex<SyncController?>(nil)
+
+    /// The controller `entity.cloud` uses: the task's (``withCurrent(_:)``), else the one made current.
+    public static var current: SyncController? { taskCurrent ?? registered.withLock { $0 } }
+
+    /// Makes this the controller `entity.cloud` uses in every task.
+    public nonisolated func makeCurrent() {
+        Self.registered.withLock { $0 = self }
+    }
+
+    /// Runs `body` with this controller current for `entity.cloud` (several controllers in one process).
+    ///
+    /// - Parameter body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public nonisolated func withCurrent<Result: Sendable>(_ body: @Sendable () async throws -> Result) async rethrows -> Result {
+        try await Self.$taskCurrent.withValue(self) { try await body() }
+    }
+
+    /// The proxy for `entity`'s calls through this controller.
+    ///
+    /// - Parameter entity: The entity.
+    /// - Returns: The proxy.
+    public nonisolated func cloud(_ entity: any SyncableEntity) -> CloudProxy {
+        CloudProxy(entity: entity, controller: self)
+    }
+
+    // MARK: Status and pause
+
+    /// The current status.
+    public var status: SyncStatus { machine.status }
+
+    /// The status now and after every change, as an `AsyncSequence`.
+    ///
+    /// - Returns: A stream that ends when the caller stops iterating.
+    public func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(32))
+        let id = UUID()
+        statusContinuations[id] = continuation
+        continuation.yield(machine.status)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeStatusContinuation(id) }
+        }
+        return stream
+    }
+
+    private func removeStatusContinuation(_ id: UUID) {
+        statusContinuations[id] = nil
+    }
+
+    func publish() {
+        let status = machine.status
+        for continuation in statusContinuations.values { continuation.yield(status) }
+    }
+
+    /// Switches the sync journal on or off: every upload, conflict and fetch logged at `debug`.
+    ///
+    /// - Parameter enabled: Whether to log at `debug` level.
+    public func setDebugLogging(_ enabled: Bool) {
+        logger.logLevel = enabled ? .debug : configuration.logger.logLevel
+    }
+
+    /// Pauses sync: saves and deletes wait in the outbox, no fetch runs, until ``resume()``.
+    public func pause() {
+        machine.pause()
+        logger.debug("sync paused")
+        publish()
+    }
+
+    /// Resumes sync and syncs: the outbox is replayed in order and the server checked.
+    ///
+    /// - Throws: What ``sync()`` throws.
+    public func resume() async throws {
+        _ = machine.resume()
+        logger.debug("sync resumed")
+        publish()
+        try await sync()
+    }
+
+    /// Closes the bookkeeping file; the controller must not be used afterwards.
+    ///
+    /// - Throws: An SQLite error.
+    public func close() throws {
+        reconnectTask?.cancel()
+        reconnectTask = nil
+        for continuation in statusContinuations.values { continuation.finish() }
+        statusContinuations = [:]
+        try bookkeeping.close()
+    }
+
+    // MARK: Sync
+
+    /// Uploads what is pending, then fetches the zone's changes since the last committed token and
+    /// hands them to the delegate (which commits them with ``FinishSync``).
+    ///
+    /// - Returns: The changes delivered to the delegate (empty when paused or nothing changed).
+    /// - Throws: ``StratusError`` when the server cannot be reached (pending changes stay queued).
+    @discardableResult
+    public func sync() async throws -> SyncChanges {
+        try await sync(scope: .delta)
+    }
+
+    /// ``sync()`` with a fetch of the given scope.
+    func sync(scope: FetchScope) async throws -> SyncChanges {
+        guard machine.beginWork() == .run else { return SyncChanges() }
+        publish()
+        do {
+            try await ensureZone()
+            await drain()
+            if let drainError { throw drainError }
+            let changes = try await serializedFetch(scope: scope)
+            machine.endWork(pending: try bookkeeping.outboxCount(), error: nil)
+            publish()
+            return changes
+        } catch {
+            forgetZoneIfMissing(error)
+            if !(error is SyncError) { scheduleReconnect() }
+            machine.endWork(pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount, error: "\(error)")
+            publish()
+            throw error
+        }
+    }
+
+    /// Set while the delegate is handling a delivery: a `sync()` from inside it must not wait for itself.
+    @TaskLocal static var delivering = false
+
+    /// Runs a fetch after any fetch already under way has finished.
+    private func serializedFetch(scope: FetchScope) async throws -> SyncChanges {
+        if Self.delivering {
+            logger.info("sync() called while the delegate handles a delivery; the next sync will fetch")
+            return SyncChanges()
+        }
+        if fetching {
+            await withCheckedContinuation { fetchWaiters.append($0) }
+        } else {
+            fetching = true
+        }
+        defer {
+            if fetchWaiters.isEmpty {
+                fetching = false
+            } else {
+                fetchWaiters.removeFirst().resume()
+            }
+        }
+        return try await fetchChanges(scope: scope)
+    }
+
+    /// Creates the app's zone once.
+    func ensureZone() async throws {
+        guard !zoneReady else { return }
+        if try bookkeeping.meta("zoneCreated") == nil {
+            try await database.save(RecordZone(zoneID: zoneID))
+            try bookkeeping.setMeta("zoneCreated", Data("1".utf8))
+        }
+        zoneReady = true
+    }
+
+    /// Retries sync in the background until the server answers again (reconnection replays the outbox).
+    func scheduleReconnect() {
+        guard reconnectTask == nil, let interval = configuration.reconnectInterval, !machine.status.isPaused else { return }
+        logger.debug("will retry in \(interval)")
+        reconnectTask = Task { await self.reconnect(after: interval) }
+    }
+
+    private func reconnect(after interval: Duration) async {
+        var wait = interval
+        while !Task.isCancelled, !machine.status.isPaused {
+            do {
+                try await configuration.sleep(wait)
+            } catch {
+                break
+            }
+            guard !Task.isCancelled, !machine.status.isPaused else { break }
+            do {
+                try await sync()
+                logger.debug("reconnected")
+                break
+            } catch {
+                wait = min(wait * 2, .seconds(300))
+            }
+        }
+        reconnectTask = nil
+    }
+
+    /// After `zoneNotFound` (the zone was deleted, or the user reset their data), the next sync
+    /// creates the zone again. Re-uploading every entity into it is a later slice.
+    func forgetZoneIfMissing(_ error: any Error) {
+        guard let error = error as? StratusError, error.code == .zoneNotFound else { return }
+        zoneReady = false
+        do {
+            try bookkeeping.setMeta("zoneCreated", nil)
+        } catch {
+            logger.error("could not record the missing zone: \(error)")
+        }
+    }
+
+    /// The description of an entity's type, or an error naming it.
+    func description(of type: any SyncableEntity.Type) throws(SyncError) -> EntityDescription {
+        guard let description = descriptions[type.recordType], ObjectIdentifier(description.type) == ObjectIdentifier(type) else {
+            throw SyncError(.unknownEntityType, "entity type '\(type)' is not among the controller's entity types")
+        }
+        return description
+    }
+
+    /// The time of a local edit made now, on the server's timeline.
+    func editTime() -> Date {
+        configuration.now().addingTimeInterval(skew)
+    }
+}

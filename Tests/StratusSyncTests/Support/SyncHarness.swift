@@ -1,0 +1,178 @@
+import Foundation
+import StratusClient
+import StratusLogging
+import StratusSync
+import StratusTesting
+import StratusWire
+import Synchronization
+import Testing
+
+/// An in-memory local store: the app side of one simulated device.
+final class MemoryStore: SyncDelegate {
+    struct State {
+        var entities: [any SyncableEntity] = []
+        var autoFinish = true
+        var held: [FinishSync] = []
+        var deliveries: [SyncChanges] = []
+        var saves: [(String?, (any Error)?)] = []
+        var conflicts: [SyncConflict] = []
+        var placeholderFolder: Folder?
+    }
+
+    let state = Mutex(State())
+
+    func insert(_ entities: any SyncableEntity...) {
+        state.withLock { $0.entities += entities }
+    }
+
+    func remove(_ entity: any SyncableEntity) {
+        state.withLock { $0.entities.removeAll { $0 === entity } }
+    }
+
+    func all<E: MemoryEntity>(_ type: E.Type) -> [E] {
+        state.withLock { $0.entities.compactMap { $0 as? E } }
+    }
+
+    func find<E: MemoryEntity>(_ type: E.Type, _ syncID: String?) -> E? {
+        all(type).first { $0.syncID == syncID && syncID != nil }
+    }
+
+    var autoFinish: Bool {
+        get { state.withLock { $0.autoFinish } }
+        set { state.withLock { $0.autoFinish = newValue } }
+    }
+
+    var conflicts: [SyncConflict] { state.withLock { $0.conflicts } }
+    var deliveries: [SyncChanges] { state.withLock { $0.deliveries } }
+
+    func allEntities(ofType type: any SyncableEntity.Type) async throws -> [any SyncableEntity] {
+        state.withLock { $0.entities.filter { Swift.type(of: $0) == type } }
+    }
+
+    func createEntity(ofType type: any SyncableEntity.Type) async throws -> any SyncableEntity {
+        guard let memory = type as? any MemoryEntity.Type else { throw TestFailure("cannot create \(type)") }
+        let entity = memory.init()
+        insert(entity)
+        return entity
+    }
+
+    func entity(ofType type: any SyncableEntity.Type, syncID: String) async throws -> (any SyncableEntity)? {
+        state.withLock { state in
+            state.entities.first { Swift.type(of: $0) == type && ($0.value(forKey: "syncID") as? String) == syncID }
+        }
+    }
+
+    func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: StratusClient.Record?, error: (any Error)?) async {
+        state.withLock { $0.saves.append((record?.recordID.recordName, error)) }
+    }
+
+    func syncController(_ controller: SyncController, didFinishSync changes: SyncChanges, finishSync: FinishSync) async {
+        let finishNow = state.withLock { state in
+            state.deliveries.append(changes)
+            for deleted in changes.deleted {
+                state.entities.removeAll { ($0.value(forKey: "syncID") as? String) == deleted.syncID }
+            }
+            if !state.autoFinish { state.held.append(finishSync) }
+            return state.autoFinish
+        }
+        if finishNow { try? await finishSync() }
+    }
+
+    func referencePlaceholder(for type: any SyncableEntity.Type) async throws -> (any SyncableEntity)? {
+        if type == Folder.self, let folder = state.withLock({ $0.placeholderFolder }) { return folder }
+        return type.referencePlaceholder
+    }
+
+    func syncController(_ controller: SyncController, didResolve conflict: SyncConflict) async {
+        state.withLock { $0.conflicts.append(conflict) }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A transport that can be switched off, to simulate a device going offline.
+final class SwitchableTransport: HTTPTransport {
+    /// One connection pool for every simulated device of the suite (sessions are not free).
+    static let shared = URLSessionTransport()
+    let inner: URLSessionTransport = SwitchableTransport.shared
+    private let offline = Mutex(false)
+
+    var isOffline: Bool {
+        get { offline.withLock { $0 } }
+        set { offline.withLock { $0 = newValue } }
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if isOffline { throw URLError(.notConnectedToInternet) }
+        return try await inner.send(request)
+    }
+}
+
+/// One simulated device: its own store, bookkeeping file, device ID and network switch.
+struct Device {
+    let name: String
+    let store: MemoryStore
+    let sync: SyncController
+    let transport: SwitchableTransport
+    let bookkeepingPath: String
+
+    func cloud(_ entity: any SyncableEntity) -> CloudProxy { sync.cloud(entity) }
+}
+
+/// A real server on loopback and the devices talking to it.
+final class SyncWorld: Sendable {
+    static let entityTypes: [any SyncableEntity.Type] = [Folder.self, Note.self, Tag.self, Attachment.self]
+
+    let server: TestCloudKitServer
+    let directory: TemporaryDirectory
+
+    private init(server: TestCloudKitServer, directory: TemporaryDirectory) {
+        self.server = server
+        self.directory = directory
+    }
+
+    static func run(_ body: (SyncWorld) async throws -> Void) async throws {
+        let server = try await TestCloudKitServer.start()
+        let world = SyncWorld(server: server, directory: try TemporaryDirectory(prefix: "stratus-sync"))
+        do {
+            try await body(world)
+        } catch {
+            await server.stop()
+            world.directory.remove()
+            throw error
+        }
+        await server.stop()
+        world.directory.remove()
+    }
+
+    /// The device clock: the server's manual clock, so "latest change" is on one timeline.
+    var clock: @Sendable () -> Date {
+        let server = self.server
+        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
+    }
+
+    func device(
+        _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
+        logger: Logger = .disabled, reconnect: Duration? = nil
+    ) throws -> Device {
+        var client = ClientConfiguration()
+        client.requestTimeout = .seconds(20)
+        client.sleep = { _ in }
+        client.retryPolicy.maximumAttempts = 2
+        let transport = SwitchableTransport()
+        let container = Container(
+            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
+            authentication: .none, configuration: client, transport: transport)
+        let path = bookkeeping ?? directory.path("\(name).sqlite")
+        let configuration = SyncConfiguration(
+            container: container, entityTypes: Self.entityTypes, syncIdKey: "syncID", changeDateKey: "modified",
+            ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
+        var configured = configuration
+        configured.reconnectInterval = reconnect
+        let controller = try SyncController(configuration: configured, delegate: store)
+        return Device(name: name, store: store, sync: controller, transport: transport, bookkeepingPath: path)
+    }
+}
