@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
-        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto"]),
+        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusTesting"]),
         .testTarget(
             name: "StratusServerTests",
             dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]

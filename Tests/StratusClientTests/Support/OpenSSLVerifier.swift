@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 
 /// Verifies ECDSA signatures with the system `openssl` tool, in a scratch directory.
 enum OpenSSLVerifier {
@@ -20,7 +21,7 @@ enum OpenSSLVerifier {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out
-        try process.run()
+        try ChildProcessLauncher.launch(process)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

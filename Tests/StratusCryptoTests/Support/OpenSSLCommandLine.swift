@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 
 /// Runs the system `openssl` tool in a private temporary directory, for interop tests.
 final class OpenSSLCommandLine {
@@ -47,7 +48,7 @@ final class OpenSSLCommandLine {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ChildProcessLauncher.launch(process)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 import Synchronization
 
 /// The real `stratus` executable run as a child process, for tests that kill it.
@@ -40,7 +41,7 @@ final class StratusChildProcess {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try ChildProcessLauncher.launch(process)
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -70,7 +71,7 @@ final class StratusChildProcess {
             throw Failure(description: "cannot create the log file \(logPath)")
         }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try process.run()
+        try ChildProcessLauncher.launch(process)
         let pid = process.processIdentifier
         // A watchdog: a child that never prints its URL is killed, which ends the read below.
         let watchdog = Task {
