@@ -19,6 +19,7 @@ extension ObjectContext {
             object.toManyBase[relationship.name] = []
         }
         object.isInsertedFlag = true
+        object.hasValueEdits = true
         registered[object.objectID] = object
         insertedSet.insert(object)
         pendingInserted.insert(object.objectID)
@@ -163,6 +164,7 @@ extension ObjectContext {
         guard var snapshot = object.committed else {
             preconditionFailure("currentSnapshot of the fault \(object.objectID)")
         }
+        snapshot.version = object.currentVersion
         for (index, value) in object.attributeChanges {
             snapshot.attributes[index] = value
         }
@@ -228,7 +230,7 @@ extension ObjectContext {
         case .attribute(let index, let attribute):
             guard let value else {
                 object.attributeChanges[index] = .some(nil)
-                markChanged(object)
+                markEdited(object, key: key, versioned: true)
                 return
             }
             guard let converted = AttributeValue(converting: value, to: attribute.type) else {
@@ -237,7 +239,7 @@ extension ObjectContext {
                         + "attribute and cannot hold the \(type(of: value)) \(value)")
             }
             object.attributeChanges[index] = .some(converted)
-            markChanged(object)
+            markEdited(object, key: key, versioned: true)
         case .toOne(let index, let relationship):
             guard let value else {
                 if let current = toOneID(of: object, at: index) {
@@ -341,7 +343,7 @@ extension ObjectContext {
         } else {
             object.toOneChanges[toOneIndex(relationship)] = .some(id)
         }
-        markChanged(object)
+        markEdited(object, key: relationship.name, versioned: !relationship.isToMany)
     }
 
     func primitiveRemove(_ object: ManagedObject, _ relationship: Relationship, _ id: ObjectID) {
@@ -352,6 +354,14 @@ extension ObjectContext {
             guard toOneID(of: object, at: index) == id else { return }
             object.toOneChanges[index] = .some(nil)
         }
+        markEdited(object, key: relationship.name, versioned: !relationship.isToMany)
+    }
+
+    /// Records an edit made in this context (not applied from a child): the key's author becomes this
+    /// context's, and a changed attribute or to-one relationship gives the object a new version at the next save.
+    func markEdited(_ object: ManagedObject, key: String, versioned: Bool) {
+        if versioned { object.hasValueEdits = true }
+        if !object.keyAuthors.isEmpty { object.keyAuthors.removeValue(forKey: key) }
         markChanged(object)
     }
 

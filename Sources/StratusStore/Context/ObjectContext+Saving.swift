@@ -17,32 +17,48 @@ extension ObjectContext {
     /// }
     /// ```
     ///
+    /// Optimistic locking: if an object changed in the parent (or the store) since this
+    /// context read it, the save resolves the conflict with the context's ``mergePolicy``;
+    /// objects whose conflicts were resolved are refreshed afterwards.
+    ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/missingValue``,
-    ///   ``StoreError/Code/deleteDenied``, ``StoreError/Code/uniquenessViolation`` or a store
-    ///   error. The context keeps its changes (the objects keep their new permanent IDs).
+    ///   ``StoreError/Code/deleteDenied``, ``StoreError/Code/uniquenessViolation``,
+    ///   ``StoreError/Code/mergeConflict`` (with ``MergePolicy/error``, listing the conflicts in
+    ///   ``StoreError/conflicts``) or a store error. The context keeps its changes (the objects
+    ///   keep their new permanent IDs).
     public func save() throws {
         checkOnQueue("save()")
         processPendingChanges()
         guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !discarded.isEmpty else { return }
+        // One trip up the chain loads every changed object: validation reads them, locking needs their versions.
+        try fulfillFaults(Array(changedSet) + Array(deletedSet))
         try validateForSave()
         try obtainPermanentIDs()
-        let changes = makeChangeSet()
+        let store = try coordinator.store()
+        let changes = makeChangeSet(version: store.allocateVersion())
+        let outcome: SaveOutcome
         if let parent {
-            parent.performAndWait { parent in parent.apply(changes) }
+            outcome = try parent.performAndWait { parent in try parent.apply(changes, from: self) }
         } else {
-            try coordinator.store().save(changes)
+            outcome = try store.save(changes)
         }
-        markSaved()
+        markSaved(changes)
+        for conflict in outcome.resolvedConflicts {
+            if let object = registered[conflict.objectID] { refault(object, keepingChanges: false) }
+        }
         let notification = ObjectContextNotification(
             kind: .didSave, contextName: name, insertedObjectIDs: Set(changes.inserted.map(\.objectID)),
-            updatedObjectIDs: Set(changes.updated.map(\.objectID)), deletedObjectIDs: Set(changes.deleted))
+            updatedObjectIDs: Set(changes.updated.map(\.objectID)), deletedObjectIDs: Set(changes.deleted.map(\.objectID)),
+            historyToken: outcome.historyToken)
         logger.debug(
             "saved context",
             metadata: [
                 "context": name, "inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)",
                 "deleted": "\(changes.deleted.count)", "toStore": "\(parent == nil)",
+                "conflicts": "\(outcome.resolvedConflicts.count)",
             ])
         post(notification)
+        notifyAutomergingChildren(notification.updatedObjectIDs.union(notification.deletedObjectIDs), except: nil)
     }
 
     /// Saves the context, then each ancestor up to the root, which writes to the store.
@@ -95,6 +111,7 @@ extension ObjectContext {
             object.toOneChanges = [:]
             object.toManyDeltas = [:]
             object.isDeletedFlag = false
+            object.resetSaveState()
             pendingUpdated.insert(object.objectID)
         }
         insertedSet = []
@@ -136,13 +153,26 @@ extension ObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         checkOnQueue("refresh(\(object.objectID))")
         guard !object.isInsertedFlag, !object.isDeletedFlag else { return }
+        refault(object, keepingChanges: mergeChanges)
+    }
+
+    /// Drops the loaded values of a saved object so they load again; its unsaved changes are kept or dropped.
+    ///
+    /// Kept changes are rebased: they will be saved on the version loaded next, so they count
+    /// as this context's own edits.
+    func refault(_ object: ManagedObject, keepingChanges: Bool) {
+        guard !object.isInsertedFlag else { return }
         object.committed = nil
         object.isInaccessible = false
         object.toManyBase = [:]
-        if !mergeChanges {
+        object.appliedVersion = nil
+        if keepingChanges && object.hasPropertyChanges {
+            object.hasValueEdits = object.hasValueEdits || !object.attributeChanges.isEmpty || !object.toOneChanges.isEmpty
+        } else if !object.isDeletedFlag {
             object.attributeChanges = [:]
             object.toOneChanges = [:]
             object.toManyDeltas = [:]
+            object.resetSaveState()
             changedSet.remove(object)
         }
     }
@@ -220,23 +250,47 @@ extension ObjectContext {
         pendingUpdated = Set(pendingUpdated.map(remap))
     }
 
-    /// The changes to push. References to objects that were inserted and deleted before saving are dropped.
-    func makeChangeSet() -> ChangeSet {
+    /// The changes to push, with `version` for values changed here. References to objects that were
+    /// inserted and deleted before saving are dropped.
+    func makeChangeSet(version: Int64) -> ChangeSet {
         let gone = Set(discarded.map(\.objectID))
         let keep = { (id: ObjectID?) -> ObjectID? in id.flatMap { gone.contains($0) ? nil : $0 } }
         let permanent = { (ids: Set<ObjectID>) in gone.isEmpty ? ids : ids.subtracting(gone) }
+        let author = transactionAuthor
         var changes = ChangeSet()
+        changes.mergePolicy = mergePolicy
         for object in insertedSet.sorted(by: { $0.objectID < $1.objectID }) {
             var snapshot = currentSnapshot(of: object)
             snapshot.toOne = snapshot.toOne.map(keep)
+            if object.hasValueEdits { snapshot.version = version }
             var toMany: [String: Set<ObjectID>] = [:]
             for relationship in object.entityInfo.toManyRelationships {
                 let members = permanent(toManyIDs(of: object, relationship))
                 if !members.isEmpty { toMany[relationship.name] = members }
             }
-            changes.inserted.append(ChangeSet.Insertion(objectID: object.objectID, snapshot: snapshot, toMany: toMany))
+            changes.inserted.append(
+                ChangeSet.Insertion(
+                    objectID: object.objectID, snapshot: snapshot, toMany: toMany, author: object.appliedAuthor ?? author))
         }
         for object in changedSet.sorted(by: { $0.objectID < $1.objectID }) {
+            let entity = object.entityInfo
+            let committed = object.committed
+            var authors: [String: String?] = [:]
+            var originalAttributes: [Int: AttributeValue?] = [:]
+            var originalToOne: [Int: ObjectID?] = [:]
+            for index in object.attributeChanges.keys {
+                let name = entity.attributes[index].name
+                authors[name] = object.keyAuthors[name] ?? author
+                originalAttributes[index] = .some(committed?.attributes[index])
+            }
+            for index in object.toOneChanges.keys {
+                let name = entity.toOneRelationships[index].name
+                authors[name] = object.keyAuthors[name] ?? author
+                originalToOne[index] = .some(committed?.toOne[index])
+            }
+            for name in object.toManyDeltas.keys {
+                authors[name] = object.keyAuthors[name] ?? author
+            }
             changes.updated.append(
                 ChangeSet.Update(
                     objectID: object.objectID,
@@ -244,17 +298,33 @@ extension ObjectContext {
                     toOne: object.toOneChanges.mapValues(keep),
                     toMany: object.toManyDeltas.mapValues { delta in
                         ToManyDelta(added: permanent(delta.added), removed: permanent(delta.removed))
-                    }))
+                    },
+                    baseVersion: committed?.version ?? 0,
+                    version: object.hasValueEdits ? version : object.currentVersion,
+                    originalAttributes: originalAttributes, originalToOne: originalToOne, authors: authors))
         }
-        changes.deleted = deletedSet.map(\.objectID).sorted()
+        changes.deleted = deletedSet.sorted(by: { $0.objectID < $1.objectID }).map { object in
+            ChangeSet.Deletion(
+                objectID: object.objectID, baseVersion: object.committed?.version ?? 0,
+                author: object.appliedAuthor ?? author)
+        }
         return changes
     }
 
-    /// After a successful save: folds changes into the committed values and forgets deleted objects.
-    func markSaved() {
+    /// After a successful save: folds changes into the committed values (at their new versions) and forgets deleted objects.
+    func markSaved(_ changes: ChangeSet) {
+        var versions: [ObjectID: Int64] = [:]
+        for insertion in changes.inserted {
+            versions[insertion.objectID] = insertion.snapshot.version
+        }
+        for update in changes.updated {
+            versions[update.objectID] = update.version
+        }
         for object in insertedSet.union(changedSet) {
             if object.committed != nil {
-                object.committed = currentSnapshot(of: object)
+                var snapshot = currentSnapshot(of: object)
+                snapshot.version = versions[object.objectID] ?? snapshot.version
+                object.committed = snapshot
             }
             for (key, delta) in object.toManyDeltas {
                 if let base = object.toManyBase[key] {
@@ -265,6 +335,7 @@ extension ObjectContext {
             object.toOneChanges = [:]
             object.toManyDeltas = [:]
             object.isInsertedFlag = false
+            object.resetSaveState()
         }
         for object in deletedSet {
             registered.removeValue(forKey: object.objectID)
@@ -280,60 +351,4 @@ extension ObjectContext {
         discarded = []
     }
 
-    /// Applies a child's saved changes as unsaved changes of this context. Runs on this context's queue.
-    func apply(_ changes: ChangeSet) {
-        for insertion in changes.inserted {
-            let object = registered[insertion.objectID]
-                ?? ManagedObject(
-                    entity: model.entity(insertion.objectID.entityName), objectID: insertion.objectID, owner: self)
-            registered[insertion.objectID] = object
-            object.committed = insertion.snapshot
-            object.isInaccessible = false
-            object.attributeChanges = [:]
-            object.toOneChanges = [:]
-            object.toManyDeltas = [:]
-            for relationship in object.entityInfo.toManyRelationships {
-                object.toManyBase[relationship.name] = insertion.toMany[relationship.name] ?? []
-            }
-            object.isInsertedFlag = true
-            insertedSet.insert(object)
-            pendingInserted.insert(object.objectID)
-        }
-        for update in changes.updated {
-            guard isKnown(update.objectID) else { continue }
-            let object = registeredObject(update.objectID)
-            guard !object.isDeletedFlag else { continue }
-            object.attributeChanges.merge(update.attributes) { _, new in new }
-            object.toOneChanges.merge(update.toOne) { _, new in new }
-            for (key, delta) in update.toMany {
-                object.toManyDeltas[key, default: ToManyDelta()].merge(delta)
-            }
-            markChanged(object)
-        }
-        for id in changes.deleted {
-            guard isKnown(id) else { continue }
-            let object = registeredObject(id)
-            guard !object.isDeletedFlag else { continue }
-            object.isDeletedFlag = true
-            pendingDeleted.insert(id)
-            if object.isInsertedFlag {
-                insertedSet.remove(object)
-                discarded.append(object)
-            } else {
-                changedSet.remove(object)
-                deletedSet.insert(object)
-            }
-        }
-    }
-
-    /// Whether a child's change to `id` can apply here: a temporary ID this context no longer has
-    /// names an object it has since saved under a permanent ID, so the change is dropped (and logged).
-    private func isKnown(_ id: ObjectID) -> Bool {
-        guard id.isTemporaryID, registered[id] == nil else { return true }
-        logger.warning(
-            "dropped a child's change to an object whose temporary ID was replaced when this context saved; "
-                + "save the parent before handing objects to children",
-            metadata: ["context": name, "objectID": "\(id)"])
-        return false
-    }
 }
