@@ -69,6 +69,20 @@ public struct HistoryTransaction: Sendable, Hashable {
     public var timestamp: Date
     /// The changed objects.
     public var changes: [HistoryChange]
+
+    /// Makes a transaction description.
+    ///
+    /// - Parameters:
+    ///   - token: Its position.
+    ///   - author: Its author.
+    ///   - timestamp: When it was saved.
+    ///   - changes: The changed objects.
+    public init(token: HistoryToken, author: String?, timestamp: Date, changes: [HistoryChange]) {
+        self.token = token
+        self.author = author
+        self.timestamp = timestamp
+        self.changes = changes
+    }
 }
 
 /// One object's change in a ``HistoryTransaction``.
@@ -90,4 +104,16 @@ public struct HistoryChange: Sendable, Hashable {
     /// For ``Kind/updated``: the attributes and relationships that changed (by this transaction's author).
     /// Empty for insertions and deletions.
     public var changedKeys: Set<String>
+
+    /// Makes a change description.
+    ///
+    /// - Parameters:
+    ///   - objectID: The object.
+    ///   - kind: What happened.
+    ///   - changedKeys: The changed properties, for an update.
+    public init(objectID: ObjectID, kind: Kind, changedKeys: Set<String>) {
+        self.objectID = objectID
+        self.kind = kind
+        self.changedKeys = changedKeys
+    }
 }
