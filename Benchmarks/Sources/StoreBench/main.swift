@@ -1,0 +1,276 @@
+// Local object store benchmark: StratusStore next to raw SQLite doing the same work in the same run.
+//
+// Scenarios (medians of rounds; each round uses fresh files in a temporary directory):
+//   1. insert and save N objects (a background context of the root → disk) vs raw prepared
+//      inserts of the same rows in one transaction; with persistent history on (the default) and off;
+//   2. fetch 10% of N with a predicate and a sort, p50 over many fetches (fresh context each time)
+//      vs the same SELECT through a prepared statement;
+//   3. a child → view → root save of 100 changed objects, p50 (saveChain) vs raw UPDATEs by key in one transaction;
+//   4. memory held by N faulted objects (object(with:) for N IDs) and by N loaded objects (RSS delta).
+//
+//   swift run -c release --package-path Benchmarks StoreBench [--objects 100000] [--rounds 5] [--fetches 20] [--saves 30]
+import Foundation
+import StratusSQLite
+import StratusStore
+
+let arguments = CommandLine.arguments
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count, let value = Int(arguments[index + 1])
+    else { return fallback }
+    return value
+}
+let objects = option("objects", 100_000)
+let rounds = option("rounds", 5)
+let fetches = option("fetches", 20)
+let saves = option("saves", 30)
+let fetchWidth = objects / 10
+
+// MARK: Helpers
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+func seconds(since start: UInt64) -> Double { Double(now() - start) / 1e9 }
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return sorted.count.isMultiple(of: 2) ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
+}
+func ms(_ value: Double) -> String { String(format: "%.2f ms", value * 1000) }
+func residentBytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let digits = line.split(separator: " ").compactMap { Int($0) }
+        return (digits.first ?? 0) * 1024
+    }
+    return 0
+}
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+
+let model = try ObjectModel(
+    version: "1",
+    entities: [
+        EntityDescription(
+            "Item",
+            attributes: [
+                AttributeDescription("name", .string),
+                AttributeDescription("rank", .integer64),
+                AttributeDescription("score", .double),
+                AttributeDescription("created", .date),
+            ],
+            indexes: [["rank"]])
+    ])
+
+/// The values of item `index`: rank is a permutation of 0..<objects, so a range of ranks selects a known count.
+func values(_ index: Int) -> (String, Int64, Double, Date) {
+    let rank = Int64((index &* 7_919) % objects)
+    return ("item \(index) " + String(repeating: "n", count: 24), rank, Double(index) * 0.5, Date(timeIntervalSince1970: 1_700_000_000 + Double(index)))
+}
+
+func makeDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("storebench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func openContainer(in directory: URL, history: Bool) async throws -> PersistentContainer {
+    let container = PersistentContainer(
+        name: "Bench", model: model, url: directory.appendingPathComponent("store.sqlite"), recordsHistory: history)
+    try await container.loadPersistentStores()
+    return container
+}
+
+// MARK: Raw SQLite
+
+func rawDatabase(in directory: URL) throws -> SQLiteDatabasePool {
+    let pool = try SQLiteDatabasePool(configuration: SQLiteConfiguration(path: directory.appendingPathComponent("raw.sqlite").path))
+    try pool.writeSync { db in
+        try db.execute(
+            sql: "CREATE TABLE Item (Z_PK INTEGER PRIMARY KEY, name TEXT, rank INTEGER, score REAL, created REAL, Z_OPT INTEGER NOT NULL DEFAULT 1)")
+        try db.execute(sql: "CREATE INDEX Item_rank ON Item (rank)")
+    }
+    return pool
+}
+
+func rawInsert(_ pool: SQLiteDatabasePool) throws -> Double {
+    let start = now()
+    try pool.writeSync { db in
+        for index in 0..<objects {
+            let (name, rank, score, created) = values(index)
+            try db.execute(
+                "INSERT INTO Item (Z_PK, name, rank, score, created, Z_OPT) VALUES (?, ?, ?, ?, ?, 1)",
+                binding: Int64(index + 1), name, rank, score, created.timeIntervalSince1970)
+        }
+    }
+    return seconds(since: start)
+}
+
+struct RawItem {
+    var key: Int64, name: String, rank: Int64, score: Double, created: Double
+}
+
+func rawFetch(_ pool: SQLiteDatabasePool) throws -> Double {
+    let start = now()
+    let rows = try pool.readSync { db in
+        try db.fetchAll(
+            "SELECT Z_PK, name, rank, score, created FROM Item WHERE rank >= ? AND rank < ? ORDER BY score DESC",
+            [Int64(objects / 2), Int64(objects / 2 + fetchWidth)]
+        ) { row in RawItem(key: try row[0], name: try row[1], rank: try row[2], score: try row[3], created: try row[4]) }
+    }
+    precondition(rows.count == fetchWidth, "raw fetch found \(rows.count) rows")
+    return seconds(since: start)
+}
+
+func rawUpdate(_ pool: SQLiteDatabasePool, round: Int) throws -> Double {
+    let start = now()
+    try pool.writeSync { db in
+        for key in 1...100 {
+            try db.execute("UPDATE Item SET score = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", binding: Double(round), Int64(key))
+        }
+    }
+    return seconds(since: start)
+}
+
+// MARK: StratusStore
+
+func storeInsert(_ container: PersistentContainer) async throws -> Double {
+    let context = container.newBackgroundContext(parent: .rootContext)
+    let start = now()
+    try await context.perform { context in
+        for index in 0..<objects {
+            let (name, rank, score, created) = values(index)
+            let item = context.insert(entity: "Item")
+            item.setValue(name, forKey: "name")
+            item.setValue(rank, forKey: "rank")
+            item.setValue(score, forKey: "score")
+            item.setValue(created, forKey: "created")
+        }
+        try context.save()
+    }
+    try await container.rootContext.perform { context in try context.save() }
+    let elapsed = seconds(since: start)
+    await context.perform { context in context.reset() }
+    await container.rootContext.perform { context in context.reset() }
+    return elapsed
+}
+
+let fetchRequest = FetchRequest(
+    entityName: "Item",
+    predicate: PredicateKey<Int64>("rank") >= Int64(objects / 2) && PredicateKey<Int64>("rank") < Int64(objects / 2 + fetchWidth),
+    sortDescriptors: [.descending("score")])
+
+func storeFetch(_ container: PersistentContainer) async throws -> Double {
+    let context = container.newBackgroundContext(parent: .rootContext)
+    let start = now()
+    let count = try await context.perform { context in try context.fetch(fetchRequest).count }
+    let elapsed = seconds(since: start)
+    precondition(count == fetchWidth, "store fetch found \(count) objects")
+    return elapsed
+}
+
+func storeChainSave(_ container: PersistentContainer, ids: [ObjectID], round: Int) async throws -> Double {
+    let child = container.newBackgroundContext()
+    await child.perform { context in
+        for id in ids {
+            _ = context.object(with: id).value(forKey: "score")
+        }
+    }
+    let start = now()
+    try await child.perform { context in
+        for id in ids {
+            context.object(with: id).setValue(Double(round), forKey: "score")
+        }
+    }
+    try await child.saveChain()
+    return seconds(since: start)
+}
+
+// MARK: Run
+
+print(
+    "StoreBench: \(rounds) round(s); \(objects) objects of 4 attributes (~70 bytes); fetch \(fetchWidth) with predicate + sort, "
+        + "\(fetches) fetches/round; \(saves) chain saves/round; \(ProcessInfo.processInfo.activeProcessorCount) cores; "
+        + "load average \(loadAverage())\n")
+
+var rawInserts: [Double] = [], storeInserts: [Double] = [], storeInsertsNoHistory: [Double] = []
+var rawFetches: [Double] = [], storeFetches: [Double] = []
+var rawUpdates: [Double] = [], chainSaves: [Double] = []
+var faultBytes: [Double] = [], loadedBytes: [Double] = []
+
+for round in 1...rounds {
+    let directory = try makeDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let raw = try rawDatabase(in: directory)
+    rawInserts.append(try rawInsert(raw))
+
+    let withoutHistory = try await openContainer(in: directory.appendingPathComponent("nohistory", isDirectory: true).creatingDirectory(), history: false)
+    storeInsertsNoHistory.append(try await storeInsert(withoutHistory))
+    try withoutHistory.close()
+
+    let container = try await openContainer(in: directory, history: true)
+    storeInserts.append(try await storeInsert(container))
+
+    for _ in 0..<fetches {
+        rawFetches.append(try rawFetch(raw))
+        storeFetches.append(try await storeFetch(container))
+    }
+
+    let ids = try await container.newBackgroundContext(parent: .rootContext).perform { context in
+        try context.fetchObjectIDs(FetchRequest(entityName: "Item", fetchLimit: 100))
+    }
+    for save in 0..<saves {
+        rawUpdates.append(try rawUpdate(raw, round: save))
+        chainSaves.append(try await storeChainSave(container, ids: ids, round: save))
+    }
+
+    let allIDs = try await container.newBackgroundContext(parent: .rootContext).perform { context in
+        try context.fetchObjectIDs(FetchRequest(entityName: "Item"))
+    }
+    let faults = container.newBackgroundContext(parent: .rootContext)
+    let before = residentBytes()
+    let registered = await faults.perform { context in
+        for id in allIDs { _ = context.object(with: id) }
+        return context.registeredObjects.count
+    }
+    let afterFaults = residentBytes()
+    faultBytes.append(Double(afterFaults - before) / Double(registered))
+    let loaded = container.newBackgroundContext(parent: .rootContext)
+    let beforeLoaded = residentBytes()
+    _ = try await loaded.perform { context in try context.fetch(FetchRequest(entityName: "Item")).count }
+    loadedBytes.append(Double(residentBytes() - beforeLoaded) / Double(objects))
+    await faults.perform { context in context.reset() }
+    await loaded.perform { context in context.reset() }
+    try container.close()
+    try raw.close()
+    print(
+        "round \(round): insert \(ms(storeInserts.last ?? 0)) (no history \(ms(storeInsertsNoHistory.last ?? 0))) vs raw \(ms(rawInserts.last ?? 0)); "
+            + "fetch p50 \(ms(median(Array(storeFetches.suffix(fetches))))) vs raw \(ms(median(Array(rawFetches.suffix(fetches))))); "
+            + "chain save p50 \(ms(median(Array(chainSaves.suffix(saves))))) vs raw \(ms(median(Array(rawUpdates.suffix(saves))))); "
+            + "fault \(Int(faultBytes.last ?? 0)) B, loaded \(Int(loadedBytes.last ?? 0)) B per object")
+}
+
+let insertRatio = median(storeInserts) / median(rawInserts)
+let fetchP50 = median(storeFetches)
+print("\n| scenario | StratusStore (median) | raw SQLite, same run | ratio | target |")
+print("|---|---|---|---|---|")
+print(
+    "| insert and save \(objects) objects, history on | \(ms(median(storeInserts))) | \(ms(median(rawInserts))) | "
+        + String(format: "%.2f×", insertRatio) + " | ≤ 3×: \(insertRatio <= 3 ? "met" : "**missed**") |")
+print(
+    "| insert and save \(objects) objects, history off | \(ms(median(storeInsertsNoHistory))) | \(ms(median(rawInserts))) | "
+        + String(format: "%.2f×", median(storeInsertsNoHistory) / median(rawInserts)) + " | ≤ 3× |")
+print(
+    "| fetch \(fetchWidth) of \(objects), predicate + sort, p50 | \(ms(fetchP50)) | \(ms(median(rawFetches))) | "
+        + String(format: "%.2f×", fetchP50 / median(rawFetches)) + " | p50 ≤ 20 ms: \(fetchP50 <= 0.020 ? "met" : "**missed**") |")
+print(
+    "| child → view → root save of 100 changed objects, p50 | \(ms(median(chainSaves))) | \(ms(median(rawUpdates))) | "
+        + String(format: "%.2f×", median(chainSaves) / median(rawUpdates)) + " | — |")
+print("| memory per faulted object (\(objects) faults) | \(Int(median(faultBytes))) bytes | — | — | — |")
+print("| memory per loaded object (\(objects) fetched) | \(Int(median(loadedBytes))) bytes | — | — | — |")
+
+extension URL {
+    func creatingDirectory() throws -> URL {
+        try FileManager.default.createDirectory(at: self, withIntermediateDirectories: true)
+        return self
+    }
+}
