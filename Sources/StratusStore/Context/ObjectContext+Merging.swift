@@ -85,7 +85,7 @@ extension ObjectContext {
                 object.toManyBase[relationship.name] = insertion.toMany[relationship.name] ?? []
             }
             object.isInsertedFlag = true
-            insertedSet.insert(object)
+            if insertedSet.insert(object).inserted { insertionOrder.append(object) }
             pendingInserted.insert(object.objectID)
         }
     }

@@ -22,6 +22,7 @@ extension ObjectContext {
         object.hasValueEdits = true
         registered[object.objectID] = object
         insertedSet.insert(object)
+        insertionOrder.append(object)
         pendingInserted.insert(object.objectID)
         return object
     }

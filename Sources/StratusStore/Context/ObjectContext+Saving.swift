@@ -32,17 +32,19 @@ extension ObjectContext {
         guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !discarded.isEmpty else { return }
         // One trip up the chain loads every changed object: validation reads them, locking needs their versions.
         try fulfillFaults(Array(changedSet) + Array(deletedSet))
-        try validateForSave()
-        try obtainPermanentIDs()
+        let inserted = insertionOrder.filter { $0.isInsertedFlag && !$0.isDeletedFlag && $0.owner === self }
+        let changed = changedSet.sorted { $0.objectID < $1.objectID }
+        try validateForSave(inserted + changed)
+        try obtainPermanentIDs(inserted)
         let store = try coordinator.store()
-        let changes = makeChangeSet(version: store.allocateVersion())
+        let changes = makeChangeSet(inserted: inserted, changed: changed, version: store.allocateVersion())
         let outcome: SaveOutcome
         if let parent {
             outcome = try parent.performAndWait { parent in try parent.apply(changes, from: self) }
         } else {
             outcome = try store.save(changes)
         }
-        markSaved(changes)
+        markSaved(changes, inserted: inserted, changed: changed)
         for conflict in outcome.resolvedConflicts {
             if let object = registered[conflict.objectID] { refault(object, keepingChanges: false) }
         }
@@ -115,6 +117,7 @@ extension ObjectContext {
             pendingUpdated.insert(object.objectID)
         }
         insertedSet = []
+        insertionOrder = []
         changedSet = []
         deletedSet = []
         discarded = []
@@ -134,6 +137,7 @@ extension ObjectContext {
         }
         registered = [:]
         insertedSet = []
+        insertionOrder = []
         changedSet = []
         deletedSet = []
         discarded = []
@@ -180,8 +184,8 @@ extension ObjectContext {
     // MARK: Steps of a save
 
     /// Checks non-optional values of inserted and changed objects and the deny rules of deleted ones.
-    func validateForSave() throws {
-        for object in insertedSet.union(changedSet).sorted(by: { $0.objectID < $1.objectID }) {
+    func validateForSave(_ insertedAndChanged: [ManagedObject]) throws {
+        for object in insertedAndChanged {
             let entity = object.entityInfo
             for (index, description) in entity.attributes.enumerated()
             where !description.isOptional && self.attribute(of: object, at: index) == nil {
@@ -214,8 +218,10 @@ extension ObjectContext {
     }
 
     /// Gives every inserted object a permanent ID from the store's allocator and rewrites references to the old ones.
-    func obtainPermanentIDs() throws {
-        let temporary = insertedSet.filter { $0.objectID.isTemporaryID }
+    ///
+    /// Keys are handed out in insertion order, so rows are appended to their tables in that order.
+    func obtainPermanentIDs(_ inserted: [ManagedObject]) throws {
+        let temporary = inserted.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         var byEntity: [String: [ManagedObject]] = [:]
         for object in temporary {
@@ -223,8 +229,9 @@ extension ObjectContext {
         }
         let store = try coordinator.store()
         var mapping: [ObjectID: ObjectID] = [:]
-        for (entityName, objects) in byEntity {
-            let ordered = objects.sorted { $0.objectID < $1.objectID }
+        mapping.reserveCapacity(temporary.count)
+        registered.reserveCapacity(registered.count + temporary.count)
+        for (entityName, ordered) in byEntity {
             let first = store.allocatePrimaryKeys(entityName, count: ordered.count)
             for (offset, object) in ordered.enumerated() {
                 let permanent = ObjectID.permanent(entityName, first + Int64(offset))
@@ -235,7 +242,7 @@ extension ObjectContext {
             }
         }
         let remap = { (id: ObjectID) in mapping[id] ?? id }
-        for object in insertedSet.union(changedSet).union(deletedSet) {
+        for object in inserted + Array(changedSet) + Array(deletedSet) where !object.entityInfo.hasNoRelationships {
             if var committed = object.committed {
                 committed.toOne = committed.toOne.map { $0.map(remap) }
                 object.committed = committed
@@ -252,14 +259,15 @@ extension ObjectContext {
 
     /// The changes to push, with `version` for values changed here. References to objects that were
     /// inserted and deleted before saving are dropped.
-    func makeChangeSet(version: Int64) -> ChangeSet {
+    func makeChangeSet(inserted: [ManagedObject], changed: [ManagedObject], version: Int64) -> ChangeSet {
         let gone = Set(discarded.map(\.objectID))
         let keep = { (id: ObjectID?) -> ObjectID? in id.flatMap { gone.contains($0) ? nil : $0 } }
         let permanent = { (ids: Set<ObjectID>) in gone.isEmpty ? ids : ids.subtracting(gone) }
         let author = transactionAuthor
         var changes = ChangeSet()
         changes.mergePolicy = mergePolicy
-        for object in insertedSet.sorted(by: { $0.objectID < $1.objectID }) {
+        changes.inserted.reserveCapacity(inserted.count)
+        for object in inserted {
             var snapshot = currentSnapshot(of: object)
             snapshot.toOne = snapshot.toOne.map(keep)
             if object.hasValueEdits { snapshot.version = version }
@@ -272,7 +280,7 @@ extension ObjectContext {
                 ChangeSet.Insertion(
                     objectID: object.objectID, snapshot: snapshot, toMany: toMany, author: object.appliedAuthor ?? author))
         }
-        for object in changedSet.sorted(by: { $0.objectID < $1.objectID }) {
+        for object in changed {
             let entity = object.entityInfo
             let committed = object.committed
             var authors: [String: String?] = [:]
@@ -312,30 +320,20 @@ extension ObjectContext {
     }
 
     /// After a successful save: folds changes into the committed values (at their new versions) and forgets deleted objects.
-    func markSaved(_ changes: ChangeSet) {
-        var versions: [ObjectID: Int64] = [:]
-        for insertion in changes.inserted {
-            versions[insertion.objectID] = insertion.snapshot.version
+    ///
+    /// `inserted` and `changed` are the objects `changes` was made from, in the same order.
+    func markSaved(_ changes: ChangeSet, inserted: [ManagedObject], changed: [ManagedObject]) {
+        for (object, insertion) in zip(inserted, changes.inserted) {
+            object.committed = insertion.snapshot
+            markClean(object)
         }
-        for update in changes.updated {
-            versions[update.objectID] = update.version
-        }
-        for object in insertedSet.union(changedSet) {
+        for (object, update) in zip(changed, changes.updated) {
             if object.committed != nil {
                 var snapshot = currentSnapshot(of: object)
-                snapshot.version = versions[object.objectID] ?? snapshot.version
+                snapshot.version = update.version
                 object.committed = snapshot
             }
-            for (key, delta) in object.toManyDeltas {
-                if let base = object.toManyBase[key] {
-                    object.toManyBase[key] = delta.applied(to: base)
-                }
-            }
-            object.attributeChanges = [:]
-            object.toOneChanges = [:]
-            object.toManyDeltas = [:]
-            object.isInsertedFlag = false
-            object.resetSaveState()
+            markClean(object)
         }
         for object in deletedSet {
             registered.removeValue(forKey: object.objectID)
@@ -346,9 +344,23 @@ extension ObjectContext {
             object.owner = nil
         }
         insertedSet = []
+        insertionOrder = []
         changedSet = []
         deletedSet = []
         discarded = []
     }
 
+    /// Folds an object's to-many deltas into its bases and forgets its unsaved changes (they were saved).
+    private func markClean(_ object: ManagedObject) {
+        for (key, delta) in object.toManyDeltas {
+            if let base = object.toManyBase[key] {
+                object.toManyBase[key] = delta.applied(to: base)
+            }
+        }
+        object.attributeChanges = [:]
+        object.toOneChanges = [:]
+        object.toManyDeltas = [:]
+        object.isInsertedFlag = false
+        object.resetSaveState()
+    }
 }

@@ -77,6 +77,8 @@ public final class ObjectContext: @unchecked Sendable {
 
     var registered: [ObjectID: ManagedObject] = [:]
     var insertedSet: Set<ManagedObject> = []
+    /// The inserted objects in the order they were inserted (possibly with some since deleted): saves keep this order.
+    var insertionOrder: [ManagedObject] = []
     var changedSet: Set<ManagedObject> = []
     var deletedSet: Set<ManagedObject> = []
     /// Objects inserted then deleted before a save: unregistered at the next save or rollback.

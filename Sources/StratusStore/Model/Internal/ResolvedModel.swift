@@ -48,6 +48,8 @@ final class Entity: Sendable {
     let properties: [String: Property]
     /// Every join-table column where this entity's primary keys appear (cleaned up when objects are deleted).
     let joinColumns: [JoinColumn]
+    /// Whether the entity has no relationships (its objects hold no references to rewrite).
+    var hasNoRelationships: Bool { toOneRelationships.isEmpty && toManyRelationships.isEmpty }
 
     /// A property of an entity, with its position in a snapshot.
     enum Property: Sendable {

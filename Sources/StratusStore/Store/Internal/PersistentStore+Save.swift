@@ -28,10 +28,12 @@ extension PersistentStore {
                         try Self.update(update, entity: resolved.entity(update.objectID.entityName), db)
                     }
                 }
+                var insertSQL: [String: String] = [:]
                 for insertion in changes.inserted {
-                    try Self.guarded(insertion.objectID) {
-                        try Self.insert(insertion, entity: resolved.entity(insertion.objectID.entityName), db)
-                    }
+                    let entity = resolved.entity(insertion.objectID.entityName)
+                    let sql = insertSQL[entity.name] ?? Self.insertSQL(entity)
+                    insertSQL[entity.name] = sql
+                    try Self.guarded(insertion.objectID) { try Self.insert(insertion, entity: entity, sql: sql, db) }
                 }
                 for (entityName, key) in highest + [(StoreSchema.versionCounter, highestVersion)] {
                     try db.execute(
@@ -199,18 +201,22 @@ extension PersistentStore {
         }
     }
 
-    private static func insert(_ insertion: ChangeSet.Insertion, entity: Entity, _ db: SQLiteConnection) throws {
-        let key = primaryKey(insertion.objectID)
+    /// The `INSERT` statement of an entity's rows, with a placeholder per selected column.
+    private static func insertSQL(_ entity: Entity) -> String {
         let columnCount = 2 + entity.attributes.count + entity.toOneRelationships.count
         let placeholders = Array(repeating: "?", count: columnCount).joined(separator: ", ")
+        return "INSERT INTO \(quote(entity.name)) (\(columns(of: entity, alias: nil))) VALUES (\(placeholders))"
+    }
+
+    private static func insert(_ insertion: ChangeSet.Insertion, entity: Entity, sql: String, _ db: SQLiteConnection) throws {
+        let key = primaryKey(insertion.objectID)
+        let columnCount = 2 + entity.attributes.count + entity.toOneRelationships.count
         var values: [SQLiteValue] = [.integer(key)]
         values.reserveCapacity(columnCount)
         values += insertion.snapshot.attributes.map { $0?.sqliteValue ?? .null }
         values += insertion.snapshot.toOne.map(reference)
         values.append(.integer(max(insertion.snapshot.version, 1)))
-        try db.execute(
-            "INSERT INTO \(quote(entity.name)) (\(columns(of: entity, alias: nil))) VALUES (\(placeholders))",
-            SQLiteArguments(values))
+        try db.execute(sql, SQLiteArguments(values))
         for relationship in entity.toManyRelationships {
             guard let members = insertion.toMany[relationship.name], case .joinTable(let join) = relationship.storage,
                 join.isOwner
