@@ -6,7 +6,8 @@
 //   2. fetch 10% of N with a predicate and a sort, p50 over many fetches (fresh context each time)
 //      vs the same SELECT through a prepared statement;
 //   3. a child → view → root save of 100 changed objects, p50 (saveChain) vs raw UPDATEs by key in one transaction;
-//   4. memory held by N faulted objects (object(with:) for N IDs) and by N loaded objects (RSS delta).
+//   4. memory held by N faulted objects (object(with:) for N IDs) and by N loaded objects: RSS growth in a
+//      fresh child process (the benchmark re-runs itself with --memory-child).
 //
 //   swift run -c release --package-path Benchmarks StoreBench [--objects 100000] [--rounds 5] [--fetches 20] [--saves 30]
 import Foundation
@@ -35,6 +36,8 @@ func median(_ values: [Double]) -> Double {
     return sorted.count.isMultiple(of: 2) ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
 }
 func ms(_ value: Double) -> String { String(format: "%.2f ms", value * 1000) }
+/// The resident set size. Memory is measured in a fresh child process (`--memory-child`), whose heap grows
+/// with what it allocates, rather than after rounds whose freed memory would be reused without showing.
 func residentBytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
@@ -176,13 +179,38 @@ func storeChainSave(_ container: PersistentContainer, ids: [ObjectID], round: In
         }
     }
     let start = now()
-    try await child.perform { context in
+    await child.perform { context in
         for id in ids {
             context.object(with: id).setValue(Double(round), forKey: "score")
         }
     }
     try await child.saveChain()
     return seconds(since: start)
+}
+
+// MARK: Memory child
+
+if let index = arguments.firstIndex(of: "--memory-child"), index + 1 < arguments.count {
+    let container = PersistentContainer(
+        name: "Memory", model: model, url: URL(fileURLWithPath: arguments[index + 1]).appendingPathComponent("store.sqlite"),
+        recordsHistory: false)
+    try await container.loadPersistentStores()
+    let allIDs = try await container.newBackgroundContext(parent: .rootContext).perform { context in
+        try context.fetchObjectIDs(FetchRequest(entityName: "Item"))
+    }
+    let faults = container.newBackgroundContext(parent: .rootContext)
+    let before = residentBytes()
+    let registered = await faults.perform { context in
+        for id in allIDs { _ = context.object(with: id) }
+        return context.registeredObjects.count
+    }
+    let afterFaults = residentBytes()
+    let loaded = container.newBackgroundContext(parent: .rootContext)
+    let count = try await loaded.perform { context in try context.fetch(FetchRequest(entityName: "Item")).count }
+    let afterLoaded = residentBytes()
+    print(Double(afterFaults - before) / Double(registered), Double(afterLoaded - afterFaults) / Double(count))
+    _ = (faults, loaded)
+    exit(0)
 }
 
 // MARK: Run
@@ -223,30 +251,35 @@ for round in 1...rounds {
         chainSaves.append(try await storeChainSave(container, ids: ids, round: save))
     }
 
-    let allIDs = try await container.newBackgroundContext(parent: .rootContext).perform { context in
-        try context.fetchObjectIDs(FetchRequest(entityName: "Item"))
-    }
-    let faults = container.newBackgroundContext(parent: .rootContext)
-    let before = residentBytes()
-    let registered = await faults.perform { context in
-        for id in allIDs { _ = context.object(with: id) }
-        return context.registeredObjects.count
-    }
-    let afterFaults = residentBytes()
-    faultBytes.append(Double(afterFaults - before) / Double(registered))
-    let loaded = container.newBackgroundContext(parent: .rootContext)
-    let beforeLoaded = residentBytes()
-    _ = try await loaded.perform { context in try context.fetch(FetchRequest(entityName: "Item")).count }
-    loadedBytes.append(Double(residentBytes() - beforeLoaded) / Double(objects))
-    await faults.perform { context in context.reset() }
-    await loaded.perform { context in context.reset() }
     try container.close()
     try raw.close()
     print(
         "round \(round): insert \(ms(storeInserts.last ?? 0)) (no history \(ms(storeInsertsNoHistory.last ?? 0))) vs raw \(ms(rawInserts.last ?? 0)); "
             + "fetch p50 \(ms(median(Array(storeFetches.suffix(fetches))))) vs raw \(ms(median(Array(rawFetches.suffix(fetches))))); "
-            + "chain save p50 \(ms(median(Array(chainSaves.suffix(saves))))) vs raw \(ms(median(Array(rawUpdates.suffix(saves))))); "
-            + "fault \(Int(faultBytes.last ?? 0)) B, loaded \(Int(loadedBytes.last ?? 0)) B per object")
+            + "chain save p50 \(ms(median(Array(chainSaves.suffix(saves))))) vs raw \(ms(median(Array(rawUpdates.suffix(saves))))))")
+}
+
+// Memory: a store of N objects, measured by fresh child processes.
+do {
+    let directory = try makeDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let container = try await openContainer(in: directory, history: false)
+    _ = try await storeInsert(container)
+    try container.close()
+    for _ in 0..<rounds {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        child.arguments = ["--memory-child", directory.path, "--objects", "\(objects)"]
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        let numbers = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard numbers.count == 2 else { fatalError("memory child printed \(text)") }
+        faultBytes.append(numbers[0])
+        loadedBytes.append(numbers[1])
+    }
 }
 
 let insertRatio = median(storeInserts) / median(rawInserts)
@@ -265,8 +298,8 @@ print(
 print(
     "| child → view → root save of 100 changed objects, p50 | \(ms(median(chainSaves))) | \(ms(median(rawUpdates))) | "
         + String(format: "%.2f×", median(chainSaves) / median(rawUpdates)) + " | — |")
-print("| memory per faulted object (\(objects) faults) | \(Int(median(faultBytes))) bytes | — | — | — |")
-print("| memory per loaded object (\(objects) fetched) | \(Int(median(loadedBytes))) bytes | — | — | — |")
+print("| memory per faulted object (\(objects) faults, RSS growth) | \(Int(median(faultBytes))) bytes | — | — | — |")
+print("| memory per loaded object (\(objects) fetched, RSS growth) | \(Int(median(loadedBytes))) bytes | — | — | — |")
 
 extension URL {
     func creatingDirectory() throws -> URL {

@@ -43,6 +43,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var keyAuthors: [String: String?] = [:]
     /// The author of a child's insertion or deletion applied here; `nil` when this context made it.
     var appliedAuthor: String??
+    /// The owner's notification generation when the object was inserted (its insertion notice covers changes until then).
+    var insertionGeneration = -1
 
     /// Forgets the version and author bookkeeping of unsaved changes (after a save, rollback or refresh).
     func resetSaveState() {

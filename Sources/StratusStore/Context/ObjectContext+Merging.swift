@@ -69,6 +69,7 @@ extension ObjectContext {
     }
 
     private func applyInsertions(_ insertions: [ChangeSet.Insertion]) {
+        registered.reserveCapacity(registered.count + insertions.count)
         for insertion in insertions {
             let object = registered[insertion.objectID]
                 ?? ManagedObject(
@@ -87,6 +88,7 @@ extension ObjectContext {
             object.isInsertedFlag = true
             if insertedSet.insert(object).inserted { insertionOrder.append(object) }
             pendingInserted.insert(object.objectID)
+            object.insertionGeneration = notificationGeneration
         }
     }
 

@@ -24,6 +24,7 @@ extension ObjectContext {
         insertedSet.insert(object)
         insertionOrder.append(object)
         pendingInserted.insert(object.objectID)
+        object.insertionGeneration = notificationGeneration
         return object
     }
 
@@ -367,6 +368,8 @@ extension ObjectContext {
     }
 
     func markChanged(_ object: ManagedObject) {
+        // An insertion not announced yet is announced as such; the update notice would be dropped anyway.
+        if object.isInsertedFlag && object.insertionGeneration == notificationGeneration { return }
         pendingUpdated.insert(object.objectID)
         if !object.isInsertedFlag && !object.isDeletedFlag {
             changedSet.insert(object)

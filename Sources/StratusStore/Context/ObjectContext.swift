@@ -86,6 +86,8 @@ public final class ObjectContext: @unchecked Sendable {
     var pendingInserted: Set<ObjectID> = []
     var pendingUpdated: Set<ObjectID> = []
     var pendingDeleted: Set<ObjectID> = []
+    /// Counts objects-did-change notifications; an object inserted since the last one needs no update notice.
+    var notificationGeneration = 0
     private var performDepth = 0
 
     private static let counter = Atomic<Int>(0)
@@ -273,6 +275,7 @@ public final class ObjectContext: @unchecked Sendable {
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
+        notificationGeneration += 1
         post(notification)
     }
 

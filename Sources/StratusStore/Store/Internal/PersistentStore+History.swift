@@ -24,6 +24,9 @@ extension PersistentStore {
 
     /// Records the history of a root save: one transaction per author. Runs inside the save's transaction.
     ///
+    /// A `Z_CHANGE` row covers a run of consecutive primary keys of one entity with the same
+    /// kind of change and changed keys, so a bulk insertion records a handful of rows, not one per object.
+    ///
     /// - Returns: The token of the last transaction written, or `nil` if there were no changes.
     static func recordHistory(_ changes: ChangeSet, resolved: ResolvedModel, date: Date, _ db: SQLiteConnection) throws
         -> HistoryToken?
@@ -52,17 +55,56 @@ extension PersistentStore {
             try db.execute(
                 "INSERT INTO \(StoreSchema.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)", [author, timestamp])
             let transaction = db.lastInsertRowID
-            for entry in entries {
-                guard let key = entry.objectID.primaryKey else { continue }
+            for run in runs(of: entries) {
                 try db.execute(
-                    "INSERT INTO \(StoreSchema.changeTable) (Z_TRANSACTION, Z_ENTITY, Z_ENTITYPK, Z_TYPE, Z_KEYS) "
-                        + "VALUES (?, ?, ?, ?, ?)",
-                    binding: transaction, entry.objectID.entityName, key, entry.type.rawValue,
-                    entry.keys.isEmpty ? nil : entry.keys.joined(separator: ","))
+                    "INSERT INTO \(StoreSchema.changeTable) (Z_TRANSACTION, Z_ENTITY, Z_ENTITYPK, Z_LASTPK, Z_TYPE, Z_KEYS) "
+                        + "VALUES (?, ?, ?, ?, ?, ?)",
+                    binding: transaction, run.entity, run.first, run.last, run.type.rawValue, run.keys)
             }
             token = HistoryToken(rawValue: transaction)
         }
         return token
+    }
+
+    private struct Run {
+        var entity: String
+        var type: ChangeType
+        var keys: String?
+        var first: Int64
+        var last: Int64
+    }
+
+    /// The entries grouped by entity, kind and keys, as runs of consecutive primary keys.
+    private static func runs(of entries: [PendingChange]) -> [Run] {
+        struct Group: Hashable {
+            var entity: String
+            var type: Int64
+            var keys: [String]
+        }
+        var groups: [Group: [Int64]] = [:]
+        var order: [Group] = []
+        for entry in entries {
+            guard let key = entry.objectID.primaryKey else { continue }
+            let group = Group(entity: entry.objectID.entityName, type: entry.type.rawValue, keys: entry.keys)
+            if groups[group] == nil { order.append(group) }
+            groups[group, default: []].append(key)
+        }
+        var runs: [Run] = []
+        for group in order {
+            guard let type = ChangeType(rawValue: group.type) else { continue }
+            let keys = group.keys.isEmpty ? nil : group.keys.joined(separator: ",")
+            var current: Run?
+            for key in (groups[group] ?? []).sorted() {
+                if let run = current, key == run.last + 1 {
+                    current?.last = key
+                } else {
+                    if let run = current { runs.append(run) }
+                    current = Run(entity: group.entity, type: type, keys: keys, first: key, last: key)
+                }
+            }
+            if let run = current { runs.append(run) }
+        }
+        return runs
     }
 
     /// The transactions after `token` (all kept transactions for `nil`), oldest first.
@@ -93,19 +135,23 @@ extension PersistentStore {
                             timestamp: Date(timeIntervalSince1970: try row[2]), changes: []))
                 }
                 try db.forEachRow(
-                    "SELECT Z_TRANSACTION, Z_ENTITY, Z_ENTITYPK, Z_TYPE, Z_KEYS FROM \(StoreSchema.changeTable) "
+                    "SELECT Z_TRANSACTION, Z_ENTITY, Z_ENTITYPK, Z_LASTPK, Z_TYPE, Z_KEYS FROM \(StoreSchema.changeTable) "
                         + "WHERE Z_TRANSACTION > ? ORDER BY Z_PK",
                     [after]
                 ) { row in
                     let number: Int64 = try row[0]
                     guard let index = indexByToken[number] else { return }
-                    let typeValue: Int64 = try row[3]
-                    let keys: String? = try row[4]
-                    transactions[index].changes.append(
-                        HistoryChange(
-                            objectID: ObjectID.permanent(try row[1], try row[2]),
-                            kind: ChangeType(rawValue: typeValue)?.kind ?? .updated,
-                            changedKeys: Set(keys.map { $0.split(separator: ",").map(String.init) } ?? [])))
+                    let entity: String = try row[1]
+                    let first: Int64 = try row[2]
+                    let last: Int64 = try row[3]
+                    let typeValue: Int64 = try row[4]
+                    let keys: String? = try row[5]
+                    let kind = ChangeType(rawValue: typeValue)?.kind ?? .updated
+                    let changedKeys = Set(keys.map { $0.split(separator: ",").map(String.init) } ?? [])
+                    for key in first...max(first, last) {
+                        transactions[index].changes.append(
+                            HistoryChange(objectID: ObjectID.permanent(entity, key), kind: kind, changedKeys: changedKeys))
+                    }
                 }
                 return transactions
             }

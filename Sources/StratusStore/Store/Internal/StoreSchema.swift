@@ -116,7 +116,8 @@ struct StoreSchema: Sendable {
                     + "Z_TIMESTAMP REAL NOT NULL)")
             try db.execute(
                 sql: "CREATE TABLE \(changeTable) (Z_PK INTEGER PRIMARY KEY, Z_TRANSACTION INTEGER NOT NULL, "
-                    + "Z_ENTITY TEXT NOT NULL, Z_ENTITYPK INTEGER NOT NULL, Z_TYPE INTEGER NOT NULL, Z_KEYS TEXT)")
+                    + "Z_ENTITY TEXT NOT NULL, Z_ENTITYPK INTEGER NOT NULL, Z_LASTPK INTEGER NOT NULL, Z_TYPE INTEGER NOT NULL, "
+                    + "Z_KEYS TEXT)")
             try db.execute(sql: "CREATE INDEX Z_CHANGE_TRANSACTION ON \(changeTable) (Z_TRANSACTION)")
             try db.execute(sql: "CREATE INDEX Z_TRANSACTION_TIMESTAMP ON \(transactionTable) (Z_TIMESTAMP)")
         }
