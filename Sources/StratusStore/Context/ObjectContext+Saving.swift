@@ -231,18 +231,21 @@ extension ObjectContext {
         var mapping: [ObjectID: ObjectID] = [:]
         mapping.reserveCapacity(temporary.count)
         registered.reserveCapacity(registered.count + temporary.count)
+        let others = Array(changedSet) + Array(deletedSet)
+        let needsRewrite = !(inserted.allSatisfy(\.entityInfo.hasNoRelationships) && others.allSatisfy(\.entityInfo.hasNoRelationships))
         for (entityName, ordered) in byEntity {
             let first = store.allocatePrimaryKeys(entityName, count: ordered.count)
             for (offset, object) in ordered.enumerated() {
                 let permanent = ObjectID.permanent(entityName, first + Int64(offset))
-                mapping[object.objectID] = permanent
+                if needsRewrite { mapping[object.objectID] = permanent }
                 registered.removeValue(forKey: object.objectID)
                 object.objectID = permanent
                 registered[permanent] = object
             }
         }
         let remap = { (id: ObjectID) in mapping[id] ?? id }
-        for object in inserted + Array(changedSet) + Array(deletedSet) where !object.entityInfo.hasNoRelationships {
+        guard needsRewrite else { return }
+        for object in inserted + others where !object.entityInfo.hasNoRelationships {
             if var committed = object.committed {
                 committed.toOne = committed.toOne.map { $0.map(remap) }
                 object.committed = committed
