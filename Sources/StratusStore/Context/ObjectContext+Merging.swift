@@ -70,6 +70,7 @@ extension ObjectContext {
 
     private func applyInsertions(_ insertions: [ChangeSet.Insertion]) {
         registered.reserveCapacity(registered.count + insertions.count)
+        let observed = isObserved
         for insertion in insertions {
             let object = registered[insertion.objectID]
                 ?? ManagedObject(
@@ -87,7 +88,7 @@ extension ObjectContext {
             }
             object.isInsertedFlag = true
             if insertedSet.insert(object).inserted { insertionOrder.append(object) }
-            pendingInserted.insert(object.objectID)
+            if observed { pendingInserted.insert(object.objectID) }
             object.insertionGeneration = notificationGeneration
         }
     }

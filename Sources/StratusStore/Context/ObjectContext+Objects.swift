@@ -23,7 +23,7 @@ extension ObjectContext {
         registered[object.objectID] = object
         insertedSet.insert(object)
         insertionOrder.append(object)
-        pendingInserted.insert(object.objectID)
+        if isObserved { pendingInserted.insert(object.objectID) }
         object.insertionGeneration = notificationGeneration
         return object
     }
@@ -370,7 +370,7 @@ extension ObjectContext {
     func markChanged(_ object: ManagedObject) {
         // An insertion not announced yet is announced as such; the update notice would be dropped anyway.
         if object.isInsertedFlag && object.insertionGeneration == notificationGeneration { return }
-        pendingUpdated.insert(object.objectID)
+        if isObserved { pendingUpdated.insert(object.objectID) }
         if !object.isInsertedFlag && !object.isDeletedFlag {
             changedSet.insert(object)
         }

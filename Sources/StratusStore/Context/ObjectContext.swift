@@ -256,7 +256,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// A new stream of the context's notifications: objects-did-change and did-save.
     ///
     /// Each access makes a new subscription that receives the notifications posted from
-    /// then on; it ends when the stream is dropped. Notifications carry only IDs, so they
+    /// then on, about changes made from then on (a context nobody listens to does not track
+    /// changes for notifications); it ends when the stream is dropped. Notifications carry only IDs, so they
     /// can be read from any task.
     public var notifications: AsyncStream<ObjectContextNotification> {
         hub.subscribe()
@@ -278,6 +279,9 @@ public final class ObjectContext: @unchecked Sendable {
         notificationGeneration += 1
         post(notification)
     }
+
+    /// Whether anyone listens to the context's notifications: changes are tracked for objects-did-change only then.
+    var isObserved: Bool { hub.hasSubscribers }
 
     func post(_ notification: ObjectContextNotification) {
         hub.post(notification)
