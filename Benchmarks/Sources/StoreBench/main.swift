@@ -10,6 +10,7 @@
 //      fresh child process (the benchmark re-runs itself with --memory-child).
 //
 //   swift run -c release --package-path Benchmarks StoreBench [--objects 100000] [--rounds 5] [--fetches 20] [--saves 30]
+//       [--no-memory]
 import Foundation
 import Glibc
 import StratusSQLite
@@ -166,22 +167,32 @@ func rawUpdate(_ pool: SQLiteDatabasePool, round: Int) throws -> Double {
 
 // MARK: StratusStore
 
+/// CPU seconds of the three phases of the last store insert: building the objects, the child's save into the root, the root's save.
+nonisolated(unsafe) var insertPhases: [Double] = []
+
 func storeInsert(_ container: PersistentContainer) async throws -> Cost {
     let context = container.newBackgroundContext(parent: .rootContext)
+    var phases: [Double] = []
     let cost = try await measure {
-    try await context.perform { context in
-        for index in 0..<objects {
-            let (name, rank, score, created) = values(index)
-            let item = context.insert(entity: "Item")
-            item.setValue(name, forKey: "name")
-            item.setValue(rank, forKey: "rank")
-            item.setValue(score, forKey: "score")
-            item.setValue(created, forKey: "created")
+        phases = try await context.perform { context in
+            let start = cpuSeconds()
+            for index in 0..<objects {
+                let (name, rank, score, created) = values(index)
+                let item = context.insert(entity: "Item")
+                item.setValue(name, forKey: "name")
+                item.setValue(rank, forKey: "rank")
+                item.setValue(score, forKey: "score")
+                item.setValue(created, forKey: "created")
+            }
+            let built = cpuSeconds()
+            try context.save()
+            return [built - start, cpuSeconds() - built]
         }
-        try context.save()
+        let rootStart = cpuSeconds()
+        try await container.rootContext.perform { context in try context.save() }
+        phases.append(cpuSeconds() - rootStart)
     }
-    try await container.rootContext.perform { context in try context.save() }
-    }
+    insertPhases = phases
     await context.perform { context in context.reset() }
     await container.rootContext.perform { context in context.reset() }
     return cost
@@ -286,12 +297,14 @@ for round in 1...rounds {
     print(
         "round \(round): insert \(ms(storeInserts.last?.wall ?? 0)) (cpu \(ms(storeInserts.last?.cpu ?? 0)); no history "
             + "\(ms(storeInsertsNoHistory.last?.wall ?? 0))) vs raw \(ms(rawInserts.last?.wall ?? 0)) (cpu \(ms(rawInserts.last?.cpu ?? 0))); "
+            + "insert CPU by phase: build \(ms(insertPhases.first ?? 0)), child save \(ms(insertPhases.dropFirst().first ?? 0)), "
+            + "root save \(ms(insertPhases.last ?? 0)); "
             + "fetch p50 \(ms(median(Array(storeFetches.suffix(fetches))))) vs raw \(ms(median(Array(rawFetches.suffix(fetches))))); "
             + "chain save p50 \(ms(median(Array(chainSaves.suffix(saves))))) vs raw \(ms(median(Array(rawUpdates.suffix(saves))))))")
 }
 
 // Memory: a store of N objects, measured by fresh child processes.
-do {
+if !arguments.contains("--no-memory") {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let container = try await openContainer(in: directory, history: false)
@@ -338,8 +351,10 @@ print(
 print(
     "| child → view → root save of 100 changed objects, p50 | \(ms(median(chainSaves))) | \(ms(median(rawUpdates))) | "
         + String(format: "%.2f×", median(chainSaves) / median(rawUpdates)) + " | — |")
+if !faultBytes.isEmpty {
 print("| memory per faulted object (\(objects) faults, RSS growth) | \(Int(median(faultBytes))) bytes | — | — | — |")
 print("| memory per loaded object (\(objects) fetched, RSS growth) | \(Int(median(loadedBytes))) bytes | — | — | — |")
+}
 
 extension URL {
     func creatingDirectory() throws -> URL {

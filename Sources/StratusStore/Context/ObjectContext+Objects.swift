@@ -231,7 +231,7 @@ extension ObjectContext {
         switch entity.property(key) {
         case .attribute(let index, let attribute):
             guard let value else {
-                object.attributeChanges[index] = .some(nil)
+                writeAttribute(nil, of: object, at: index)
                 markEdited(object, key: key, versioned: true)
                 return
             }
@@ -240,7 +240,7 @@ extension ObjectContext {
                     "setValue(_:forKey: \"\(key)\") on \(object.objectID): \(entity.name).\(key) is a \(attribute.type) "
                         + "attribute and cannot hold the \(type(of: value)) \(value)")
             }
-            object.attributeChanges[index] = .some(converted)
+            writeAttribute(converted, of: object, at: index)
             markEdited(object, key: key, versioned: true)
         case .toOne(let index, let relationship):
             guard let value else {
@@ -343,9 +343,30 @@ extension ObjectContext {
         if relationship.isToMany {
             object.toManyDeltas[relationship.name, default: ToManyDelta()].add(id)
         } else {
-            object.toOneChanges[toOneIndex(relationship)] = .some(id)
+            writeToOne(id, of: object, at: toOneIndex(relationship))
         }
         markEdited(object, key: relationship.name, versioned: !relationship.isToMany)
+    }
+
+    /// Sets an attribute: straight into the values of an inserted object (which has nothing committed
+    /// to compare with), as a change of a saved one.
+    func writeAttribute(_ value: AttributeValue?, of object: ManagedObject, at index: Int) {
+        if object.isInsertedFlag, object.committed != nil {
+            if !object.attributeChanges.isEmpty { object.attributeChanges.removeValue(forKey: index) }
+            object.committed?.attributes[index] = value
+        } else {
+            object.attributeChanges[index] = .some(value)
+        }
+    }
+
+    /// Sets a to-one reference, as ``writeAttribute(_:of:at:)`` sets an attribute.
+    func writeToOne(_ id: ObjectID?, of object: ManagedObject, at index: Int) {
+        if object.isInsertedFlag, object.committed != nil {
+            if !object.toOneChanges.isEmpty { object.toOneChanges.removeValue(forKey: index) }
+            object.committed?.toOne[index] = id
+        } else {
+            object.toOneChanges[index] = .some(id)
+        }
     }
 
     func primitiveRemove(_ object: ManagedObject, _ relationship: Relationship, _ id: ObjectID) {
@@ -354,7 +375,7 @@ extension ObjectContext {
         } else {
             let index = toOneIndex(relationship)
             guard toOneID(of: object, at: index) == id else { return }
-            object.toOneChanges[index] = .some(nil)
+            writeToOne(nil, of: object, at: index)
         }
         markEdited(object, key: relationship.name, versioned: !relationship.isToMany)
     }

@@ -187,19 +187,19 @@ extension ObjectContext {
     func validateForSave(_ insertedAndChanged: [ManagedObject]) throws {
         for object in insertedAndChanged {
             let entity = object.entityInfo
-            for (index, description) in entity.attributes.enumerated()
-            where !description.isOptional && self.attribute(of: object, at: index) == nil {
+            for index in entity.requiredAttributeIndexes where self.attribute(of: object, at: index) == nil {
+                let name = entity.attributes[index].name
                 throw StoreError(
                     code: .missingValue,
-                    message: "\(object.objectID) has no value for the non-optional attribute \(entity.name).\(description.name)",
-                    entityName: entity.name, key: description.name, objectID: object.objectID)
+                    message: "\(object.objectID) has no value for the non-optional attribute \(entity.name).\(name)",
+                    entityName: entity.name, key: name, objectID: object.objectID)
             }
-            for (index, relationship) in entity.toOneRelationships.enumerated()
-            where !relationship.isOptional && toOneID(of: object, at: index) == nil {
+            for index in entity.requiredToOneIndexes where toOneID(of: object, at: index) == nil {
+                let name = entity.toOneRelationships[index].name
                 throw StoreError(
                     code: .missingValue,
-                    message: "\(object.objectID) has no object in the non-optional relationship \(entity.name).\(relationship.name)",
-                    entityName: entity.name, key: relationship.name, objectID: object.objectID)
+                    message: "\(object.objectID) has no object in the non-optional relationship \(entity.name).\(name)",
+                    entityName: entity.name, key: name, objectID: object.objectID)
             }
         }
         for object in deletedSet.sorted(by: { $0.objectID < $1.objectID }) {
@@ -223,9 +223,18 @@ extension ObjectContext {
     func obtainPermanentIDs(_ inserted: [ManagedObject]) throws {
         let temporary = inserted.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
-        var byEntity: [String: [ManagedObject]] = [:]
+        // Grouped by entity in order of first appearance; runs of one entity skip the dictionary.
+        var groups: [(entity: Entity, objects: [ManagedObject])] = []
+        var groupIndex: [ObjectIdentifier: Int] = [:]
         for object in temporary {
-            byEntity[object.entityInfo.name, default: []].append(object)
+            if let last = groups.indices.last, groups[last].entity === object.entityInfo {
+                groups[last].objects.append(object)
+            } else if let index = groupIndex[ObjectIdentifier(object.entityInfo)] {
+                groups[index].objects.append(object)
+            } else {
+                groupIndex[ObjectIdentifier(object.entityInfo)] = groups.count
+                groups.append((object.entityInfo, [object]))
+            }
         }
         let store = try coordinator.store()
         var mapping: [ObjectID: ObjectID] = [:]
@@ -233,7 +242,8 @@ extension ObjectContext {
         registered.reserveCapacity(registered.count + temporary.count)
         let others = Array(changedSet) + Array(deletedSet)
         let needsRewrite = !(inserted.allSatisfy(\.entityInfo.hasNoRelationships) && others.allSatisfy(\.entityInfo.hasNoRelationships))
-        for (entityName, ordered) in byEntity {
+        for (entity, ordered) in groups {
+            let entityName = entity.name
             let first = store.allocatePrimaryKeys(entityName, count: ordered.count)
             for (offset, object) in ordered.enumerated() {
                 let permanent = ObjectID.permanent(entityName, first + Int64(offset))

@@ -210,11 +210,15 @@ extension PersistentStore {
 
     private static func insert(_ insertion: ChangeSet.Insertion, entity: Entity, sql: String, _ db: SQLiteConnection) throws {
         let key = primaryKey(insertion.objectID)
-        let columnCount = 2 + entity.attributes.count + entity.toOneRelationships.count
-        var values: [SQLiteValue] = [.integer(key)]
-        values.reserveCapacity(columnCount)
-        values += insertion.snapshot.attributes.map { $0?.sqliteValue ?? .null }
-        values += insertion.snapshot.toOne.map(reference)
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(2 + entity.attributes.count + entity.toOneRelationships.count)
+        values.append(.integer(key))
+        for value in insertion.snapshot.attributes {
+            values.append(value?.sqliteValue ?? .null)
+        }
+        for related in insertion.snapshot.toOne {
+            values.append(reference(related))
+        }
         values.append(.integer(max(insertion.snapshot.version, 1)))
         try db.execute(sql, SQLiteArguments(values))
         for relationship in entity.toManyRelationships {
