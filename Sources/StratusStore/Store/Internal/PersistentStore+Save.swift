@@ -28,12 +28,13 @@ extension PersistentStore {
                         try Self.update(update, entity: resolved.entity(update.objectID.entityName), db)
                     }
                 }
-                var insertSQL: [String: String] = [:]
+                // One prepared INSERT per entity, bound value by value: no SQL text or argument array per row.
+                var statements: [String: SQLiteStatement] = [:]
                 for insertion in changes.inserted {
                     let entity = resolved.entity(insertion.objectID.entityName)
-                    let sql = insertSQL[entity.name] ?? Self.insertSQL(entity)
-                    insertSQL[entity.name] = sql
-                    try Self.guarded(insertion.objectID) { try Self.insert(insertion, entity: entity, sql: sql, db) }
+                    let statement = try statements[entity.name] ?? db.cachedStatement(sql: Self.insertSQL(entity))
+                    statements[entity.name] = statement
+                    try Self.guarded(insertion.objectID) { try Self.insert(insertion, entity: entity, statement: statement, db) }
                 }
                 for (entityName, key) in highest + [(StoreSchema.versionCounter, highestVersion)] {
                     try db.execute(
@@ -208,19 +209,22 @@ extension PersistentStore {
         return "INSERT INTO \(quote(entity.name)) (\(columns(of: entity, alias: nil))) VALUES (\(placeholders))"
     }
 
-    private static func insert(_ insertion: ChangeSet.Insertion, entity: Entity, sql: String, _ db: SQLiteConnection) throws {
+    private static func insert(
+        _ insertion: ChangeSet.Insertion, entity: Entity, statement: SQLiteStatement, _ db: SQLiteConnection
+    ) throws {
         let key = primaryKey(insertion.objectID)
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(2 + entity.attributes.count + entity.toOneRelationships.count)
-        values.append(.integer(key))
+        try statement.bind(SQLiteValue.integer(key), at: 1)
+        var position = 2
         for value in insertion.snapshot.attributes {
-            values.append(value?.sqliteValue ?? .null)
+            try statement.bind(value?.sqliteValue ?? .null, at: position)
+            position += 1
         }
         for related in insertion.snapshot.toOne {
-            values.append(reference(related))
+            try statement.bind(reference(related), at: position)
+            position += 1
         }
-        values.append(.integer(max(insertion.snapshot.version, 1)))
-        try db.execute(sql, SQLiteArguments(values))
+        try statement.bind(SQLiteValue.integer(max(insertion.snapshot.version, 1)), at: position)
+        try statement.execute()
         for relationship in entity.toManyRelationships {
             guard let members = insertion.toMany[relationship.name], case .joinTable(let join) = relationship.storage,
                 join.isOwner
