@@ -50,18 +50,21 @@ public final class PersistentContainer: Sendable {
     ///   - model: The model.
     ///   - url: The SQLite file of the store (created if missing, with `-wal` and `-shm` files next to it).
     ///   - readerCount: How many read-only connections read the store concurrently; 4 by default.
+    ///   - mmapSize: How many bytes of the file each connection memory-maps, so reads skip a system call
+    ///     per page; 256 MiB by default, 0 to read with `pread` only.
     ///   - recordsHistory: Whether root saves record persistent history (``history(after:)``); `true` by default.
     ///   - now: The clock that timestamps history transactions.
     ///   - logger: Where the store and contexts log.
     public init(
-        name: String, model: ObjectModel, url: URL, readerCount: Int = 4, recordsHistory: Bool = true,
+        name: String, model: ObjectModel, url: URL, readerCount: Int = 4, mmapSize: Int = 256 << 20, recordsHistory: Bool = true,
         now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = .disabled
     ) {
         self.name = name
         self.model = model
         self.url = url
         self.logger = logger
-        options = PersistentStore.Options(readerCount: readerCount, recordsHistory: recordsHistory, now: now)
+        options = PersistentStore.Options(
+            readerCount: readerCount, mmapSize: mmapSize, recordsHistory: recordsHistory, now: now)
         coordinator = StoreCoordinator(model: model, containerName: name)
         rootContext = ObjectContext(
             concurrencyType: .privateQueue, parent: nil, coordinator: coordinator, logger: logger, name: "\(name).root")

@@ -17,6 +17,15 @@ extension ObjectContext {
     /// - Throws: ``StoreError`` if the store cannot be read.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         checkOnQueue("fetch(\(request.entityName))")
+        var plan = plan(request)
+        if plan.isPureSQL {
+            // SQL answers alone: register the rows as they come, without a second lookup per object.
+            plan.query.limit = request.fetchLimit
+            plan.query.offset = request.fetchOffset
+            let rows = try coordinator.store().fetch(plan.query)
+            registered.reserveCapacity(registered.count + rows.count)
+            return rows.map { id, snapshot in prefill(id, snapshot) }
+        }
         return try execute(request, mode: .objects).map(registeredObject)
     }
 
@@ -72,7 +81,7 @@ extension ObjectContext {
         return changes
     }
 
-    private struct Plan {
+    fileprivate struct Plan {
         var entity: Entity
         var predicate: ResolvedPredicate?
         var sorts: [ResolvedSort]
@@ -85,7 +94,7 @@ extension ObjectContext {
         var isPureSQL: Bool { chain.isEmpty && exact && sortedInSQL }
     }
 
-    private func plan(_ request: FetchRequest) -> Plan {
+    fileprivate func plan(_ request: FetchRequest) -> Plan {
         let entity = model.entity(request.entityName)
         let predicate = request.predicate.map { ResolvedPredicate($0, entity: entity, model: model) }
         let sorts = request.sortDescriptors.map { ResolvedSort($0, entity: entity, model: model) }
@@ -161,11 +170,13 @@ extension ObjectContext {
     }
 
     /// Registers the stored values of an object that has none loaded here (only for objects the chain has not changed).
-    private func prefill(_ id: ObjectID, _ snapshot: Snapshot) {
+    @discardableResult
+    private func prefill(_ id: ObjectID, _ snapshot: Snapshot) -> ManagedObject {
         let object = registeredObject(id)
         if object.committed == nil && !object.isInaccessible {
             object.committed = snapshot
         }
+        return object
     }
 
     // MARK: In-memory evaluation

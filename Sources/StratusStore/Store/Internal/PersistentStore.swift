@@ -21,6 +21,8 @@ final class PersistentStore: Sendable {
     /// How the store was opened.
     struct Options: Sendable {
         var readerCount = 4
+        /// The bytes of the file each connection memory-maps (`PRAGMA mmap_size`): reads skip a `pread` per page.
+        var mmapSize = 256 << 20
         /// Whether root saves record persistent history.
         var recordsHistory = true
         /// The clock that timestamps history transactions.
@@ -50,6 +52,7 @@ final class PersistentStore: Sendable {
         let schema = StoreSchema(model: model.resolved)
         var configuration = SQLiteConfiguration(path: url.path)
         configuration.readerCount = max(readerCount, 1)
+        configuration.mmapSize = options.mmapSize
         let database: SQLiteDatabasePool
         do {
             database = try SQLiteDatabasePool(configuration: configuration, logger: logger)
