@@ -248,6 +248,14 @@ extension ObjectContext {
             return result
         case .not(let predicate):
             return evaluate(predicate, on: object).map { !$0 }
+        case .any(let relationship, let predicate):
+            let related = toManyIDs(of: object, relationship).sorted().map(registeredObject)
+            do {
+                try fulfillFaults(related)
+            } catch {
+                preconditionFailure("could not load \(object.objectID).\(relationship.name) in context \"\(name)\": \(error)")
+            }
+            return related.contains { !$0.isDeletedFlag && !$0.isInaccessible && evaluate(predicate, on: $0) == true }
         }
     }
 
