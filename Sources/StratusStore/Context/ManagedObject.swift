@@ -43,6 +43,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var keyAuthors: [String: String?] = [:]
     /// The author of a child's insertion or deletion applied here; `nil` when this context made it.
     var appliedAuthor: String??
+    /// The batch of a fetch with a batch size this fault belongs to: its values load with the batch's.
+    var faultBatch: FaultBatch?
     /// The owner's notification generation when the object was inserted (its insertion notice covers changes until then).
     var insertionGeneration = -1
 
@@ -257,6 +259,15 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         }
         context.checkOnQueue("\(function) on \(objectID)")
         return context
+    }
+}
+
+/// The objects of one batch of a fetch with ``FetchRequest/fetchBatchSize``, which load their values together.
+final class FaultBatch {
+    let ids: [ObjectID]
+
+    init(ids: [ObjectID]) {
+        self.ids = ids
     }
 }
 
