@@ -177,6 +177,34 @@ import Testing
         #expect(try await stack.reopened().newBackgroundContext().perform { try $0.count("Book") } == 50)
     }
 
+    /// Filling a new required attribute of a large table reports progress chunk by chunk, in one transaction.
+    @Test func largeFillReportsProgressAsItGoes() async throws {
+        let stack = try await TestStack()
+        let background = stack.container.newBackgroundContext(parent: .rootContext)
+        try await background.perform { context in
+            for index in 0..<12_000 {
+                context.insert(entity: "Tag").setValue("t\(index)", forKey: "label")
+            }
+            try context.save()
+        }
+        try await stack.container.rootContext.perform { context in try context.save() }
+        try stack.container.close()
+        var entities = LibraryModel.entities()
+        let tag = try #require(entities.firstIndex { $0.name == "Tag" })
+        entities[tag].attributes.append(AttributeDescription("weight", .integer32, defaultValue: .integer32(1)))
+        let reported = Mutex<[Double]>([])
+        let container = PersistentContainer(name: "Large", model: try ObjectModel(version: "2", entities: entities), url: stack.url)
+        try await container.loadPersistentStores { fraction in reported.withLock { $0.append(fraction) } }
+        let progress = reported.withLock { $0 }
+        let between = progress.filter { $0 > 0 && $0 < 1 }
+        #expect(between.count >= 4, "\(progress)")  // three chunks of the fill, plus the other steps
+        #expect(progress == progress.sorted())
+        let weights = try await container.newBackgroundContext().perform { context in
+            try context.count("Tag", PredicateKey<Int32>("weight") == 1)
+        }
+        #expect(weights == 12_000)
+    }
+
     /// A new version identifier with an unchanged model migrates trivially.
     @Test func newVersionOfTheSameModelOpens() async throws {
         let stack = try await TestStack()

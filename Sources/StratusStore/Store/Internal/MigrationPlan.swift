@@ -9,8 +9,9 @@ struct MigrationPlan {
     enum Step {
         /// One SQL statement.
         case sql(String)
-        /// Sets a column to a value, in every row or only where it is `NULL`.
-        case fill(table: String, column: String, value: SQLiteValue, onlyNull: Bool)
+        /// Sets a column to a value, in every row or only where it is `NULL`; `sourceTable` is the
+        /// table's name before the migration (to size the work up front).
+        case fill(table: String, column: String, value: SQLiteValue, onlyNull: Bool, sourceTable: String)
         /// Drops every index the store made (they are made again at the end).
         case dropStoreIndexes
     }
@@ -101,7 +102,8 @@ struct MigrationPlan {
             else {
                 additions.append("\(quote(attribute.name)) \(attribute.type.sqlColumnType)")
                 if let value = defaultValue(of: attribute) {
-                    fills.append(.fill(table: entity.name, column: attribute.name, value: value, onlyNull: false))
+                    fills.append(
+                        .fill(table: entity.name, column: attribute.name, value: value, onlyNull: false, sourceTable: oldEntity.name))
                 } else if !attribute.isOptional {
                     problems.append("\(label) was added as a required attribute without a default value")
                 }
@@ -118,7 +120,8 @@ struct MigrationPlan {
             if oldName != attribute.name { renames.append((oldName, attribute.name)) }
             if oldAttribute.isOptional && !attribute.isOptional {
                 if let value = defaultValue(of: attribute) {
-                    fills.append(.fill(table: entity.name, column: attribute.name, value: value, onlyNull: true))
+                    fills.append(
+                        .fill(table: entity.name, column: attribute.name, value: value, onlyNull: true, sourceTable: oldEntity.name))
                 } else {
                     problems.append("\(label) became required without a default value")
                 }

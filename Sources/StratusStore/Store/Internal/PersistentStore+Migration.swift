@@ -44,12 +44,17 @@ extension PersistentStore {
                 code: .incompatibleMigration,
                 message: "\(failure): " + plan.problems.joined(separator: "; "))
         }
-        let total = Double(plan.steps.count + 1)
         progress?(0)
         try db.transaction(.immediate) { db in
-            for (index, step) in plan.steps.enumerated() {
-                try run(step, db, failure: failure)
-                progress?(Double(index + 1) / total)
+            // Each step counts one unit, a fill one unit per chunk of rows, the metadata one more.
+            let units = try plan.steps.map { step in try Self.units(of: step, db) }
+            let total = Double(units.reduce(1, +))
+            var done = 0
+            for step in plan.steps {
+                try run(step, db, failure: failure) {
+                    done += 1
+                    progress?(min(Double(done) / total, 1))
+                }
             }
             try writeModelMetadata(db, model: model, schema: schema, json: newModelJSON)
         }
@@ -57,6 +62,39 @@ extension PersistentStore {
         db.logger.info(
             "migrated object store",
             metadata: ["path": path, "from": version, "to": model.versionIdentifier, "steps": "\(plan.steps.count)"])
+    }
+
+    /// Rows a fill updates per statement, so that a long migration reports progress as it goes.
+    static let fillChunkRows: Int64 = 5_000
+
+    /// The progress units of a step: one, or one per chunk of rows for a fill.
+    private static func units(of step: MigrationPlan.Step, _ db: SQLiteConnection) throws -> Int {
+        guard case .fill(_, _, _, _, let sourceTable) = step else { return 1 }
+        let highest =
+            try db.fetchOne(Int64?.self, "SELECT max(\(StoreSchema.primaryKeyColumn)) FROM \(quote(sourceTable))") ?? nil
+        return max(1, Int(((highest ?? 0) + fillChunkRows - 1) / fillChunkRows))
+    }
+
+    /// Runs a step, calling `advance` once per progress unit done.
+    private static func run(
+        _ step: MigrationPlan.Step, _ db: SQLiteConnection, failure: String, advance: () -> Void
+    ) throws {
+        switch step {
+        case .fill(let table, let column, let value, let onlyNull, _):
+            let highest = try db.fetchOne(Int64?.self, "SELECT max(\(StoreSchema.primaryKeyColumn)) FROM \(quote(table))") ?? nil
+            var start: Int64 = 0
+            repeat {
+                try db.execute(
+                    "UPDATE \(quote(table)) SET \(quote(column)) = ? WHERE \(StoreSchema.primaryKeyColumn) > ? "
+                        + "AND \(StoreSchema.primaryKeyColumn) <= ?" + (onlyNull ? " AND \(quote(column)) IS NULL" : ""),
+                    SQLiteArguments([value, .integer(start), .integer(start + fillChunkRows)]))
+                start += fillChunkRows
+                advance()
+            } while start < (highest ?? 0)
+        default:
+            try run(step, db, failure: failure)
+            advance()
+        }
     }
 
     private static func run(_ step: MigrationPlan.Step, _ db: SQLiteConnection, failure: String) throws {
@@ -70,10 +108,8 @@ extension PersistentStore {
                     message: "\(failure): existing rows break a uniqueness constraint of the new model (\(error.message))",
                     underlying: error)
             }
-        case .fill(let table, let column, let value, let onlyNull):
-            try db.execute(
-                "UPDATE \(quote(table)) SET \(quote(column)) = ?" + (onlyNull ? " WHERE \(quote(column)) IS NULL" : ""),
-                [value])
+        case .fill:
+            preconditionFailure("fills run in chunks")
         case .dropStoreIndexes:
             let names = try db.fetchAll(
                 String.self,
