@@ -45,6 +45,13 @@ let package = Package(
                 .product(name: "StratusWire", package: "Stratus"),
             ]
         ),
+        .executableTarget(
+            name: "StoreBench",
+            dependencies: [
+                .product(name: "StratusStore", package: "Stratus"),
+                .product(name: "StratusSQLite", package: "Stratus"),
+            ]
+        ),
     ]
 )
 

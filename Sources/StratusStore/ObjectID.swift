@@ -78,6 +78,17 @@ public struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible 
         self.init(entityName: String(entity), key: .permanent(value))
     }
 
+    /// Hashes the key only: keys are unique within an entity (temporary ones within the process), and
+    /// hashing the entity's name too would cost more than the rare collision of equal keys across entities.
+    ///
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case .permanent(let value): hasher.combine(value)
+        case .temporary(let value): hasher.combine(~value)
+        }
+    }
+
     /// The text form, as ``stringRepresentation``.
     public var description: String { stringRepresentation }
 

@@ -41,7 +41,7 @@ public final class PersistentContainer: Sendable {
 
     private let coordinator: StoreCoordinator
     private let logger: Logger
-    private let readerCount: Int
+    private let options: PersistentStore.Options
 
     /// Makes the stack; the store is opened by ``loadPersistentStores()``.
     ///
@@ -50,13 +50,21 @@ public final class PersistentContainer: Sendable {
     ///   - model: The model.
     ///   - url: The SQLite file of the store (created if missing, with `-wal` and `-shm` files next to it).
     ///   - readerCount: How many read-only connections read the store concurrently; 4 by default.
+    ///   - mmapSize: How many bytes of the file each connection memory-maps, so reads skip a system call
+    ///     per page; 256 MiB by default, 0 to read with `pread` only.
+    ///   - recordsHistory: Whether root saves record persistent history (``history(after:)``); `true` by default.
+    ///   - now: The clock that timestamps history transactions.
     ///   - logger: Where the store and contexts log.
-    public init(name: String, model: ObjectModel, url: URL, readerCount: Int = 4, logger: Logger = .disabled) {
+    public init(
+        name: String, model: ObjectModel, url: URL, readerCount: Int = 4, mmapSize: Int = 256 << 20, recordsHistory: Bool = true,
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = .disabled
+    ) {
         self.name = name
         self.model = model
         self.url = url
         self.logger = logger
-        self.readerCount = readerCount
+        options = PersistentStore.Options(
+            readerCount: readerCount, mmapSize: mmapSize, recordsHistory: recordsHistory, now: now)
         coordinator = StoreCoordinator(model: model, containerName: name)
         rootContext = ObjectContext(
             concurrencyType: .privateQueue, parent: nil, coordinator: coordinator, logger: logger, name: "\(name).root")
@@ -65,26 +73,105 @@ public final class PersistentContainer: Sendable {
             name: "\(name).viewContext")
     }
 
-    /// Opens the store, creating it and its tables if needed, without blocking the caller's thread.
+    /// Opens the store, creating it and its tables if needed, migrating it if it was written with another model version.
     ///
-    /// The file is opened on a background dispatch queue, so even a slow open never
-    /// blocks the main actor or Swift's cooperative threads.
+    /// The file is opened on a background dispatch queue, so even a slow open or a long
+    /// migration never blocks the main actor or Swift's cooperative threads.
     ///
-    /// - Throws: ``StoreError`` with ``StoreError/Code/incompatibleModelVersion`` if the store
-    ///   was written with another model version, ``StoreError/Code/modelChangedWithoutNewVersion``
+    /// **Lightweight migration.** The store records the model it was written with. If that
+    /// model's version differs from ``model``'s, the store is migrated in one SQLite
+    /// transaction (all or nothing) by comparing the two: entities, attributes and
+    /// relationships that were added (an added attribute must be optional or have a default
+    /// value), removed, or renamed (the new description's `renamingIdentifier` names the old
+    /// one), and attributes that became required (filled with their default value where
+    /// `nil`). Anything else — a changed type, a to-one that became to-many, a required
+    /// attribute without a default — is refused before anything changes, with an error
+    /// naming every such change.
+    ///
+    /// ```swift
+    /// try await container.loadPersistentStores { fraction in
+    ///     Task { @MainActor in progressView.value = fraction }
+    /// }
+    /// ```
+    ///
+    /// - Parameter progress: Called (on a background thread) with the fraction of a migration
+    ///   done, from 0 to 1; not called when no migration is needed.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/incompatibleMigration`` if the store cannot
+    ///   be migrated to the model, ``StoreError/Code/modelChangedWithoutNewVersion``
     ///   if the model changed under the same version, or ``StoreError/Code/sqlite``.
-    public func loadPersistentStores() async throws {
+    public func loadPersistentStores(progress: (@Sendable (Double) -> Void)? = nil) async throws {
         let url = url
         let model = model
-        let readerCount = readerCount
+        var loadOptions = options
+        loadOptions.progress = progress
+        let options = loadOptions
         let logger = logger
-        let store = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(
-                    with: Result { try PersistentStore.open(url: url, model: model, readerCount: readerCount, logger: logger) })
-            }
+        let store = try await Self.offload {
+            try PersistentStore.open(url: url, model: model, options: options, logger: logger)
         }
         coordinator.attach(store)
+    }
+
+    /// Runs `body` on a background dispatch queue while the caller suspends.
+    private static func offload<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    // MARK: Persistent history
+
+    /// The history transactions recorded after `token`, oldest first; every kept transaction for `nil`.
+    ///
+    /// Each root save records its changes, one transaction per ``ObjectContext/transactionAuthor``.
+    /// A client of the history keeps the token of the last transaction it handled:
+    ///
+    /// ```swift
+    /// let transactions = try await container.history(after: token)
+    /// for transaction in transactions where transaction.author != "sync" {
+    ///     for change in transaction.changes { enqueueUpload(change.objectID, change.kind, change.changedKeys) }
+    /// }
+    /// token = transactions.last?.token ?? token
+    /// ```
+    ///
+    /// - Parameter token: The last transaction already handled, or `nil` for all.
+    /// - Returns: The transactions.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/historyExpired`` if transactions after
+    ///   `token` were pruned, ``StoreError/Code/storeNotLoaded``, or a store error.
+    public func history(after token: HistoryToken?) async throws -> [HistoryTransaction] {
+        let store = try coordinator.store()
+        return try await Self.offload { try store.history(after: token) }
+    }
+
+    /// The token of the newest history transaction, or `nil` if none was recorded.
+    ///
+    /// - Returns: The token.
+    /// - Throws: ``StoreError/Code/storeNotLoaded`` or a store error.
+    public func lastHistoryToken() async throws -> HistoryToken? {
+        let store = try coordinator.store()
+        return try await Self.offload { try store.lastHistoryToken() }
+    }
+
+    /// Deletes the history transactions up to and including `token`.
+    ///
+    /// Asking later for the history after an older token fails with ``StoreError/Code/historyExpired``.
+    ///
+    /// - Parameter token: The newest transaction to delete.
+    /// - Throws: ``StoreError/Code/storeNotLoaded`` or a store error.
+    public func pruneHistory(through token: HistoryToken) async throws {
+        let store = try coordinator.store()
+        try await Self.offload { try store.pruneHistory(through: token) }
+    }
+
+    /// Deletes the history transactions recorded before `date`.
+    ///
+    /// - Parameter date: Transactions older than this are deleted.
+    /// - Throws: ``StoreError/Code/storeNotLoaded`` or a store error.
+    public func pruneHistory(before date: Date) async throws {
+        let store = try coordinator.store()
+        try await Self.offload { try store.pruneHistory(before: date) }
     }
 
     /// A new private-queue context whose saves go to the view context (or to the root context).

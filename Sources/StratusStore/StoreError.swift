@@ -41,6 +41,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let objectNotFound = Code(rawValue: "objectNotFound")
         /// A stored value does not fit its attribute's type (the file was changed outside the store).
         public static let invalidStoredValue = Code(rawValue: "invalidStoredValue")
+        /// A save conflicted with changes saved meanwhile and the merge policy is ``MergePolicy/error``;
+        /// ``StoreError/conflicts`` lists the objects.
+        public static let mergeConflict = Code(rawValue: "mergeConflict")
+        /// The history asked for has been pruned: the token is older than the oldest transaction kept.
+        public static let historyExpired = Code(rawValue: "historyExpired")
+        /// The store cannot be migrated to this program's model (the message names every incompatible change).
+        public static let incompatibleMigration = Code(rawValue: "incompatibleMigration")
         /// SQLite failed; ``StoreError/underlying`` holds the `SQLiteError`.
         public static let sqlite = Code(rawValue: "sqlite")
     }
@@ -57,6 +64,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var objectID: ObjectID?
     /// The error that caused this one, if any (such as an `SQLiteError`).
     public var underlying: (any Error & Sendable)?
+    /// For ``Code/mergeConflict``: every conflicting object.
+    public var conflicts: [MergeConflict] = []
 
     /// Makes an error.
     ///

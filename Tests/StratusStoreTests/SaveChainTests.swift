@@ -128,17 +128,6 @@ import Testing
         }
     }
 
-    /// Opening a store written with another model version fails with a clear error.
-    @Test func unknownModelVersionIsRefused() async throws {
-        let stack = try await TestStack()
-        try stack.container.close()
-        let error = await #expect(throws: StoreError.self) {
-            _ = try await stack.reopened(model: LibraryModel.make(version: "2"))
-        }
-        #expect(error?.code == .incompatibleModelVersion)
-        #expect(error?.message.contains("model version \"1\"") == true)
-    }
-
     /// A changed model under the same version identifier is refused too.
     @Test func changedModelWithSameVersionIsRefused() async throws {
         let stack = try await TestStack()

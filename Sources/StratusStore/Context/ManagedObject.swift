@@ -34,6 +34,30 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var isInsertedFlag = false
     var isDeletedFlag = false
     var isInaccessible = false
+    // Optimistic locking and history, touched only on the owner's queue.
+    /// The version of the values a child saved into this context, if one did since the last save or refresh.
+    var appliedVersion: Int64?
+    /// Whether this context itself changed attributes or to-one relationships since its last save (a save gives them a new version).
+    var hasValueEdits = false
+    /// The transaction author of each property changed by a child's save (keys this context changed itself are absent).
+    var keyAuthors: [String: String?] = [:]
+    /// The author of a child's insertion or deletion applied here; `nil` when this context made it.
+    var appliedAuthor: String??
+    /// The batch of a fetch with a batch size this fault belongs to: its values load with the batch's.
+    var faultBatch: FaultBatch?
+    /// The owner's notification generation when the object was inserted (its insertion notice covers changes until then).
+    var insertionGeneration = -1
+
+    /// Forgets the version and author bookkeeping of unsaved changes (after a save, rollback or refresh).
+    func resetSaveState() {
+        appliedVersion = nil
+        hasValueEdits = false
+        keyAuthors = [:]
+        appliedAuthor = nil
+    }
+
+    /// The version of the values as this context holds them: what its children's saves are checked against.
+    var currentVersion: Int64 { appliedVersion ?? committed?.version ?? 0 }
 
     init(entity: Entity, objectID: ObjectID, owner: ObjectContext) {
         entityInfo = entity
@@ -235,6 +259,15 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         }
         context.checkOnQueue("\(function) on \(objectID)")
         return context
+    }
+}
+
+/// The objects of one batch of a fetch with ``FetchRequest/fetchBatchSize``, which load their values together.
+final class FaultBatch {
+    let ids: [ObjectID]
+
+    init(ids: [ObjectID]) {
+        self.ids = ids
     }
 }
 

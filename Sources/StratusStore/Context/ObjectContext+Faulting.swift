@@ -14,8 +14,9 @@ extension ObjectContext {
     ///
     /// An object that no ancestor and no row holds becomes inaccessible: its values read as `nil`.
     func fulfillFaults(_ objects: [ManagedObject]) throws {
-        let faults = objects.filter { $0.committed == nil && !$0.isInaccessible }
+        var faults = objects.filter { $0.committed == nil && !$0.isInaccessible }
         guard !faults.isEmpty else { return }
+        widenToBatches(&faults)
         let snapshots = try ancestorSnapshots(faults.map(\.objectID))
         for object in faults {
             if let snapshot = snapshots[object.objectID] {
@@ -30,6 +31,28 @@ extension ObjectContext {
                 }
                 logger.debug("fault for a missing object", metadata: ["objectID": "\(object.objectID)", "context": name])
             }
+        }
+    }
+
+    /// Adds to `faults` the other faults of the fetch batches they belong to, and forgets those batches.
+    private func widenToBatches(_ faults: inout [ManagedObject]) {
+        guard faults.contains(where: { $0.faultBatch != nil }) else { return }
+        var included = Set(faults.map(ObjectIdentifier.init))
+        var batches: [FaultBatch] = []
+        for object in faults {
+            if let batch = object.faultBatch, !batches.contains(where: { $0 === batch }) { batches.append(batch) }
+        }
+        for batch in batches {
+            for id in batch.ids {
+                guard let object = registered[id] else { continue }
+                object.faultBatch = nil
+                if object.committed == nil, !object.isInaccessible, included.insert(ObjectIdentifier(object)).inserted {
+                    faults.append(object)
+                }
+            }
+        }
+        for object in faults {
+            object.faultBatch = nil
         }
     }
 

@@ -17,7 +17,93 @@ extension ObjectContext {
     /// - Throws: ``StoreError`` if the store cannot be read.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         checkOnQueue("fetch(\(request.entityName))")
+        var plan = plan(request)
+        if plan.isPureSQL {
+            // SQL answers alone: register the rows as they come, without a second lookup per object.
+            plan.query.limit = request.fetchLimit
+            plan.query.offset = request.fetchOffset
+            if request.fetchBatchSize > 0 {
+                return try fetchInBatches(plan.query, batchSize: request.fetchBatchSize)
+            }
+            let rows = try coordinator.store().fetch(plan.query)
+            registered.reserveCapacity(registered.count + rows.count)
+            return rows.map { id, snapshot in prefill(id, snapshot) }
+        }
         return try execute(request, mode: .objects).map(registeredObject)
+    }
+
+    /// Reads the IDs only, loads the first batch's values, and ties the other results to their batches.
+    private func fetchInBatches(_ query: StoreQuery, batchSize: Int) throws -> [ManagedObject] {
+        let ids = try coordinator.store().fetchIDs(query)
+        let objects = ids.map(registeredObject)
+        var start = batchSize
+        while start < objects.count {
+            let end = min(start + batchSize, objects.count)
+            let batch = FaultBatch(ids: Array(ids[start..<end]))
+            for object in objects[start..<end] where object.committed == nil && !object.isInaccessible {
+                object.faultBatch = batch
+            }
+            start = end
+        }
+        try fulfillFaults(Array(objects.prefix(batchSize)))
+        return objects
+    }
+
+    /// The values of some properties of the objects a request selects, as dictionaries, in its order.
+    ///
+    /// ```swift
+    /// let rows = try context.fetchDictionaries(
+    ///     FetchRequest(entityName: "Book", sortDescriptors: [.ascending("title")]), properties: ["title", "author"])
+    /// // [["title": .attribute(.string("Dune")), "author": .toOne(Author/p1)], …]
+    /// ```
+    ///
+    /// When SQL answers the request alone (no unsaved changes take part), the rows are read
+    /// without registering objects in the context; otherwise the values are read from the
+    /// context's objects, unsaved changes included.
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch.
+    ///   - properties: Attributes and to-one relationships of the entity (a wrong name stops the program).
+    /// - Returns: One dictionary per object, with a value for every property (`nil` ones included).
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func fetchDictionaries(_ request: FetchRequest, properties: [String]) throws -> [[String: PropertyValue]] {
+        checkOnQueue("fetchDictionaries(\(request.entityName))")
+        let entity = model.entity(request.entityName)
+        let columns = properties.map { key -> (String, Entity.Property) in
+            let property = entity.property(key)
+            if case .toMany = property {
+                preconditionFailure("fetchDictionaries: \"\(entity.name).\(key)\" is a to-many relationship; fetch attributes and to-one relationships")
+            }
+            return (key, property)
+        }
+        var plan = plan(request)
+        if plan.isPureSQL {
+            plan.query.limit = request.fetchLimit
+            plan.query.offset = request.fetchOffset
+            return try coordinator.store().fetch(plan.query).map { _, snapshot in
+                var row: [String: PropertyValue] = [:]
+                for (key, property) in columns {
+                    switch property {
+                    case .attribute(let index, _): row[key] = .attribute(snapshot.attributes[index])
+                    case .toOne(let index, _): row[key] = .toOne(snapshot.toOne[index])
+                    case .toMany: break
+                    }
+                }
+                return row
+            }
+        }
+        let objects = try execute(request, mode: .objects).map(registeredObject)
+        return objects.map { object in
+            var row: [String: PropertyValue] = [:]
+            for (key, property) in columns {
+                switch property {
+                case .attribute(let index, _): row[key] = .attribute(attribute(of: object, at: index))
+                case .toOne(let index, _): row[key] = .toOne(toOneID(of: object, at: index))
+                case .toMany: break
+                }
+            }
+            return row
+        }
     }
 
     /// The IDs of the objects a request selects, in its order.
@@ -72,7 +158,7 @@ extension ObjectContext {
         return changes
     }
 
-    private struct Plan {
+    fileprivate struct Plan {
         var entity: Entity
         var predicate: ResolvedPredicate?
         var sorts: [ResolvedSort]
@@ -85,7 +171,7 @@ extension ObjectContext {
         var isPureSQL: Bool { chain.isEmpty && exact && sortedInSQL }
     }
 
-    private func plan(_ request: FetchRequest) -> Plan {
+    fileprivate func plan(_ request: FetchRequest) -> Plan {
         let entity = model.entity(request.entityName)
         let predicate = request.predicate.map { ResolvedPredicate($0, entity: entity, model: model) }
         let sorts = request.sortDescriptors.map { ResolvedSort($0, entity: entity, model: model) }
@@ -161,11 +247,13 @@ extension ObjectContext {
     }
 
     /// Registers the stored values of an object that has none loaded here (only for objects the chain has not changed).
-    private func prefill(_ id: ObjectID, _ snapshot: Snapshot) {
+    @discardableResult
+    private func prefill(_ id: ObjectID, _ snapshot: Snapshot) -> ManagedObject {
         let object = registeredObject(id)
         if object.committed == nil && !object.isInaccessible {
             object.committed = snapshot
         }
+        return object
     }
 
     // MARK: In-memory evaluation
@@ -237,6 +325,14 @@ extension ObjectContext {
             return result
         case .not(let predicate):
             return evaluate(predicate, on: object).map { !$0 }
+        case .any(let relationship, let predicate):
+            let related = toManyIDs(of: object, relationship).sorted().map(registeredObject)
+            do {
+                try fulfillFaults(related)
+            } catch {
+                preconditionFailure("could not load \(object.objectID).\(relationship.name) in context \"\(name)\": \(error)")
+            }
+            return related.contains { !$0.isDeletedFlag && !$0.isInaccessible && evaluate(predicate, on: $0) == true }
         }
     }
 

@@ -19,9 +19,12 @@ extension ObjectContext {
             object.toManyBase[relationship.name] = []
         }
         object.isInsertedFlag = true
+        object.hasValueEdits = true
         registered[object.objectID] = object
         insertedSet.insert(object)
-        pendingInserted.insert(object.objectID)
+        insertionOrder.append(object)
+        if isObserved { pendingInserted.insert(object.objectID) }
+        object.insertionGeneration = notificationGeneration
         return object
     }
 
@@ -163,6 +166,7 @@ extension ObjectContext {
         guard var snapshot = object.committed else {
             preconditionFailure("currentSnapshot of the fault \(object.objectID)")
         }
+        snapshot.version = object.currentVersion
         for (index, value) in object.attributeChanges {
             snapshot.attributes[index] = value
         }
@@ -227,8 +231,8 @@ extension ObjectContext {
         switch entity.property(key) {
         case .attribute(let index, let attribute):
             guard let value else {
-                object.attributeChanges[index] = .some(nil)
-                markChanged(object)
+                writeAttribute(nil, of: object, at: index)
+                markEdited(object, key: key, versioned: true)
                 return
             }
             guard let converted = AttributeValue(converting: value, to: attribute.type) else {
@@ -236,8 +240,8 @@ extension ObjectContext {
                     "setValue(_:forKey: \"\(key)\") on \(object.objectID): \(entity.name).\(key) is a \(attribute.type) "
                         + "attribute and cannot hold the \(type(of: value)) \(value)")
             }
-            object.attributeChanges[index] = .some(converted)
-            markChanged(object)
+            writeAttribute(converted, of: object, at: index)
+            markEdited(object, key: key, versioned: true)
         case .toOne(let index, let relationship):
             guard let value else {
                 if let current = toOneID(of: object, at: index) {
@@ -339,9 +343,30 @@ extension ObjectContext {
         if relationship.isToMany {
             object.toManyDeltas[relationship.name, default: ToManyDelta()].add(id)
         } else {
-            object.toOneChanges[toOneIndex(relationship)] = .some(id)
+            writeToOne(id, of: object, at: toOneIndex(relationship))
         }
-        markChanged(object)
+        markEdited(object, key: relationship.name, versioned: !relationship.isToMany)
+    }
+
+    /// Sets an attribute: straight into the values of an inserted object (which has nothing committed
+    /// to compare with), as a change of a saved one.
+    func writeAttribute(_ value: AttributeValue?, of object: ManagedObject, at index: Int) {
+        if object.isInsertedFlag, object.committed != nil {
+            if !object.attributeChanges.isEmpty { object.attributeChanges.removeValue(forKey: index) }
+            object.committed?.attributes[index] = value
+        } else {
+            object.attributeChanges[index] = .some(value)
+        }
+    }
+
+    /// Sets a to-one reference, as ``writeAttribute(_:of:at:)`` sets an attribute.
+    func writeToOne(_ id: ObjectID?, of object: ManagedObject, at index: Int) {
+        if object.isInsertedFlag, object.committed != nil {
+            if !object.toOneChanges.isEmpty { object.toOneChanges.removeValue(forKey: index) }
+            object.committed?.toOne[index] = id
+        } else {
+            object.toOneChanges[index] = .some(id)
+        }
     }
 
     func primitiveRemove(_ object: ManagedObject, _ relationship: Relationship, _ id: ObjectID) {
@@ -350,13 +375,23 @@ extension ObjectContext {
         } else {
             let index = toOneIndex(relationship)
             guard toOneID(of: object, at: index) == id else { return }
-            object.toOneChanges[index] = .some(nil)
+            writeToOne(nil, of: object, at: index)
         }
+        markEdited(object, key: relationship.name, versioned: !relationship.isToMany)
+    }
+
+    /// Records an edit made in this context (not applied from a child): the key's author becomes this
+    /// context's, and a changed attribute or to-one relationship gives the object a new version at the next save.
+    func markEdited(_ object: ManagedObject, key: String, versioned: Bool) {
+        if versioned { object.hasValueEdits = true }
+        if !object.keyAuthors.isEmpty { object.keyAuthors.removeValue(forKey: key) }
         markChanged(object)
     }
 
     func markChanged(_ object: ManagedObject) {
-        pendingUpdated.insert(object.objectID)
+        // An insertion not announced yet is announced as such; the update notice would be dropped anyway.
+        if object.isInsertedFlag && object.insertionGeneration == notificationGeneration { return }
+        if isObserved { pendingUpdated.insert(object.objectID) }
         if !object.isInsertedFlag && !object.isDeletedFlag {
             changedSet.insert(object)
         }

@@ -17,32 +17,50 @@ extension ObjectContext {
     /// }
     /// ```
     ///
+    /// Optimistic locking: if an object changed in the parent (or the store) since this
+    /// context read it, the save resolves the conflict with the context's ``mergePolicy``;
+    /// objects whose conflicts were resolved are refreshed afterwards.
+    ///
     /// - Throws: ``StoreError`` with ``StoreError/Code/missingValue``,
-    ///   ``StoreError/Code/deleteDenied``, ``StoreError/Code/uniquenessViolation`` or a store
-    ///   error. The context keeps its changes (the objects keep their new permanent IDs).
+    ///   ``StoreError/Code/deleteDenied``, ``StoreError/Code/uniquenessViolation``,
+    ///   ``StoreError/Code/mergeConflict`` (with ``MergePolicy/error``, listing the conflicts in
+    ///   ``StoreError/conflicts``) or a store error. The context keeps its changes (the objects
+    ///   keep their new permanent IDs).
     public func save() throws {
         checkOnQueue("save()")
         processPendingChanges()
         guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !discarded.isEmpty else { return }
-        try validateForSave()
-        try obtainPermanentIDs()
-        let changes = makeChangeSet()
+        // One trip up the chain loads every changed object: validation reads them, locking needs their versions.
+        try fulfillFaults(Array(changedSet) + Array(deletedSet))
+        let inserted = insertionOrder.filter { $0.isInsertedFlag && !$0.isDeletedFlag && $0.owner === self }
+        let changed = changedSet.sorted { $0.objectID < $1.objectID }
+        try validateForSave(inserted + changed)
+        try obtainPermanentIDs(inserted)
+        let store = try coordinator.store()
+        let changes = makeChangeSet(inserted: inserted, changed: changed, version: store.allocateVersion())
+        let outcome: SaveOutcome
         if let parent {
-            parent.performAndWait { parent in parent.apply(changes) }
+            outcome = try parent.performAndWait { parent in try parent.apply(changes, from: self) }
         } else {
-            try coordinator.store().save(changes)
+            outcome = try store.save(changes)
         }
-        markSaved()
+        markSaved(changes, inserted: inserted, changed: changed)
+        for conflict in outcome.resolvedConflicts {
+            if let object = registered[conflict.objectID] { refault(object, keepingChanges: false) }
+        }
         let notification = ObjectContextNotification(
             kind: .didSave, contextName: name, insertedObjectIDs: Set(changes.inserted.map(\.objectID)),
-            updatedObjectIDs: Set(changes.updated.map(\.objectID)), deletedObjectIDs: Set(changes.deleted))
+            updatedObjectIDs: Set(changes.updated.map(\.objectID)), deletedObjectIDs: Set(changes.deleted.map(\.objectID)),
+            historyToken: outcome.historyToken)
         logger.debug(
             "saved context",
             metadata: [
                 "context": name, "inserted": "\(changes.inserted.count)", "updated": "\(changes.updated.count)",
                 "deleted": "\(changes.deleted.count)", "toStore": "\(parent == nil)",
+                "conflicts": "\(outcome.resolvedConflicts.count)",
             ])
         post(notification)
+        notifyAutomergingChildren(notification.updatedObjectIDs.union(notification.deletedObjectIDs), except: nil)
     }
 
     /// Saves the context, then each ancestor up to the root, which writes to the store.
@@ -95,9 +113,11 @@ extension ObjectContext {
             object.toOneChanges = [:]
             object.toManyDeltas = [:]
             object.isDeletedFlag = false
+            object.resetSaveState()
             pendingUpdated.insert(object.objectID)
         }
         insertedSet = []
+        insertionOrder = []
         changedSet = []
         deletedSet = []
         discarded = []
@@ -117,6 +137,7 @@ extension ObjectContext {
         }
         registered = [:]
         insertedSet = []
+        insertionOrder = []
         changedSet = []
         deletedSet = []
         discarded = []
@@ -136,13 +157,26 @@ extension ObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         checkOnQueue("refresh(\(object.objectID))")
         guard !object.isInsertedFlag, !object.isDeletedFlag else { return }
+        refault(object, keepingChanges: mergeChanges)
+    }
+
+    /// Drops the loaded values of a saved object so they load again; its unsaved changes are kept or dropped.
+    ///
+    /// Kept changes are rebased: they will be saved on the version loaded next, so they count
+    /// as this context's own edits.
+    func refault(_ object: ManagedObject, keepingChanges: Bool) {
+        guard !object.isInsertedFlag else { return }
         object.committed = nil
         object.isInaccessible = false
         object.toManyBase = [:]
-        if !mergeChanges {
+        object.appliedVersion = nil
+        if keepingChanges && object.hasPropertyChanges {
+            object.hasValueEdits = object.hasValueEdits || !object.attributeChanges.isEmpty || !object.toOneChanges.isEmpty
+        } else if !object.isDeletedFlag {
             object.attributeChanges = [:]
             object.toOneChanges = [:]
             object.toManyDeltas = [:]
+            object.resetSaveState()
             changedSet.remove(object)
         }
     }
@@ -150,22 +184,22 @@ extension ObjectContext {
     // MARK: Steps of a save
 
     /// Checks non-optional values of inserted and changed objects and the deny rules of deleted ones.
-    func validateForSave() throws {
-        for object in insertedSet.union(changedSet).sorted(by: { $0.objectID < $1.objectID }) {
+    func validateForSave(_ insertedAndChanged: [ManagedObject]) throws {
+        for object in insertedAndChanged {
             let entity = object.entityInfo
-            for (index, description) in entity.attributes.enumerated()
-            where !description.isOptional && self.attribute(of: object, at: index) == nil {
+            for index in entity.requiredAttributeIndexes where self.attribute(of: object, at: index) == nil {
+                let name = entity.attributes[index].name
                 throw StoreError(
                     code: .missingValue,
-                    message: "\(object.objectID) has no value for the non-optional attribute \(entity.name).\(description.name)",
-                    entityName: entity.name, key: description.name, objectID: object.objectID)
+                    message: "\(object.objectID) has no value for the non-optional attribute \(entity.name).\(name)",
+                    entityName: entity.name, key: name, objectID: object.objectID)
             }
-            for (index, relationship) in entity.toOneRelationships.enumerated()
-            where !relationship.isOptional && toOneID(of: object, at: index) == nil {
+            for index in entity.requiredToOneIndexes where toOneID(of: object, at: index) == nil {
+                let name = entity.toOneRelationships[index].name
                 throw StoreError(
                     code: .missingValue,
-                    message: "\(object.objectID) has no object in the non-optional relationship \(entity.name).\(relationship.name)",
-                    entityName: entity.name, key: relationship.name, objectID: object.objectID)
+                    message: "\(object.objectID) has no object in the non-optional relationship \(entity.name).\(name)",
+                    entityName: entity.name, key: name, objectID: object.objectID)
             }
         }
         for object in deletedSet.sorted(by: { $0.objectID < $1.objectID }) {
@@ -184,28 +218,44 @@ extension ObjectContext {
     }
 
     /// Gives every inserted object a permanent ID from the store's allocator and rewrites references to the old ones.
-    func obtainPermanentIDs() throws {
-        let temporary = insertedSet.filter { $0.objectID.isTemporaryID }
+    ///
+    /// Keys are handed out in insertion order, so rows are appended to their tables in that order.
+    func obtainPermanentIDs(_ inserted: [ManagedObject]) throws {
+        let temporary = inserted.filter { $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
-        var byEntity: [String: [ManagedObject]] = [:]
+        // Grouped by entity in order of first appearance; runs of one entity skip the dictionary.
+        var groups: [(entity: Entity, objects: [ManagedObject])] = []
+        var groupIndex: [ObjectIdentifier: Int] = [:]
         for object in temporary {
-            byEntity[object.entityInfo.name, default: []].append(object)
+            if let last = groups.indices.last, groups[last].entity === object.entityInfo {
+                groups[last].objects.append(object)
+            } else if let index = groupIndex[ObjectIdentifier(object.entityInfo)] {
+                groups[index].objects.append(object)
+            } else {
+                groupIndex[ObjectIdentifier(object.entityInfo)] = groups.count
+                groups.append((object.entityInfo, [object]))
+            }
         }
         let store = try coordinator.store()
         var mapping: [ObjectID: ObjectID] = [:]
-        for (entityName, objects) in byEntity {
-            let ordered = objects.sorted { $0.objectID < $1.objectID }
+        mapping.reserveCapacity(temporary.count)
+        registered.reserveCapacity(registered.count + temporary.count)
+        let others = Array(changedSet) + Array(deletedSet)
+        let needsRewrite = !(inserted.allSatisfy(\.entityInfo.hasNoRelationships) && others.allSatisfy(\.entityInfo.hasNoRelationships))
+        for (entity, ordered) in groups {
+            let entityName = entity.name
             let first = store.allocatePrimaryKeys(entityName, count: ordered.count)
             for (offset, object) in ordered.enumerated() {
                 let permanent = ObjectID.permanent(entityName, first + Int64(offset))
-                mapping[object.objectID] = permanent
+                if needsRewrite { mapping[object.objectID] = permanent }
                 registered.removeValue(forKey: object.objectID)
                 object.objectID = permanent
                 registered[permanent] = object
             }
         }
         let remap = { (id: ObjectID) in mapping[id] ?? id }
-        for object in insertedSet.union(changedSet).union(deletedSet) {
+        guard needsRewrite else { return }
+        for object in inserted + others where !object.entityInfo.hasNoRelationships {
             if var committed = object.committed {
                 committed.toOne = committed.toOne.map { $0.map(remap) }
                 object.committed = committed
@@ -220,23 +270,48 @@ extension ObjectContext {
         pendingUpdated = Set(pendingUpdated.map(remap))
     }
 
-    /// The changes to push. References to objects that were inserted and deleted before saving are dropped.
-    func makeChangeSet() -> ChangeSet {
+    /// The changes to push, with `version` for values changed here. References to objects that were
+    /// inserted and deleted before saving are dropped.
+    func makeChangeSet(inserted: [ManagedObject], changed: [ManagedObject], version: Int64) -> ChangeSet {
         let gone = Set(discarded.map(\.objectID))
         let keep = { (id: ObjectID?) -> ObjectID? in id.flatMap { gone.contains($0) ? nil : $0 } }
         let permanent = { (ids: Set<ObjectID>) in gone.isEmpty ? ids : ids.subtracting(gone) }
+        let author = transactionAuthor
         var changes = ChangeSet()
-        for object in insertedSet.sorted(by: { $0.objectID < $1.objectID }) {
+        changes.mergePolicy = mergePolicy
+        changes.inserted.reserveCapacity(inserted.count)
+        for object in inserted {
             var snapshot = currentSnapshot(of: object)
             snapshot.toOne = snapshot.toOne.map(keep)
+            if object.hasValueEdits { snapshot.version = version }
             var toMany: [String: Set<ObjectID>] = [:]
             for relationship in object.entityInfo.toManyRelationships {
                 let members = permanent(toManyIDs(of: object, relationship))
                 if !members.isEmpty { toMany[relationship.name] = members }
             }
-            changes.inserted.append(ChangeSet.Insertion(objectID: object.objectID, snapshot: snapshot, toMany: toMany))
+            changes.inserted.append(
+                ChangeSet.Insertion(
+                    objectID: object.objectID, snapshot: snapshot, toMany: toMany, author: object.appliedAuthor ?? author))
         }
-        for object in changedSet.sorted(by: { $0.objectID < $1.objectID }) {
+        for object in changed {
+            let entity = object.entityInfo
+            let committed = object.committed
+            var authors: [String: String?] = [:]
+            var originalAttributes: [Int: AttributeValue?] = [:]
+            var originalToOne: [Int: ObjectID?] = [:]
+            for index in object.attributeChanges.keys {
+                let name = entity.attributes[index].name
+                authors[name] = object.keyAuthors[name] ?? author
+                originalAttributes[index] = .some(committed?.attributes[index])
+            }
+            for index in object.toOneChanges.keys {
+                let name = entity.toOneRelationships[index].name
+                authors[name] = object.keyAuthors[name] ?? author
+                originalToOne[index] = .some(committed?.toOne[index])
+            }
+            for name in object.toManyDeltas.keys {
+                authors[name] = object.keyAuthors[name] ?? author
+            }
             changes.updated.append(
                 ChangeSet.Update(
                     objectID: object.objectID,
@@ -244,27 +319,34 @@ extension ObjectContext {
                     toOne: object.toOneChanges.mapValues(keep),
                     toMany: object.toManyDeltas.mapValues { delta in
                         ToManyDelta(added: permanent(delta.added), removed: permanent(delta.removed))
-                    }))
+                    },
+                    baseVersion: committed?.version ?? 0,
+                    version: object.hasValueEdits ? version : object.currentVersion,
+                    originalAttributes: originalAttributes, originalToOne: originalToOne, authors: authors))
         }
-        changes.deleted = deletedSet.map(\.objectID).sorted()
+        changes.deleted = deletedSet.sorted(by: { $0.objectID < $1.objectID }).map { object in
+            ChangeSet.Deletion(
+                objectID: object.objectID, baseVersion: object.committed?.version ?? 0,
+                author: object.appliedAuthor ?? author)
+        }
         return changes
     }
 
-    /// After a successful save: folds changes into the committed values and forgets deleted objects.
-    func markSaved() {
-        for object in insertedSet.union(changedSet) {
+    /// After a successful save: folds changes into the committed values (at their new versions) and forgets deleted objects.
+    ///
+    /// `inserted` and `changed` are the objects `changes` was made from, in the same order.
+    func markSaved(_ changes: ChangeSet, inserted: [ManagedObject], changed: [ManagedObject]) {
+        for (object, insertion) in zip(inserted, changes.inserted) {
+            object.committed = insertion.snapshot
+            markClean(object)
+        }
+        for (object, update) in zip(changed, changes.updated) {
             if object.committed != nil {
-                object.committed = currentSnapshot(of: object)
+                var snapshot = currentSnapshot(of: object)
+                snapshot.version = update.version
+                object.committed = snapshot
             }
-            for (key, delta) in object.toManyDeltas {
-                if let base = object.toManyBase[key] {
-                    object.toManyBase[key] = delta.applied(to: base)
-                }
-            }
-            object.attributeChanges = [:]
-            object.toOneChanges = [:]
-            object.toManyDeltas = [:]
-            object.isInsertedFlag = false
+            markClean(object)
         }
         for object in deletedSet {
             registered.removeValue(forKey: object.objectID)
@@ -275,65 +357,23 @@ extension ObjectContext {
             object.owner = nil
         }
         insertedSet = []
+        insertionOrder = []
         changedSet = []
         deletedSet = []
         discarded = []
     }
 
-    /// Applies a child's saved changes as unsaved changes of this context. Runs on this context's queue.
-    func apply(_ changes: ChangeSet) {
-        for insertion in changes.inserted {
-            let object = registered[insertion.objectID]
-                ?? ManagedObject(
-                    entity: model.entity(insertion.objectID.entityName), objectID: insertion.objectID, owner: self)
-            registered[insertion.objectID] = object
-            object.committed = insertion.snapshot
-            object.isInaccessible = false
-            object.attributeChanges = [:]
-            object.toOneChanges = [:]
-            object.toManyDeltas = [:]
-            for relationship in object.entityInfo.toManyRelationships {
-                object.toManyBase[relationship.name] = insertion.toMany[relationship.name] ?? []
-            }
-            object.isInsertedFlag = true
-            insertedSet.insert(object)
-            pendingInserted.insert(object.objectID)
-        }
-        for update in changes.updated {
-            guard isKnown(update.objectID) else { continue }
-            let object = registeredObject(update.objectID)
-            guard !object.isDeletedFlag else { continue }
-            object.attributeChanges.merge(update.attributes) { _, new in new }
-            object.toOneChanges.merge(update.toOne) { _, new in new }
-            for (key, delta) in update.toMany {
-                object.toManyDeltas[key, default: ToManyDelta()].merge(delta)
-            }
-            markChanged(object)
-        }
-        for id in changes.deleted {
-            guard isKnown(id) else { continue }
-            let object = registeredObject(id)
-            guard !object.isDeletedFlag else { continue }
-            object.isDeletedFlag = true
-            pendingDeleted.insert(id)
-            if object.isInsertedFlag {
-                insertedSet.remove(object)
-                discarded.append(object)
-            } else {
-                changedSet.remove(object)
-                deletedSet.insert(object)
+    /// Folds an object's to-many deltas into its bases and forgets its unsaved changes (they were saved).
+    private func markClean(_ object: ManagedObject) {
+        for (key, delta) in object.toManyDeltas {
+            if let base = object.toManyBase[key] {
+                object.toManyBase[key] = delta.applied(to: base)
             }
         }
-    }
-
-    /// Whether a child's change to `id` can apply here: a temporary ID this context no longer has
-    /// names an object it has since saved under a permanent ID, so the change is dropped (and logged).
-    private func isKnown(_ id: ObjectID) -> Bool {
-        guard id.isTemporaryID, registered[id] == nil else { return true }
-        logger.warning(
-            "dropped a child's change to an object whose temporary ID was replaced when this context saved; "
-                + "save the parent before handing objects to children",
-            metadata: ["context": name, "objectID": "\(id)"])
-        return false
+        object.attributeChanges = [:]
+        object.toOneChanges = [:]
+        object.toManyDeltas = [:]
+        object.isInsertedFlag = false
+        object.resetSaveState()
     }
 }

@@ -62,10 +62,23 @@ public final class ObjectContext: @unchecked Sendable {
     let logger: Logger
     private let hub = NotificationHub()
 
+    /// Settings that may be read and written from any thread.
+    private struct Settings {
+        var mergePolicy = MergePolicy.error
+        var transactionAuthor: String?
+        var automaticallyMergesChangesFromParent = false
+    }
+
+    private let settings = Mutex(Settings())
+    /// The child contexts, held weakly, for automatic merges.
+    private let children = Mutex<[WeakContext]>([])
+
     // MARK: Confined state
 
     var registered: [ObjectID: ManagedObject] = [:]
     var insertedSet: Set<ManagedObject> = []
+    /// The inserted objects in the order they were inserted (possibly with some since deleted): saves keep this order.
+    var insertionOrder: [ManagedObject] = []
     var changedSet: Set<ManagedObject> = []
     var deletedSet: Set<ManagedObject> = []
     /// Objects inserted then deleted before a save: unregistered at the next save or rollback.
@@ -73,6 +86,8 @@ public final class ObjectContext: @unchecked Sendable {
     var pendingInserted: Set<ObjectID> = []
     var pendingUpdated: Set<ObjectID> = []
     var pendingDeleted: Set<ObjectID> = []
+    /// Counts objects-did-change notifications; an object inserted since the last one needs no update notice.
+    var notificationGeneration = 0
     private var performDepth = 0
 
     private static let counter = Atomic<Int>(0)
@@ -108,6 +123,53 @@ public final class ObjectContext: @unchecked Sendable {
         case .privateQueue: queue = ContextQueue(label: "stratus.store.context.\(name)")
         case .mainQueue: queue = ContextQueue()
         }
+        parent?.addChild(self)
+    }
+
+    // MARK: Settings
+
+    /// How the context's saves resolve conflicts with changes saved meanwhile; ``MergePolicy/error`` by default.
+    ///
+    /// Unlike the context's other state, it may be set from any thread.
+    public var mergePolicy: MergePolicy {
+        get { settings.withLock { $0.mergePolicy } }
+        set { settings.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// The author recorded in the persistent history for the changes this context saves, or `nil`.
+    ///
+    /// The author travels with the changes up the chain, property by property, so a root save
+    /// that carries the changes of several contexts records one history transaction per author.
+    /// The sync framework sets its own author and skips its own transactions when it reads the history.
+    /// It may be set from any thread.
+    public var transactionAuthor: String? {
+        get { settings.withLock { $0.transactionAuthor } }
+        set { settings.withLock { $0.transactionAuthor = newValue } }
+    }
+
+    /// Whether the context refreshes its objects when changes are saved into its parent or the parent saves; `false` by default.
+    ///
+    /// When a sibling's save reaches the parent, or the parent saves, the objects that changed
+    /// are turned back into faults here (keeping this context's own unsaved changes on top), so
+    /// the next read sees the new values and the next save is not a conflict. The refresh runs
+    /// on the context's queue soon after, and is announced with an
+    /// ``ObjectContextNotification/Kind/objectsDidChange`` notification. It may be set from any thread.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { settings.withLock { $0.automaticallyMergesChangesFromParent } }
+        set { settings.withLock { $0.automaticallyMergesChangesFromParent = newValue } }
+    }
+
+    private func addChild(_ child: ObjectContext) {
+        children.withLock { children in
+            children.removeAll { $0.context == nil }
+            children.append(WeakContext(context: child))
+        }
+    }
+
+    /// The live child contexts that merge changes automatically.
+    func automergingChildren() -> [ObjectContext] {
+        children.withLock { children in children.compactMap(\.context) }
+            .filter(\.automaticallyMergesChangesFromParent)
     }
 
     var model: ResolvedModel { coordinator.resolved }
@@ -194,7 +256,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// A new stream of the context's notifications: objects-did-change and did-save.
     ///
     /// Each access makes a new subscription that receives the notifications posted from
-    /// then on; it ends when the stream is dropped. Notifications carry only IDs, so they
+    /// then on, about changes made from then on (a context nobody listens to does not track
+    /// changes for notifications); it ends when the stream is dropped. Notifications carry only IDs, so they
     /// can be read from any task.
     public var notifications: AsyncStream<ObjectContextNotification> {
         hub.subscribe()
@@ -213,8 +276,12 @@ public final class ObjectContext: @unchecked Sendable {
         pendingInserted = []
         pendingUpdated = []
         pendingDeleted = []
+        notificationGeneration += 1
         post(notification)
     }
+
+    /// Whether anyone listens to the context's notifications: changes are tracked for objects-did-change only then.
+    var isObserved: Bool { hub.hasSubscribers }
 
     func post(_ notification: ObjectContextNotification) {
         hub.post(notification)
@@ -255,4 +322,9 @@ public final class ObjectContext: @unchecked Sendable {
     deinit {
         hub.finish()
     }
+}
+
+/// A weak reference to a context.
+struct WeakContext: Sendable {
+    weak var context: ObjectContext?
 }

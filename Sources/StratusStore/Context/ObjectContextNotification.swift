@@ -40,6 +40,8 @@ public struct ObjectContextNotification: Sendable, Hashable {
     public var updatedObjectIDs: Set<ObjectID>
     /// The objects deleted.
     public var deletedObjectIDs: Set<ObjectID>
+    /// For a ``Kind/didSave`` of the root context: the token of the last history transaction it wrote.
+    public var historyToken: HistoryToken?
 
     /// Makes a notification.
     ///
@@ -49,10 +51,12 @@ public struct ObjectContextNotification: Sendable, Hashable {
     ///   - insertedObjectIDs: The inserted objects.
     ///   - updatedObjectIDs: The changed objects.
     ///   - deletedObjectIDs: The deleted objects.
+    ///   - historyToken: The history token of a root save.
     public init(
         kind: Kind, contextName: String, insertedObjectIDs: Set<ObjectID> = [], updatedObjectIDs: Set<ObjectID> = [],
-        deletedObjectIDs: Set<ObjectID> = []
+        deletedObjectIDs: Set<ObjectID> = [], historyToken: HistoryToken? = nil
     ) {
+        self.historyToken = historyToken
         self.kind = kind
         self.contextName = contextName
         self.insertedObjectIDs = insertedObjectIDs

@@ -8,7 +8,8 @@
 ///     && !PredicateKey<Bool>("isArchived").isIn([true])
 /// ```
 ///
-/// Key paths may go through to-one relationships (`"author.publisher.name"`). Keys and
+/// Key paths may go through to-one relationships (`"author.publisher.name"`); to-many
+/// relationships are tested with ``any(_:where:)``. Keys and
 /// value types are checked against the model when the request runs; a mismatch stops
 /// the program with a message naming the key. Conditions are compiled to SQL where SQLite
 /// gives the same answer, and evaluated in memory otherwise (diacritic-insensitive and
@@ -28,6 +29,8 @@ public struct FetchPredicate: Sendable, Hashable {
         case and([Node])
         case or([Node])
         case not(Node)
+        /// Some object of a to-many relationship meets the condition.
+        case any(String, Node)
     }
 
     enum ComparisonOperator: String, Sendable, Hashable {
@@ -90,6 +93,28 @@ public struct FetchPredicate: Sendable, Hashable {
     /// - Returns: The negation.
     public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate {
         FetchPredicate(.not(predicate.node))
+    }
+
+    /// Matches objects with at least one related object, in a to-many relationship, that meets a condition (Core Data's `ANY`).
+    ///
+    /// ```swift
+    /// // Authors with a book of more than 500 pages:
+    /// FetchPredicate.any("books", where: PredicateKey<Int>("pages") > 500)
+    /// // Books tagged "classic", and books with no tag at all:
+    /// FetchPredicate.any("tags", where: PredicateKey<String>("label") == "classic")
+    /// !FetchPredicate.any("tags", where: .all)
+    /// ```
+    ///
+    /// The condition is about the related objects (their keys, key paths and own `any`). It is
+    /// never unknown: an object without related objects, or none of whose related objects meet
+    /// the condition, does not match.
+    ///
+    /// - Parameters:
+    ///   - key: A to-many relationship of the fetched entity.
+    ///   - predicate: The condition on the related objects.
+    /// - Returns: The condition.
+    public static func any(_ key: String, where predicate: FetchPredicate) -> FetchPredicate {
+        FetchPredicate(.any(key, predicate.node))
     }
 
     /// Matches every object in `ids`.

@@ -26,6 +26,14 @@ public struct FetchRequest: Sendable, Hashable {
     /// Whether results reflect the unsaved changes of the context and its ancestors (`true`)
     /// or only what is stored (`false`).
     public var includesPendingChanges: Bool
+    /// How many objects load their values together; 0 (the default) loads every result's values with the fetch.
+    ///
+    /// With a batch size, a fetch that SQL answers alone reads only the IDs of the results,
+    /// loads the values of the first batch, and leaves the other results as faults; the first
+    /// time one of those is read, its whole batch loads with one query. Memory and time then
+    /// follow what is used, not the size of the result. (When unsaved changes take part, every
+    /// result's values load.)
+    public var fetchBatchSize: Int
 
     /// Makes a request.
     ///
@@ -45,6 +53,7 @@ public struct FetchRequest: Sendable, Hashable {
         self.fetchLimit = fetchLimit
         self.fetchOffset = fetchOffset
         includesPendingChanges = true
+        fetchBatchSize = 0
     }
 
     /// One key of a sort order: an attribute, possibly through to-one relationships, ascending or descending.

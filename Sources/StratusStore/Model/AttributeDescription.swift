@@ -16,6 +16,8 @@ public struct AttributeDescription: Sendable, Hashable {
     public var isOptional: Bool
     /// The value set on every inserted object, or `nil`; must be of ``type``.
     public var defaultValue: AttributeValue?
+    /// The attribute's name in the previous model version, if it was renamed (for lightweight migration).
+    public var renamingIdentifier: String?
 
     /// Describes an attribute.
     ///
@@ -24,7 +26,12 @@ public struct AttributeDescription: Sendable, Hashable {
     ///   - type: The type of the values.
     ///   - isOptional: Whether `nil` is allowed at save; `false` by default.
     ///   - defaultValue: The value of a newly inserted object; `nil` by default.
-    public init(_ name: String, _ type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil) {
+    ///   - renamingIdentifier: The attribute's name in the previous model version, if it was renamed.
+    public init(
+        _ name: String, _ type: AttributeType, isOptional: Bool = false, defaultValue: AttributeValue? = nil,
+        renamingIdentifier: String? = nil
+    ) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.type = type
         self.isOptional = isOptional

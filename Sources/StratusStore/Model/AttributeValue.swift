@@ -84,51 +84,59 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
     ///   - value: A Swift value (or an ``AttributeValue``).
     ///   - type: The attribute's type.
     public init?(converting value: Any, to type: AttributeType) {
-        if let tagged = value as? AttributeValue {
-            guard let converted = tagged.converted(to: type) else { return nil }
-            self = converted
+        // The plain Swift type is the common case: try it before the tagged form.
+        if let plain = Self.plain(value, type) {
+            self = plain
             return
         }
+        guard let tagged = value as? AttributeValue, let converted = tagged.converted(to: type) else { return nil }
+        self = converted
+    }
+
+    /// `value` as an attribute value of `type`, if it is of a Swift type that `type` takes.
+    private static func plain(_ value: Any, _ type: AttributeType) -> AttributeValue? {
+        let result: AttributeValue
         switch type {
         case .string:
             guard let value = value as? String else { return nil }
-            self = .string(value)
+            result = .string(value)
         case .integer16:
             guard let integer = Self.integer(value), let narrow = Int16(exactly: integer) else { return nil }
-            self = .integer16(narrow)
+            result = .integer16(narrow)
         case .integer32:
             guard let integer = Self.integer(value), let narrow = Int32(exactly: integer) else { return nil }
-            self = .integer32(narrow)
+            result = .integer32(narrow)
         case .integer64:
             guard let integer = Self.integer(value) else { return nil }
-            self = .integer64(integer)
+            result = .integer64(integer)
         case .double:
             if let value = value as? Double {
-                self = .double(value)
+                result = .double(value)
             } else if let value = value as? Float {
-                self = .double(Double(value))
+                result = .double(Double(value))
             } else {
                 return nil
             }
         case .decimal:
             guard let value = value as? Decimal else { return nil }
-            self = .decimal(value)
+            result = .decimal(value)
         case .boolean:
             guard let value = value as? Bool else { return nil }
-            self = .boolean(value)
+            result = .boolean(value)
         case .date:
             guard let value = value as? Date else { return nil }
-            self = .date(value)
+            result = .date(value)
         case .binaryData:
             guard let value = value as? Data else { return nil }
-            self = .binaryData(value)
+            result = .binaryData(value)
         case .uuid:
             guard let value = value as? UUID else { return nil }
-            self = .uuid(value)
+            result = .uuid(value)
         case .uri:
             guard let value = value as? URL else { return nil }
-            self = .uri(value)
+            result = .uri(value)
         }
+        return result
     }
 
     /// The same value as another type, when it is an integer that fits or already the right type.

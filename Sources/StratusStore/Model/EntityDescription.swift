@@ -24,6 +24,8 @@ public struct EntityDescription: Sendable, Hashable {
     public var uniquenessConstraints: [[String]]
     /// Groups of attribute or to-one relationship names to index, each group one index.
     public var indexes: [[String]]
+    /// The entity's name in the previous model version, if it was renamed (for lightweight migration).
+    public var renamingIdentifier: String?
 
     /// Describes an entity.
     ///
@@ -33,10 +35,12 @@ public struct EntityDescription: Sendable, Hashable {
     ///   - relationships: Its relationships.
     ///   - uniquenessConstraints: Groups of property names that must be unique together.
     ///   - indexes: Groups of property names to index.
+    ///   - renamingIdentifier: The entity's name in the previous model version, if it was renamed.
     public init(
         _ name: String, attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
-        uniquenessConstraints: [[String]] = [], indexes: [[String]] = []
+        uniquenessConstraints: [[String]] = [], indexes: [[String]] = [], renamingIdentifier: String? = nil
     ) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         self.attributes = attributes
         self.relationships = relationships

@@ -22,6 +22,8 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var deleteRule: DeleteRule
     /// Whether a to-one relationship may be empty when its object is saved (to-many relationships may always be empty).
     public var isOptional: Bool
+    /// The relationship's name in the previous model version, if it was renamed (for lightweight migration).
+    public var renamingIdentifier: String?
 
     /// Describes a relationship.
     ///
@@ -32,10 +34,12 @@ public struct RelationshipDescription: Sendable, Hashable {
     ///   - inverse: The name of the inverse relationship on the destination, if any.
     ///   - deleteRule: What deleting the source does; ``DeleteRule/nullify`` by default.
     ///   - isOptional: Whether a to-one relationship may be `nil` at save; `true` by default.
+    ///   - renamingIdentifier: The relationship's name in the previous model version, if it was renamed.
     public init(
         _ name: String, destination: String, isToMany: Bool, inverse: String?, deleteRule: DeleteRule = .nullify,
-        isOptional: Bool = true
+        isOptional: Bool = true, renamingIdentifier: String? = nil
     ) {
+        self.renamingIdentifier = renamingIdentifier
         self.name = name
         destinationEntityName = destination
         self.isToMany = isToMany
@@ -52,12 +56,15 @@ public struct RelationshipDescription: Sendable, Hashable {
     ///   - inverse: The name of the inverse relationship on the destination, if any.
     ///   - deleteRule: What deleting the source does; ``DeleteRule/nullify`` by default.
     ///   - isOptional: Whether it may be `nil` at save; `true` by default.
+    ///   - renamingIdentifier: Its name in the previous model version, if it was renamed.
     /// - Returns: The description.
     public static func toOne(
-        _ name: String, destination: String, inverse: String?, deleteRule: DeleteRule = .nullify, isOptional: Bool = true
+        _ name: String, destination: String, inverse: String?, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
+        renamingIdentifier: String? = nil
     ) -> RelationshipDescription {
         RelationshipDescription(
-            name, destination: destination, isToMany: false, inverse: inverse, deleteRule: deleteRule, isOptional: isOptional)
+            name, destination: destination, isToMany: false, inverse: inverse, deleteRule: deleteRule, isOptional: isOptional,
+            renamingIdentifier: renamingIdentifier)
     }
 
     /// Describes a to-many relationship.
@@ -67,11 +74,15 @@ public struct RelationshipDescription: Sendable, Hashable {
     ///   - destination: The name of the destination entity.
     ///   - inverse: The name of the inverse relationship on the destination, if any.
     ///   - deleteRule: What deleting the source does; ``DeleteRule/nullify`` by default.
+    ///   - renamingIdentifier: Its name in the previous model version, if it was renamed.
     /// - Returns: The description.
     public static func toMany(
-        _ name: String, destination: String, inverse: String?, deleteRule: DeleteRule = .nullify
+        _ name: String, destination: String, inverse: String?, deleteRule: DeleteRule = .nullify,
+        renamingIdentifier: String? = nil
     ) -> RelationshipDescription {
-        RelationshipDescription(name, destination: destination, isToMany: true, inverse: inverse, deleteRule: deleteRule)
+        RelationshipDescription(
+            name, destination: destination, isToMany: true, inverse: inverse, deleteRule: deleteRule,
+            renamingIdentifier: renamingIdentifier)
     }
 }
 

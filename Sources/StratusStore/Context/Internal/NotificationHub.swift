@@ -8,6 +8,8 @@ final class NotificationHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The number of subscribers, readable without the lock on hot paths.
+    private let subscriberCount = Atomic<Int>(0)
 
     /// A new stream that receives every notification posted from now on.
     func subscribe() -> AsyncStream<ObjectContextNotification> {
@@ -16,17 +18,22 @@ final class NotificationHub: Sendable {
             let token = state.nextToken
             state.nextToken += 1
             state.continuations[token] = continuation
+            subscriberCount.store(state.continuations.count, ordering: .relaxed)
             return token
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in _ = state.continuations.removeValue(forKey: token) }
+            guard let self else { return }
+            self.state.withLock { state in
+                _ = state.continuations.removeValue(forKey: token)
+                self.subscriberCount.store(state.continuations.count, ordering: .relaxed)
+            }
         }
         return stream
     }
 
     /// Whether anyone listens (to skip building notifications nobody reads).
     var hasSubscribers: Bool {
-        state.withLock { !$0.continuations.isEmpty }
+        subscriberCount.load(ordering: .relaxed) > 0
     }
 
     /// Sends `notification` to every subscriber.
@@ -42,6 +49,7 @@ final class NotificationHub: Sendable {
         let continuations = state.withLock { state in
             let all = Array(state.continuations.values)
             state.continuations.removeAll()
+            subscriberCount.store(0, ordering: .relaxed)
             return all
         }
         for continuation in continuations {

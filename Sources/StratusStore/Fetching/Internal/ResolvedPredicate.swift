@@ -57,6 +57,8 @@ indirect enum ResolvedPredicate: Sendable {
     case and([ResolvedPredicate])
     case or([ResolvedPredicate])
     case not(ResolvedPredicate)
+    /// Some object of the to-many relationship (of the entity the predicate is about) meets the condition.
+    case any(Relationship, ResolvedPredicate)
 
     /// Resolves `predicate` for objects of `entity`; a key or value that does not fit the model stops the program.
     init(_ predicate: FetchPredicate, entity: Entity, model: ResolvedModel) {
@@ -89,6 +91,12 @@ indirect enum ResolvedPredicate: Sendable {
             self = .or(nodes.map { ResolvedPredicate($0, entity: entity, model: model) })
         case .not(let node):
             self = .not(ResolvedPredicate(node, entity: entity, model: model))
+        case .any(let key, let node):
+            guard case .toMany(let relationship) = entity.properties[key] else {
+                preconditionFailure("any(\"\(key)\") on \(entity.name): \"\(key)\" is not a to-many relationship of \(entity.name)")
+            }
+            let destination = model.entity(relationship.destinationEntityName)
+            self = .any(relationship, ResolvedPredicate(node, entity: destination, model: model))
         }
     }
 

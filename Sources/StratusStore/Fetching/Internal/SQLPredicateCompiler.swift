@@ -19,12 +19,18 @@ struct SQLPredicateCompiler {
     let dirtyEntities: Set<String>
     private(set) var joins: [String] = []
     private var aliases: [String: String] = [:]
+    /// The prefix of this compiler's table aliases: `t` for the fetch (`t0` its entity), longer in subqueries.
+    private let aliasPrefix: String
+    private var subqueryCount = 0
 
-    init(entity: Entity, model: ResolvedModel, dirtyEntities: Set<String>) {
+    init(entity: Entity, model: ResolvedModel, dirtyEntities: Set<String>, aliasPrefix: String = "t") {
         self.entity = entity
         self.model = model
         self.dirtyEntities = dirtyEntities
+        self.aliasPrefix = aliasPrefix
     }
+
+    private var baseAlias: String { "\(aliasPrefix)0" }
 
     /// The condition for `predicate` (`nil` for no condition) and whether it selects exactly the matching rows.
     mutating func compile(_ predicate: ResolvedPredicate) -> (fragment: Fragment?, exact: Bool) {
@@ -65,7 +71,44 @@ struct SQLPredicateCompiler {
             let (fragment, exact) = compile(predicate)
             guard let fragment, exact else { return (nil, false) }
             return (Fragment(sql: "NOT " + fragment.sql, arguments: fragment.arguments), true)
+        case .any(let relationship, let predicate):
+            guard let fragment = exists(relationship, predicate) else { return (nil, false) }
+            return (fragment, true)
         }
+    }
+
+    /// `EXISTS` over the related rows of a to-many relationship; `nil` if the relationship's rows or the
+    /// condition cannot be answered exactly in SQL (unsaved changes on either side, an inexact condition).
+    private mutating func exists(_ relationship: Relationship, _ predicate: ResolvedPredicate) -> Fragment? {
+        let destination = model.entity(relationship.destinationEntityName)
+        guard !dirtyEntities.contains(destination.name), !dirtyEntities.contains(entity.name) else { return nil }
+        subqueryCount += 1
+        var inner = SQLPredicateCompiler(
+            entity: destination, model: model, dirtyEntities: dirtyEntities, aliasPrefix: "\(aliasPrefix)s\(subqueryCount)_")
+        let (condition, exact) = inner.compile(predicate)
+        guard exact else { return nil }
+        let related = inner.baseAlias
+        var sql = "EXISTS (SELECT 1 FROM "
+        let link: String
+        switch relationship.storage {
+        case .inverseForeignKey(let column):
+            sql += "\(quote(destination.name)) AS \(related)"
+            link = "\(related).\(quote(column)) = \(baseAlias).\(StoreSchema.primaryKeyColumn)"
+        case .joinTable(let join):
+            let joinAlias = "\(inner.aliasPrefix)j"
+            sql += "\(quote(join.table)) AS \(joinAlias) JOIN \(quote(destination.name)) AS \(related) "
+                + "ON \(related).\(StoreSchema.primaryKeyColumn) = \(joinAlias).\(join.targetColumn)"
+            link = "\(joinAlias).\(join.sourceColumn) = \(baseAlias).\(StoreSchema.primaryKeyColumn)"
+        case .foreignKey:
+            return nil
+        }
+        for join in inner.joins {
+            sql += " " + join
+        }
+        sql += " WHERE " + link
+        if let condition { sql += " AND " + condition.sql }
+        sql += ")"
+        return Fragment(sql: sql, arguments: condition?.arguments ?? [])
     }
 
     /// `ORDER BY` terms for `sorts`, or `nil` if one of them cannot be sorted in SQL.
@@ -84,7 +127,7 @@ struct SQLPredicateCompiler {
 
     /// The SQL expression of a path's value, adding joins; `nil` when a hop reaches an entity with unsaved changes.
     private mutating func column(_ path: ResolvedPath) -> String? {
-        var alias = "t0"
+        var alias = baseAlias
         var prefix = ""
         for hop in path.hops {
             let destination = hop.relationship.destinationEntityName
@@ -93,7 +136,7 @@ struct SQLPredicateCompiler {
             if let existing = aliases[prefix] {
                 alias = existing
             } else {
-                let next = "t\(aliases.count + 1)"
+                let next = "\(aliasPrefix)\(aliases.count + 1)"
                 joins.append(
                     "LEFT JOIN \(quote(destination)) AS \(next) ON \(next).\(StoreSchema.primaryKeyColumn) = \(alias).\(quote(hop.relationship.name))"
                 )

@@ -48,6 +48,12 @@ final class Entity: Sendable {
     let properties: [String: Property]
     /// Every join-table column where this entity's primary keys appear (cleaned up when objects are deleted).
     let joinColumns: [JoinColumn]
+    /// Whether the entity has no relationships (its objects hold no references to rewrite).
+    var hasNoRelationships: Bool { toOneRelationships.isEmpty && toManyRelationships.isEmpty }
+    /// The indexes of the non-optional attributes, checked at every save.
+    let requiredAttributeIndexes: [Int]
+    /// The indexes of the non-optional to-one relationships, checked at every save.
+    let requiredToOneIndexes: [Int]
 
     /// A property of an entity, with its position in a snapshot.
     enum Property: Sendable {
@@ -84,6 +90,12 @@ final class Entity: Sendable {
         }
         self.properties = properties
         self.joinColumns = joinColumns
+        let attributes = description.attributes
+        requiredAttributeIndexes = attributes.indices.filter { !attributes[$0].isOptional }
+        requiredToOneIndexes = toOne.indices.filter { !toOne[$0].isOptional }
+        insertionSnapshot = Snapshot(
+            attributes: attributes.map { attribute in attribute.defaultValue.flatMap { $0.converted(to: attribute.type) } },
+            toOne: Array(repeating: nil, count: toOne.count))
     }
 
     /// The property called `key`; a key the entity does not have is a programming error.
@@ -105,11 +117,7 @@ final class Entity: Sendable {
     }
 
     /// A snapshot of a newly inserted object: default values, no related objects.
-    var insertionSnapshot: Snapshot {
-        Snapshot(
-            attributes: attributes.map { attribute in attribute.defaultValue.flatMap { $0.converted(to: attribute.type) } },
-            toOne: Array(repeating: nil, count: toOneRelationships.count))
-    }
+    let insertionSnapshot: Snapshot
 }
 
 /// A relationship with its inverse and storage resolved.

@@ -12,24 +12,47 @@ final class PersistentStore: Sendable {
     let url: URL
     let database: SQLiteDatabasePool
     let logger: Logger
+    let options: Options
     /// The highest primary key handed out per entity.
     private let highestKeys: Mutex<[String: Int64]>
+    /// The highest version handed out.
+    private let highestVersion: Atomic<Int64>
+
+    /// How the store was opened.
+    struct Options: Sendable {
+        var readerCount = 4
+        /// The bytes of the file each connection memory-maps (`PRAGMA mmap_size`): reads skip a `pread` per page.
+        var mmapSize = 256 << 20
+        /// Whether root saves record persistent history.
+        var recordsHistory = true
+        /// The clock that timestamps history transactions.
+        var now: @Sendable () -> Date = { Date() }
+        /// Called with the fraction of a migration done.
+        var progress: (@Sendable (Double) -> Void)?
+    }
 
     var resolved: ResolvedModel { model.resolved }
 
-    private init(model: ObjectModel, url: URL, database: SQLiteDatabasePool, logger: Logger, highestKeys: [String: Int64]) {
+    private init(
+        model: ObjectModel, url: URL, database: SQLiteDatabasePool, logger: Logger, options: Options,
+        highestKeys: [String: Int64]
+    ) {
         self.model = model
         self.url = url
         self.database = database
         self.logger = logger
+        self.options = options
+        self.highestVersion = Atomic(highestKeys[StoreSchema.versionCounter] ?? 0)
         self.highestKeys = Mutex(highestKeys)
     }
 
-    /// Opens (creating if needed) the store at `url`, checks its model version, creates the tables. Blocks.
-    static func open(url: URL, model: ObjectModel, readerCount: Int, logger: Logger) throws -> PersistentStore {
+    /// Opens (creating if needed) the store at `url`, creates or migrates the tables. Blocks.
+    static func open(url: URL, model: ObjectModel, options: Options, logger: Logger) throws -> PersistentStore {
+        let readerCount = options.readerCount
         let schema = StoreSchema(model: model.resolved)
         var configuration = SQLiteConfiguration(path: url.path)
         configuration.readerCount = max(readerCount, 1)
+        configuration.mmapSize = options.mmapSize
         let database: SQLiteDatabasePool
         do {
             database = try SQLiteDatabasePool(configuration: configuration, logger: logger)
@@ -38,8 +61,8 @@ final class PersistentStore: Sendable {
         }
         do {
             try database.writeWithoutTransactionSync { db in
-                try checkModel(db, model: model, schema: schema, path: url.path)
-                try StoreSchema.migrator(model: model, schema: schema).migrate(db)
+                try StoreSchema.storeMigrator.migrate(db)
+                try prepareModel(db, model: model, schema: schema, path: url.path, progress: options.progress)
             }
             let highestKeys = try database.readSync { db in
                 var keys: [String: Int64] = [:]
@@ -55,32 +78,11 @@ final class PersistentStore: Sendable {
                 return keys
             }
             logger.debug("opened object store", metadata: ["path": url.path, "modelVersion": model.versionIdentifier])
-            return PersistentStore(model: model, url: url, database: database, logger: logger, highestKeys: highestKeys)
+            return PersistentStore(
+                model: model, url: url, database: database, logger: logger, options: options, highestKeys: highestKeys)
         } catch {
             do { try database.close() } catch {}
             throw StoreError.wrapping(error, "could not open the store at \(url.path)")
-        }
-    }
-
-    /// Refuses a store written with another model version, or with another model under the same version.
-    private static func checkModel(_ db: SQLiteConnection, model: ObjectModel, schema: StoreSchema, path: String) throws {
-        guard try db.tableExists(StoreSchema.metadataTable) else { return }
-        let version = try db.fetchOne(
-            String.self, "SELECT Z_VALUE FROM \(StoreSchema.metadataTable) WHERE Z_KEY = 'modelVersion'")
-        guard let version else { return }
-        guard version == model.versionIdentifier else {
-            throw StoreError(
-                code: .incompatibleModelVersion,
-                message: "the store at \(path) was written with model version \"\(version)\"; this program's model is "
-                    + "version \"\(model.versionIdentifier)\" and migrating between versions is not supported yet")
-        }
-        let fingerprint = try db.fetchOne(
-            String.self, "SELECT Z_VALUE FROM \(StoreSchema.metadataTable) WHERE Z_KEY = 'modelFingerprint'")
-        guard fingerprint == schema.fingerprint else {
-            throw StoreError(
-                code: .modelChangedWithoutNewVersion,
-                message: "the store at \(path) was written with a different model under the same version identifier "
-                    + "\"\(version)\"; give the changed model a new version identifier")
         }
     }
 
@@ -98,6 +100,16 @@ final class PersistentStore: Sendable {
             keys[entityName] = first + Int64(count) - 1
             return first
         }
+    }
+
+    /// A new version number, higher than any handed out or stored before.
+    func allocateVersion() -> Int64 {
+        highestVersion.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// The highest version handed out so far.
+    var highestAllocatedVersion: Int64 {
+        highestVersion.load(ordering: .relaxed)
     }
 
     /// The highest primary key handed out so far for `entityName`.
@@ -196,6 +208,7 @@ final class PersistentStore: Sendable {
         var columns = [prefix + StoreSchema.primaryKeyColumn]
         columns += entity.attributes.map { prefix + quote($0.name) }
         columns += entity.toOneRelationships.map { prefix + quote($0.name) }
+        columns.append(prefix + StoreSchema.versionColumn)
         return columns.joined(separator: ", ")
     }
 
@@ -222,6 +235,7 @@ final class PersistentStore: Sendable {
             let related: Int64? = try row[base + index]
             toOne.append(related.map { ObjectID.permanent(relationship.destinationEntityName, $0) })
         }
-        return (id, Snapshot(attributes: attributes, toOne: toOne))
+        let version: Int64 = try row[base + entity.toOneRelationships.count]
+        return (id, Snapshot(attributes: attributes, toOne: toOne, version: version))
     }
 }
