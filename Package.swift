@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "stratus", targets: ["StratusCLI"]),
         .library(name: "StratusWire", targets: ["StratusWire"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
+        .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
         .library(name: "StratusHTTP", targets: ["StratusHTTP"]),
         .library(name: "StratusHTTPServer", targets: ["StratusHTTPServer"]),
@@ -40,6 +41,7 @@ let package = Package(
         // Layer 2: wire model, drivers, crypto, HTTP without I/O.
         .target(name: "StratusWire"),
         .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
+        .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusLogging"]),
         .target(name: "StratusCrypto", dependencies: ["COpenSSL", "CSodium"]),
         .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
 
