@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
+        .library(name: "StratusServerPostgres", targets: ["StratusServerPostgres"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
     ],
@@ -66,19 +67,24 @@ let package = Package(
             dependencies: ["StratusServer", "StratusWire", "StratusSQLite", "StratusLogging", "StratusMetrics"]
         ),
 
+        .target(
+            name: "StratusServerPostgres",
+            dependencies: ["StratusServer", "StratusWire", "StratusPostgres", "StratusLogging", "StratusMetrics"]
+        ),
+
         // Layer 5: composition and test support.
         .target(
             name: "StratusTesting",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics", "StratusServer",
-                "StratusServerSQLite", "StratusWire", "StratusCrypto",
+                "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto",
             ]
         ),
         .executableTarget(
             name: "StratusCLI",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
-                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite",
+                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
             ]
         ),
 
