@@ -95,6 +95,10 @@ let package = Package(
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto"]),
         .testTarget(
+            name: "StratusPostgresTests",
+            dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusWire", "StratusTesting"]
+        ),
+        .testTarget(
             name: "StratusServerTests",
             dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]
         ),

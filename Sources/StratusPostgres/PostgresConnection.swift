@@ -176,6 +176,7 @@ public final class PostgresConnection {
     ///   - body: The work.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``PostgresError`` (``PostgresError/isTransient`` ones may be retried).
+    @discardableResult
     public func transaction<T>(isolation: Isolation = .readCommitted, readOnly: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
         precondition(savepointDepth == 0, "PostgresConnection.transaction called inside a transaction")
         try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")")
@@ -200,6 +201,7 @@ public final class PostgresConnection {
     /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
     ///
     /// - Throws: What `body` throws, or ``PostgresError``.
+    @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         let name = "stratus_sp\(savepointDepth)"
