@@ -136,6 +136,7 @@ enum PostgresRecordStoreSchema {
                 CREATE INDEX asset_refs_by_key ON asset_refs (key);
                 """)
         }
+        PostgresAccountSchema.register(in: &migrator)
         return migrator
     }()
 }
