@@ -95,14 +95,15 @@ extension Optional: PostgresBindable where Wrapped: PostgresBindable {
     public var postgresText: String? { self?.postgresText }
 }
 
-/// A text array literal (`{…}`) for `= ANY($1::text[])` and friends.
+/// An array literal (`{…}`) for `= ANY($1::text[])`, `unnest($1::bigint[])` and friends.
 public struct PostgresArray: PostgresBindable {
     /// The literal.
     public var postgresText: String?
 
-    /// An array of strings, each quoted and escaped.
-    public init(_ strings: [String]) {
+    /// An array of strings, each quoted and escaped; `nil` members are SQL `NULL`.
+    public init(_ strings: [String?]) {
         let quoted = strings.map { value -> String in
+            guard let value else { return "NULL" }
             var escaped = "\""
             for character in value {
                 if character == "\"" || character == "\\" { escaped.append("\\") }
@@ -113,9 +114,24 @@ public struct PostgresArray: PostgresBindable {
         postgresText = "{" + quoted.joined(separator: ",") + "}"
     }
 
+    /// An array of strings, each quoted and escaped.
+    public init(_ strings: [String]) {
+        self.init(strings.map { Optional($0) })
+    }
+
+    /// An array of integers; `nil` members are SQL `NULL`.
+    public init(_ integers: [Int64?]) {
+        postgresText = "{" + integers.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
+    }
+
     /// An array of integers.
     public init(_ integers: [Int64]) {
-        postgresText = "{" + integers.map(String.init).joined(separator: ",") + "}"
+        self.init(integers.map { Optional($0) })
+    }
+
+    /// An array of doubles; `nil` members are SQL `NULL`.
+    public init(_ doubles: [Double?]) {
+        postgresText = "{" + doubles.map { $0.flatMap(\.postgresText) ?? "NULL" }.joined(separator: ",") + "}"
     }
 }
 

@@ -3,13 +3,14 @@ import StratusPostgres
 import StratusServer
 import StratusWire
 
-/// Runs a ``QueryPlan`` on PostgreSQL: the candidates come from the `records_by_type` index
-/// (zone, record type, live), and filters, order and keyset paging are applied in memory
-/// with the same rules as the SQLite query compiler.
+/// Runs a ``QueryPlan`` on PostgreSQL: the candidates come from the indexes (`records_by_type`
+/// narrowed by `field_index` probes for the positive filters, see ``PostgresCandidateSQL``),
+/// and the exact filters, order and keyset paging are applied in memory with the same rules
+/// as the SQLite query compiler.
 ///
-/// The first slice of the PostgreSQL back end: correct for every comparator, but it reads
-/// every live record of the type in the queried zones. A field index table driven by the
-/// most selective filter (as `StratusServerSQLite` does) is the next step.
+/// The first slice of the PostgreSQL back end: correct for every comparator; a query with no
+/// narrowing filter reads every live record of the type in the queried zones, and sorting
+/// and paging happen in memory. Pushing order and `LIMIT` into SQL is the next step.
 ///
 /// Values compare as SQLite's query index stores them: integers and reals numerically,
 /// text by UTF-8 bytes, bytes by bytes. A missing value sorts before every present one.
@@ -21,14 +22,9 @@ struct PostgresQueryEvaluator {
 
     func run(_ tx: PostgresStoreTransaction) throws -> QueryPage {
         guard !plan.zoneRowIDs.isEmpty, plan.limit > 0 else { return QueryPage(records: [], next: nil) }
-        let candidates = try tx.query(
-            """
-            SELECT \(PostgresStoreTransaction.recordColumns) FROM records
-            WHERE zone_id = ANY($1::bigint[]) AND record_type = $2 AND NOT deleted
-            """,
-            [PostgresArray(plan.zoneRowIDs), plan.recordType]
-        ).map(PostgresStoreTransaction.record)
-        var rows: [(record: StoredRecord, keys: [Value?])] = candidates.compactMap { record in
+        let candidates = PostgresCandidateSQL(plan: plan)
+        let records = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record)
+        var rows: [(record: StoredRecord, keys: [Value?])] = records.compactMap { record in
             guard plan.filters.allSatisfy({ matches($0, record) }) else { return nil }
             return (record, plan.sorts.map { sortKey($0, record) })
         }

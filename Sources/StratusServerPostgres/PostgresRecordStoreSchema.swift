@@ -137,6 +137,7 @@ enum PostgresRecordStoreSchema {
                 """)
         }
         PostgresAccountSchema.register(in: &migrator)
+        PostgresFieldIndex.register(in: &migrator)
         return migrator
     }()
 }

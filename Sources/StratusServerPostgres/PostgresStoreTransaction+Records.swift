@@ -82,6 +82,7 @@ extension PostgresStoreTransaction {
                 [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
             )
         }
+        try tracking { try PostgresFieldIndex.index(record, db) }
     }
 
     func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
@@ -95,6 +96,7 @@ extension PostgresStoreTransaction {
             [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
         )
         try execute("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name])
+        try tracking { try PostgresFieldIndex.remove(recordName: name, zoneRowID: zoneRowID, db) }
     }
 }
 

@@ -40,18 +40,18 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// Runs a statement, noting failures that a retry of the whole transaction may cure.
     @discardableResult
     func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> [PostgresRow] {
-        do {
-            return try db.query(sql, parameters)
-        } catch let error as PostgresError {
-            if transientFailure == nil, error.isTransient || error.code == .uniqueViolation { transientFailure = error }
-            throw error
-        }
+        try tracking { try db.query(sql, parameters) }
     }
 
     @discardableResult
     func execute(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> Int {
+        try tracking { try db.execute(sql, parameters) }
+    }
+
+    /// Runs statements, noting a failure that a retry of the whole transaction may cure.
+    func tracking<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try db.execute(sql, parameters)
+            return try body()
         } catch let error as PostgresError {
             if transientFailure == nil, error.isTransient || error.code == .uniqueViolation { transientFailure = error }
             throw error
@@ -184,6 +184,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         try execute("UPDATE zones SET deleted = true, db_seq = $1 WHERE id = $2", [sequence, zone.rowID])
         try execute("DELETE FROM records WHERE zone_id = $1", [zone.rowID])
         try execute("DELETE FROM record_refs WHERE zone_id = $1", [zone.rowID])
+        try tracking { try PostgresFieldIndex.removeZone(zone.rowID, db) }
         touchedZones.remove(zone.rowID)
     }
 
