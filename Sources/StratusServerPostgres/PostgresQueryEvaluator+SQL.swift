@@ -51,7 +51,7 @@ struct PostgresCandidateSQL {
             guard let kind = Kind(type) else { return nil }
             let column = "f." + kind.column
             let probe = { (this: inout PostgresCandidateSQL, test: String) -> String in
-                "EXISTS (SELECT 1 FROM field_index f WHERE f.zone_id = r.zone_id AND f.record_name = r.record_name"
+                "EXISTS (SELECT 1 FROM field_index f WHERE f.zone_id = r.zone_id AND f.zone_id = ANY($1::bigint[]) AND f.record_name = r.record_name"
                     + " AND f.record_type = $2 AND f.field_name = \(this.bind(name)) AND \(test))"
             }
             if filter.comparator == .listContainsAll {
