@@ -4,6 +4,7 @@ import StratusHTTPServer
 import StratusLogging
 import StratusMetrics
 import StratusServer
+import StratusServerPostgres
 import StratusServerSQLite
 
 /// `stratus serve`: runs the server until SIGINT or SIGTERM.
@@ -63,6 +64,10 @@ enum ServeCommand {
         serviceConfiguration.authentication.publicBaseURL = serviceConfiguration.publicBaseURL
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
+        // With PostgreSQL, other nodes may queue notifications for polls parked here.
+        let pushRelay = try (store as? PostgresRecordStore).map { store in
+            try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
+        }
 
         let metrics = MetricsRegistry()
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
@@ -81,6 +86,7 @@ enum ServeCommand {
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
         assetCollection.cancel()
+        pushRelay?.stop()
         service.beginShutdown()
         await server.shutdown()
         try await store.close()

@@ -17,16 +17,25 @@ public import StratusServer
 /// ```
 public final class PostgresRecordStore: RecordStore {
     let pool: PostgresConnectionPool
-    private let url: String
+    /// The server the store connects to.
+    public let url: String
+    /// The PostgreSQL schema holding the tables (`nil`: the search path's default, `public`).
+    public let schema: String?
     private let temporarySchema: String?
     private let logger: Logger
+
+    /// The `LISTEN`/`NOTIFY` channel on which a write that queues push notifications names
+    /// their tokens (delivered at commit, to every node; see ``PostgresPushRelay``).
+    public var pushChannel: String { "stratus_push" + (schema.map { "_" + $0 } ?? "") }
 
     /// How many times a write is attempted when PostgreSQL asks for a retry.
     static let maximumAttempts = 8
 
-    private init(pool: PostgresConnectionPool, url: String, temporarySchema: String?, logger: Logger) {
+    private init(pool: PostgresConnectionPool, url: String, schema: String?, temporary: Bool, logger: Logger) {
         self.pool = pool
         self.url = url
+        self.schema = schema
+        let temporarySchema = temporary ? schema : nil
         self.temporarySchema = temporarySchema
         self.logger = logger
     }
@@ -77,26 +86,28 @@ public final class PostgresRecordStore: RecordStore {
             pool.close()
             throw error
         }
-        return PostgresRecordStore(pool: pool, url: url, temporarySchema: temporary ? schema : nil, logger: logger)
+        return PostgresRecordStore(pool: pool, url: url, schema: schema, temporary: temporary, logger: logger)
     }
 
     /// Runs `body` in a read-only snapshot.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T {
-        try await pool.withConnection { db in
+        let channel = pushChannel
+        return try await pool.withConnection { db in
             try db.transaction(isolation: .repeatableRead, readOnly: true) { db in
-                try body(PostgresStoreTransaction(db, writing: false))
+                try body(PostgresStoreTransaction(db, writing: false, pushChannel: channel))
             }
         }
     }
 
     /// Runs `body` in one transaction that locks the zones it touches; runs it again on a deadlock or serialization failure.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
+        let channel = pushChannel
         var attempt = 1
         while true {
             do {
                 return try await pool.withConnection { db in
                     try db.transaction(isolation: .readCommitted) { db in
-                        let tx = PostgresStoreTransaction(db, writing: true)
+                        let tx = PostgresStoreTransaction(db, writing: true, pushChannel: channel)
                         let value = try body(tx)
                         if let failure = tx.transientFailure { throw failure }
                         try tx.finish()

@@ -107,6 +107,9 @@ extension PostgresStoreTransaction {
             throw PostgresStoreCorruption(message: "a notification was queued for a token with no row")
         }
         try execute("INSERT INTO push_queue (token, payload) VALUES ($1, $2)", [token, payload])
+        // Delivered at commit (and not at all on rollback) to every node's relay, which wakes its
+        // parked polls for the token; PostgreSQL folds repeats within one transaction.
+        try query("SELECT pg_notify($1, $2)", [pushChannel, token])
         let queued: Int = try row[0]
         let excess = queued - max(1, maximumBacklog)
         guard excess > 0 else { return }

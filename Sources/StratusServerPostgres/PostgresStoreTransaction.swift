@@ -30,9 +30,13 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         var environment: String
     }
 
-    init(_ db: PostgresConnection, writing: Bool) {
+    /// Where queued notifications are announced to every node.
+    let pushChannel: String
+
+    init(_ db: PostgresConnection, writing: Bool, pushChannel: String) {
         self.db = db
         self.isWriting = writing
+        self.pushChannel = pushChannel
     }
 
     // MARK: Statements
