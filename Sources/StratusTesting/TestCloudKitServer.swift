@@ -62,10 +62,12 @@ public final class TestCloudKitServer: Sendable {
     public let administration: AccountAdministration?
     /// The service's clock: one millisecond per reading, movable with ``advanceClock(by:)``.
     let clock: ManualMilliseconds
+    /// For a node sharing a PostgreSQL store: wakes its parked polls when another node queues notifications.
+    let relay: PostgresPushRelay?
 
-    private init(
+    init(
         store: any RecordStore, service: CloudKitService, http: TestHTTPServer, directory: TemporaryDirectory,
-        administration: AccountAdministration?, clock: ManualMilliseconds
+        administration: AccountAdministration?, clock: ManualMilliseconds, relay: PostgresPushRelay? = nil
     ) {
         self.store = store
         self.service = service
@@ -73,6 +75,7 @@ public final class TestCloudKitServer: Sendable {
         self.directory = directory
         self.administration = administration
         self.clock = clock
+        self.relay = relay
     }
 
     /// Starts a server with `containers` created.
@@ -140,6 +143,7 @@ public final class TestCloudKitServer: Sendable {
 
     /// Stops the server and removes its files.
     public func stop() async {
+        relay?.stop()
         service.beginShutdown()
         await http.stop()
         try? await store.close()
