@@ -101,23 +101,36 @@ public final class PostgresConnection {
     }
 
     private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
-        let texts = parameters.map(\.postgresText)
         let result: OpaquePointer?
-        if texts.isEmpty {
+        if parameters.isEmpty {
             result = PQexec(handle, sql)
         } else {
-            var pointers: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
-            defer { for pointer in pointers { free(pointer) } }
-            result = pointers.withUnsafeMutableBufferPointer { buffer in
-                buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                    PQexecParams(handle, sql, Int32(texts.count), nil, values.baseAddress, nil, nil, 0)
-                }
+            result = withParameters(parameters) { count, values in
+                PQexecParams(handle, sql, count, nil, values, nil, nil, 0)
             }
         }
         guard let result else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: sql)
         }
         defer { PQclear(result) }
+        return try collect(result, sql: sql)
+    }
+
+    /// Calls `body` with the parameters as C strings (text format), freed afterwards.
+    private func withParameters<R>(
+        _ parameters: [any PostgresBindable], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R
+    ) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.postgresText.flatMap { strdup($0) } }
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                body(Int32(values.count), UnsafePointer(values.baseAddress))
+            }
+        }
+    }
+
+    /// The rows (or the affected count) of a finished result, or its error.
+    private func collect(_ result: OpaquePointer, sql: String) throws -> (rows: [PostgresRow], affected: Int) {
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
             return ([], Int(String(cString: PQcmdTuples(result))) ?? 0)
@@ -142,6 +155,67 @@ public final class PostgresConnection {
         default:
             throw Self.error(result, handle: handle, sql: sql)
         }
+    }
+
+    /// Sends several statements in one round trip (libpq pipeline mode) and returns each one's rows.
+    ///
+    /// The statements run in order, in the current transaction (or each in its own, outside
+    /// one). If one fails, the later ones are skipped and the first error is thrown; inside a
+    /// transaction the transaction is then failed, as after any error. Meant for small batches
+    /// (tens of statements): the connection stays in blocking mode.
+    ///
+    /// ```swift
+    /// try db.pipeline([
+    ///     PostgresStatement("DELETE FROM refs WHERE source = $1", [name]),
+    ///     PostgresStatement("INSERT INTO refs (source, target) VALUES ($1, $2)", [name, target]),
+    /// ])
+    /// ```
+    ///
+    /// - Parameter statements: The statements, each with its parameters.
+    /// - Returns: The rows of each statement, in order.
+    /// - Throws: ``PostgresError`` of the first statement that failed.
+    @discardableResult
+    public func pipeline(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
+        guard !statements.isEmpty else { return [] }
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
+        }
+        defer { PQexitPipelineMode(handle) }
+        for statement in statements {
+            let sent = withParameters(statement.parameters) { count, values in
+                PQsendQueryParams(handle, statement.sql, count, nil, values, nil, nil, 0)
+            }
+            guard sent == 1 else {
+                throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statement.sql)
+            }
+        }
+        guard PQpipelineSync(handle) == 1 else {
+            throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
+        }
+        var outputs: [[PostgresRow]] = []
+        var failure: PostgresError?
+        for statement in statements {
+            var rows: [PostgresRow] = []
+            // Each statement's results end with a NULL.
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED { continue }
+                do {
+                    rows = try collect(result, sql: statement.sql).rows
+                } catch let error as PostgresError {
+                    if failure == nil { failure = error }
+                }
+            }
+            outputs.append(rows)
+        }
+        // The sync point.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let failure { throw failure }
+        return outputs
     }
 
     static func error(_ result: OpaquePointer, handle: OpaquePointer, sql: String?) -> PostgresError {
@@ -218,6 +292,20 @@ public final class PostgresConnection {
             }
             throw error
         }
+    }
+}
+
+/// One statement of a ``PostgresConnection/pipeline(_:)`` batch.
+public struct PostgresStatement {
+    /// The SQL, with parameters `$1`, `$2`, ….
+    public var sql: String
+    /// The parameters' values.
+    public var parameters: [any PostgresBindable]
+
+    /// Creates a statement.
+    public init(_ sql: String, _ parameters: [any PostgresBindable] = []) {
+        self.sql = sql
+        self.parameters = parameters
     }
 }
 

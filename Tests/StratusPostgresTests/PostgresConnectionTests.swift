@@ -65,6 +65,32 @@ struct PostgresConnectionTests {
         #expect(try db.query("SELECT k FROM v ORDER BY k").map { try $0[0] as Int64 } == [2, 5])
     }
 
+    @Test func pipelinedStatementsRunInOrderAndStopAtTheFirstError() throws {
+        let scratch = try PostgresScratch()
+        defer { try? scratch.drop() }
+        let db = try scratch.connect()
+        try db.execute("CREATE TABLE p (k BIGINT PRIMARY KEY)")
+        let outputs = try db.pipeline([
+            PostgresStatement("INSERT INTO p VALUES ($1)", [Int64(1)]),
+            PostgresStatement("INSERT INTO p VALUES ($1)", [Int64(2)]),
+            PostgresStatement("SELECT k FROM p ORDER BY k"),
+        ])
+        #expect(try outputs[2].map { try $0[0] as Int64 } == [1, 2])
+        let error = try #require(throws: PostgresError.self) {
+            try db.transaction { db in
+                try db.pipeline([
+                    PostgresStatement("INSERT INTO p VALUES ($1)", [Int64(3)]),
+                    PostgresStatement("INSERT INTO p VALUES ($1)", [Int64(1)]),
+                    PostgresStatement("INSERT INTO p VALUES ($1)", [Int64(4)]),
+                ])
+            }
+        }
+        #expect(error.code == .uniqueViolation)
+        #expect(error.sql == "INSERT INTO p VALUES ($1)")
+        // The transaction rolled back, and the connection still works.
+        #expect(try db.query("SELECT k FROM p ORDER BY k").map { try $0[0] as Int64 } == [1, 2])
+    }
+
     @Test func poolReconnectsAfterTheServerDropsAConnection() async throws {
         let scratch = try PostgresScratch()
         defer { try? scratch.drop() }
