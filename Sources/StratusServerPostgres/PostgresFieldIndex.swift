@@ -32,26 +32,28 @@ enum PostgresFieldIndex {
             let records = try db.query(
                 "SELECT \(PostgresStoreTransaction.recordColumns) FROM records WHERE NOT deleted"
             ).map(PostgresStoreTransaction.record)
-            for record in records { try insert(record, db) }
+            for record in records {
+                if let insert = insertion(record) { try db.execute(insert.sql, insert.parameters) }
+            }
         }
     }
 
-    /// Replaces a record's index rows.
-    static func index(_ record: StoredRecord, _ db: PostgresConnection) throws {
-        try remove(recordName: record.recordName, zoneRowID: record.zoneRowID, db)
-        try insert(record, db)
+    /// The statements replacing a record's index rows.
+    static func replacing(_ record: StoredRecord) -> [PostgresStatement] {
+        [removal(recordName: record.recordName, zoneRowID: record.zoneRowID)] + (insertion(record).map { [$0] } ?? [])
     }
 
-    static func remove(recordName: String, zoneRowID: Int64, _ db: PostgresConnection) throws {
-        try db.execute("DELETE FROM field_index WHERE zone_id = $1 AND record_name = $2", [zoneRowID, recordName])
+    /// The statement removing a record's index rows.
+    static func removal(recordName: String, zoneRowID: Int64) -> PostgresStatement {
+        PostgresStatement("DELETE FROM field_index WHERE zone_id = $1 AND record_name = $2", [zoneRowID, recordName])
     }
 
     static func removeZone(_ zoneRowID: Int64, _ db: PostgresConnection) throws {
         try db.execute("DELETE FROM field_index WHERE zone_id = $1", [zoneRowID])
     }
 
-    /// One statement for all of a record's rows (`unnest` of parallel arrays).
-    private static func insert(_ record: StoredRecord, _ db: PostgresConnection) throws {
+    /// One statement for all of a record's rows (`unnest` of parallel arrays); `nil` when it has none.
+    private static func insertion(_ record: StoredRecord) -> PostgresStatement? {
         var names: [String] = []
         var ordinals: [Int64] = []
         var integers: [Int64?] = []
@@ -68,8 +70,8 @@ enum PostgresFieldIndex {
                 texts.append(column.text)
             }
         }
-        guard !names.isEmpty else { return }
-        try db.execute(
+        guard !names.isEmpty else { return nil }
+        return PostgresStatement(
             """
             INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vt)
             SELECT $1, $2, $3, f, o, i, r, t FROM unnest($4::text[], $5::int[], $6::bigint[], $7::float8[], $8::text[]) AS u(f, o, i, r, t)

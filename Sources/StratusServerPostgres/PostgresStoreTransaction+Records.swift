@@ -53,50 +53,60 @@ extension PostgresStoreTransaction {
         }
     }
 
+    /// Writes the record, its references and its index rows in one round trip (a pipeline).
     func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
         try lockZone(record.zoneRowID)
         let body = try PostgresFieldBlob.encode(record.fields)
-        try execute(
-            """
-            INSERT INTO records (\(Self.recordColumns))
-            VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12)
-            ON CONFLICT (zone_id, record_name) DO UPDATE SET
-                record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false,
-                fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by,
-                created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by,
-                modified_device = excluded.modified_device
-            """,
-            [
-                record.zoneRowID, record.recordName, record.recordType, record.changeTag, record.changeSequence, body,
-                record.created.timestamp, record.created.userRecordName, record.created.deviceID,
-                record.modified.timestamp, record.modified.userRecordName, record.modified.deviceID,
-            ]
-        )
-        try execute("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [record.zoneRowID, record.recordName])
-        for edge in references {
-            try execute(
+        var batch = [
+            PostgresStatement(
                 """
-                INSERT INTO record_refs (zone_id, target_name, source_name, field_name, action) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (zone_id, target_name, source_name, field_name) DO UPDATE SET action = excluded.action
+                INSERT INTO records (\(Self.recordColumns))
+                VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12)
+                ON CONFLICT (zone_id, record_name) DO UPDATE SET
+                    record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false,
+                    fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by,
+                    created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by,
+                    modified_device = excluded.modified_device
                 """,
-                [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
+                [
+                    record.zoneRowID, record.recordName, record.recordType, record.changeTag, record.changeSequence, body,
+                    record.created.timestamp, record.created.userRecordName, record.created.deviceID,
+                    record.modified.timestamp, record.modified.userRecordName, record.modified.deviceID,
+                ]
+            ),
+            PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [record.zoneRowID, record.recordName]),
+        ]
+        for edge in references {
+            batch.append(
+                PostgresStatement(
+                    """
+                    INSERT INTO record_refs (zone_id, target_name, source_name, field_name, action) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (zone_id, target_name, source_name, field_name) DO UPDATE SET action = excluded.action
+                    """,
+                    [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
+                )
             )
         }
-        try tracking { try PostgresFieldIndex.index(record, db) }
+        batch += PostgresFieldIndex.replacing(record)
+        try tracking { try db.pipeline(batch) }
     }
 
     func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
         try lockZone(zoneRowID)
-        try execute(
-            """
-            UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
-                modified_device = $5
-            WHERE zone_id = $6 AND record_name = $7
-            """,
-            [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
-        )
-        try execute("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name])
-        try tracking { try PostgresFieldIndex.remove(recordName: name, zoneRowID: zoneRowID, db) }
+        try tracking {
+            try db.pipeline([
+                PostgresStatement(
+                    """
+                    UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
+                        modified_device = $5
+                    WHERE zone_id = $6 AND record_name = $7
+                    """,
+                    [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+                ),
+                PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
+                PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
+            ])
+        }
     }
 }
 

@@ -53,6 +53,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     /// Runs statements, noting a failure that a retry of the whole transaction may cure.
+    @discardableResult
     func tracking<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
