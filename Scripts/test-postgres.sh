@@ -69,7 +69,8 @@ case "${1:-}" in
   stop) shift; stop "${1:-}" ;;
   run)
     shift
-    eval "$(start)"
+    exports=$(start) || exit 1
+    eval "$exports"
     trap 'stop "$STRATUS_POSTGRES_DIR"' EXIT INT TERM
     export STRATUS_REQUIRE_POSTGRES=1
     "$@"
