@@ -28,8 +28,6 @@ public final class PostgresNotificationListener: Sendable {
     /// Notifications in arrival order; finishes after ``stop()``.
     public let notifications: AsyncStream<PostgresNotification>
     private let stopped = StopFlag()
-    private let finished = Mutex<Bool>(false)
-    private let done = DispatchSemaphore(value: 0)
 
     /// Connects, listens on `channels`, and starts the thread.
     ///
@@ -44,23 +42,19 @@ public final class PostgresNotificationListener: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: PostgresNotification.self)
         notifications = stream
         let box = ListenerConnection(connection)
-        let thread = Thread { [stopped, done] in
+        let thread = Thread { [stopped] in
             Self.run(box, stopped: stopped, continuation: continuation, logger: logger)
             continuation.finish()
-            done.signal()
         }
         thread.name = "stratus.postgres.listen"
         thread.start()
     }
 
-    /// Stops the thread and finishes the stream; waits (at most a poll interval) for the thread to end.
+    /// Asks the thread to stop; within a poll interval (0.1 s) it closes the connection and finishes the stream.
+    ///
+    /// Does not block, so it may be called from async code.
     public func stop() {
         stopped.flag.store(true, ordering: .releasing)
-        let wait = finished.withLock { finished in
-            defer { finished = true }
-            return !finished
-        }
-        if wait { done.wait() }
     }
 
     deinit {

@@ -29,9 +29,9 @@ final class QueuedConnection: @unchecked Sendable {
         }
     }
 
-    /// Drops the connection (on the queue), waiting for work in flight.
+    /// Drops the connection once the work already queued has run (without blocking the caller).
     func close() {
-        queue.sync { connection = nil }
+        queue.async { self.connection = nil }
     }
 
     private func healthyConnection() throws -> PostgresConnection {
