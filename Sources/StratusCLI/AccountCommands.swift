@@ -13,7 +13,7 @@ struct AdminSession {
     static func open(_ options: Options) async throws -> AdminSession {
         let directory = try DataDirectory(options)
         let store = try await directory.openStore(logger: .disabled)
-        let configuration = ServiceConfiguration(tokenSecret: try directory.tokenSecret())
+        let configuration = ServiceConfiguration(tokenSecret: try await directory.tokenSecret(for: store))
         return AdminSession(store: store, admin: AccountAdministration(accounts: store, configuration: configuration))
     }
 

@@ -38,6 +38,15 @@ struct DataDirectory {
         return try await SQLiteRecordStore.open(path: storePath, logger: logger)
     }
 
+    /// The secret that seals tokens: in PostgreSQL when the records are there (every node must
+    /// open every other node's tokens), otherwise in the data directory.
+    func tokenSecret(for store: any RecordStore) async throws -> Data {
+        if let shared = store as? PostgresRecordStore {
+            return try await shared.sharedSecret(named: "token-secret") { try SecureRandom.bytes(count: 32) }
+        }
+        return try tokenSecret()
+    }
+
     /// The secret that seals sync tokens, made on first use and kept (mode 0600) so tokens survive restarts.
     func tokenSecret() throws -> Data {
         let file = url.appendingPathComponent("token-secret")

@@ -55,7 +55,7 @@ enum ServeCommand {
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
         let dataDirectory = try DataDirectory(options)
         let store = try await dataDirectory.openStore(logger: logger)
-        var serviceConfiguration = ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret())
+        var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
         serviceConfiguration.assets.directory = dataDirectory.assetsURL
         serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20

@@ -138,6 +138,7 @@ enum PostgresRecordStoreSchema {
         }
         PostgresAccountSchema.register(in: &migrator)
         PostgresFieldIndex.register(in: &migrator)
+        PostgresRecordStore.registerSecrets(in: &migrator)
         return migrator
     }()
 }

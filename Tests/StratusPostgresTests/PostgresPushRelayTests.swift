@@ -1,3 +1,4 @@
+import Foundation
 import StratusServer
 import StratusServerPostgres
 import StratusTesting
@@ -43,6 +44,18 @@ struct PostgresPushRelayTests {
         #expect(queued == .notification([2]))
         relay.stop()
         continuation.finish()
+        try await nodeB.close()
+        try await nodeA.close()
+    }
+
+    /// Every node reads the secret the first one stored.
+    @Test func nodesShareOneTokenSecret() async throws {
+        let nodeA = try await PostgresRecordStore.openTemporary(url: try PostgresTestDatabase.url())
+        let nodeB = try await PostgresRecordStore.open(url: nodeA.url, schema: nodeA.schema, connections: 1)
+        let first = try await nodeA.sharedSecret(named: "token-secret") { Data(repeating: 1, count: 32) }
+        let second = try await nodeB.sharedSecret(named: "token-secret") { Data(repeating: 2, count: 32) }
+        #expect(first == Data(repeating: 1, count: 32))
+        #expect(second == first)
         try await nodeB.close()
         try await nodeA.close()
     }
