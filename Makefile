@@ -19,8 +19,10 @@ serve: deps
 build: deps
 	swift build --build-tests
 
+# A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;
+# STRATUS_REQUIRE_POSTGRES=1 makes a missing database fail the PostgreSQL tests instead of skipping them.
 test: build
-	swift test --skip-build
+	Scripts/test-postgres.sh run swift test --skip-build
 
 bench: deps
 	@Scripts/install-deps.sh --bench

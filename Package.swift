@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "stratus", targets: ["StratusCLI"]),
         .library(name: "StratusWire", targets: ["StratusWire"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
+        .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
         .library(name: "StratusHTTP", targets: ["StratusHTTP"]),
         .library(name: "StratusHTTPServer", targets: ["StratusHTTPServer"]),
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
+        .library(name: "StratusServerPostgres", targets: ["StratusServerPostgres"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
@@ -41,6 +43,7 @@ let package = Package(
         // Layer 2: wire model, drivers, crypto, HTTP without I/O.
         .target(name: "StratusWire"),
         .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
+        .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusLogging"]),
         .target(name: "StratusCrypto", dependencies: ["COpenSSL", "CSodium"]),
         .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
 
@@ -71,19 +74,24 @@ let package = Package(
             dependencies: ["StratusServer", "StratusWire", "StratusSQLite", "StratusLogging", "StratusMetrics"]
         ),
 
+        .target(
+            name: "StratusServerPostgres",
+            dependencies: ["StratusServer", "StratusWire", "StratusPostgres", "StratusLogging", "StratusMetrics"]
+        ),
+
         // Layer 5: composition and test support.
         .target(
             name: "StratusTesting",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics", "StratusServer",
-                "StratusServerSQLite", "StratusWire", "StratusCrypto",
+                "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto",
             ]
         ),
         .executableTarget(
             name: "StratusCLI",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
-                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite",
+                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
             ]
         ),
 
@@ -93,6 +101,10 @@ let package = Package(
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusTesting"]),
+        .testTarget(
+            name: "StratusPostgresTests",
+            dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusWire", "StratusTesting"]
+        ),
         .testTarget(
             name: "StratusServerTests",
             dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]

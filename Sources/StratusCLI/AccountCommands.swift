@@ -6,14 +6,14 @@ import StratusWire
 
 /// What `stratus user|token|key` share: the data directory, the store and the administration.
 struct AdminSession {
-    let store: SQLiteRecordStore
+    let store: any RecordStore & AccountStore
     let admin: AccountAdministration
 
     /// Opens the data directory named by `--data-dir`.
     static func open(_ options: Options) async throws -> AdminSession {
-        let directory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
+        let directory = try DataDirectory(options)
         let store = try await directory.openStore(logger: .disabled)
-        let configuration = ServiceConfiguration(tokenSecret: try directory.tokenSecret())
+        let configuration = ServiceConfiguration(tokenSecret: try await directory.tokenSecret(for: store))
         return AdminSession(store: store, admin: AccountAdministration(accounts: store, configuration: configuration))
     }
 
@@ -47,7 +47,7 @@ struct AdminSession {
 
     /// Refuses flags a command does not know.
     static func checkFlags(_ options: Options, known: Set<String>, usage: String) throws {
-        let unknown = options.unknownFlags(known: known.union(["data-dir", "help"]))
+        let unknown = options.unknownFlags(known: known.union(["data-dir", "database", "help"]))
         guard unknown.isEmpty else {
             throw CLIError("unknown flag(s): \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)")
         }

@@ -13,9 +13,9 @@ enum ContainerCommand {
         """
 
     static func run(_ options: Options) async throws {
-        let unknown = options.unknownFlags(known: ["data-dir"])
+        let unknown = options.unknownFlags(known: ["data-dir", "database"])
         guard unknown.isEmpty else { throw CLIError("unknown flag(s): \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
-        let directory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
+        let directory = try DataDirectory(options)
         let store = try await directory.openStore(logger: .disabled)
         switch options.positional.first {
         case "create":

@@ -28,9 +28,9 @@ enum SchemaCommand {
         guard let action = options.positional.first else { throw CLIError(usage) }
         let known: Set<String> =
             switch action {
-            case "export": ["data-dir", "environment", "output"]
-            case "import": ["data-dir", "environment"]
-            case "deploy": ["data-dir"]
+            case "export": ["data-dir", "database", "environment", "output"]
+            case "import": ["data-dir", "database", "environment"]
+            case "deploy": ["data-dir", "database"]
             default: throw CLIError("unknown schema command '\(action)'\n\n\(usage)")
             }
         let unknown = options.unknownFlags(known: known)
@@ -45,7 +45,7 @@ enum SchemaCommand {
             throw CLIError("--environment must be development or production; got '\(environmentName)'")
         }
 
-        let directory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
+        let directory = try DataDirectory(options)
         let store = try await directory.openStore(logger: .disabled)
         do {
             switch action {

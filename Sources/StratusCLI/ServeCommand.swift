@@ -4,12 +4,13 @@ import StratusHTTPServer
 import StratusLogging
 import StratusMetrics
 import StratusServer
+import StratusServerPostgres
 import StratusServerSQLite
 
 /// `stratus serve`: runs the server until SIGINT or SIGTERM.
 enum ServeCommand {
     static let usage = """
-        stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--threads 4]
+        stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
                       [--log-level info] [--log-format text|json] [--open]
                       [--public-url https://stratus.example.com] [--asset-limit-mb 50]
 
@@ -20,14 +21,18 @@ enum ServeCommand {
         --public-url is the server's external base URL, used in sign-in links, web-courier
         and asset URLs (default: http:// and each request's Host header).
 
+        --database postgres://user@host:5432/db keeps the records, accounts and push queues in
+        PostgreSQL instead of SQLite in the data directory (which still holds the token secret
+        and the assets); the schema is migrated on start, and a newer schema is refused.
+
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
-        STRATUS_DATA_DIR, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
+        STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
         STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB.
         """
 
     static func run(_ options: Options) async throws {
         let unknown = options.unknownFlags(
-            known: ["host", "port", "data-dir", "threads", "log-level", "log-format", "open", "public-url", "asset-limit-mb"]
+            known: ["host", "port", "data-dir", "database", "threads", "log-level", "log-format", "open", "public-url", "asset-limit-mb"]
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
@@ -48,9 +53,9 @@ enum ServeCommand {
         configuration.host = options.string("host", default: "127.0.0.1")
         configuration.port = UInt16(try options.integer("port", default: 8420, in: 0...65535))
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
-        let dataDirectory = try DataDirectory(path: options.string("data-dir", default: "./.stratus"))
+        let dataDirectory = try DataDirectory(options)
         let store = try await dataDirectory.openStore(logger: logger)
-        var serviceConfiguration = ServiceConfiguration(tokenSecret: try dataDirectory.tokenSecret())
+        var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
         serviceConfiguration.assets.directory = dataDirectory.assetsURL
         serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20
@@ -59,13 +64,17 @@ enum ServeCommand {
         serviceConfiguration.authentication.publicBaseURL = serviceConfiguration.publicBaseURL
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
+        // With PostgreSQL, other nodes may queue notifications for polls parked here.
+        let pushRelay = try (store as? PostgresRecordStore).map { store in
+            try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
+        }
 
         let metrics = MetricsRegistry()
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
         let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"
-        print("Stratus is running at \(base) with its data in \(dataDirectory.url.path)")
+        print("Stratus is running at \(base) with its data in \(dataDirectory.isPostgres ? "PostgreSQL and " : "")\(dataDirectory.url.path)")
         if options.flag("open") {
             logger.warning("open mode: authentication is off and every request acts as one user; keep this server on loopback")
             print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
@@ -77,6 +86,7 @@ enum ServeCommand {
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
         assetCollection.cancel()
+        pushRelay?.stop()
         service.beginShutdown()
         await server.shutdown()
         try await store.close()

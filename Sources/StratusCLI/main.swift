@@ -6,6 +6,7 @@ let usage = """
 
     Usage:
       stratus serve [flags]     run the server (stratus serve --help for flags)
+      stratus migrate           apply schema migrations and exit (--database postgres://… for PostgreSQL)
       stratus container create <identifier>
       stratus container list
       stratus schema export|import|deploy <container> …   (stratus schema --help for details)
@@ -26,6 +27,12 @@ do {
             print(ServeCommand.usage)
         } else {
             try await ServeCommand.run(options)
+        }
+    case "migrate":
+        if options.flag("help") {
+            print(MigrateCommand.usage)
+        } else {
+            try await MigrateCommand.run(options)
         }
     case "container":
         try await ContainerCommand.run(options)

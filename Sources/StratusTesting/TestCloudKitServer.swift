@@ -2,6 +2,7 @@ public import Foundation
 import StratusHTTP
 import StratusLogging
 public import StratusServer
+import StratusServerPostgres
 import StratusServerSQLite
 import StratusWire
 import Synchronization
@@ -11,14 +12,26 @@ import FoundationNetworking
 #endif
 
 /// The storage engines the conformance suites run against.
+///
+/// PostgreSQL joins ``allCases`` when `STRATUS_POSTGRES_URL` names a server (each store
+/// gets a schema of its own, dropped when it closes), or when `STRATUS_REQUIRE_POSTGRES=1`
+/// (set by `make test`), in which case a missing URL fails each test instead of skipping it.
 public enum RecordStoreBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// The embedded SQLite store.
     case sqlite
+    /// PostgreSQL, at `STRATUS_POSTGRES_URL`.
+    case postgres
+
+    /// The back ends this run tests: SQLite always, PostgreSQL when configured or required.
+    public static var allCases: [RecordStoreBackend] {
+        PostgresTestDatabase.isEnabled ? [.sqlite, .postgres] : [.sqlite]
+    }
 
     /// Opens a fresh, empty store of this kind inside `directory`.
     public func makeStore(in directory: TemporaryDirectory) async throws -> any RecordStore {
         switch self {
         case .sqlite: try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"))
+        case .postgres: try await PostgresRecordStore.openTemporary(url: try PostgresTestDatabase.url())
         }
     }
 
@@ -49,10 +62,12 @@ public final class TestCloudKitServer: Sendable {
     public let administration: AccountAdministration?
     /// The service's clock: one millisecond per reading, movable with ``advanceClock(by:)``.
     let clock: ManualMilliseconds
+    /// For a node sharing a PostgreSQL store: wakes its parked polls when another node queues notifications.
+    let relay: PostgresPushRelay?
 
-    private init(
+    init(
         store: any RecordStore, service: CloudKitService, http: TestHTTPServer, directory: TemporaryDirectory,
-        administration: AccountAdministration?, clock: ManualMilliseconds
+        administration: AccountAdministration?, clock: ManualMilliseconds, relay: PostgresPushRelay? = nil
     ) {
         self.store = store
         self.service = service
@@ -60,6 +75,7 @@ public final class TestCloudKitServer: Sendable {
         self.directory = directory
         self.administration = administration
         self.clock = clock
+        self.relay = relay
     }
 
     /// Starts a server with `containers` created.
@@ -127,10 +143,36 @@ public final class TestCloudKitServer: Sendable {
 
     /// Stops the server and removes its files.
     public func stop() async {
+        relay?.stop()
         service.beginShutdown()
         await http.stop()
         try? await store.close()
         directory.remove()
+    }
+}
+
+/// The throwaway PostgreSQL server tests use (`Scripts/test-postgres.sh`).
+public enum PostgresTestDatabase {
+    /// Whether PostgreSQL tests run: a URL is configured, or PostgreSQL is required.
+    public static var isEnabled: Bool { configuredURL != nil || isRequired }
+
+    /// Whether `STRATUS_REQUIRE_POSTGRES=1`: a missing database is a failure, not a skip.
+    public static var isRequired: Bool { ProcessInfo.processInfo.environment["STRATUS_REQUIRE_POSTGRES"] == "1" }
+
+    /// `STRATUS_POSTGRES_URL`, if set and not empty.
+    public static var configuredURL: String? {
+        ProcessInfo.processInfo.environment["STRATUS_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The server's URL.
+    ///
+    /// - Throws: ``TestServerFailure`` when `STRATUS_POSTGRES_URL` is not set.
+    public static func url() throws -> String {
+        guard let url = configuredURL else {
+            throw TestServerFailure(
+                description: "PostgreSQL is required (STRATUS_REQUIRE_POSTGRES=1) but STRATUS_POSTGRES_URL is not set; run `make test` or Scripts/test-postgres.sh")
+        }
+        return url
     }
 }
 

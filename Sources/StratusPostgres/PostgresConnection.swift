@@ -1,0 +1,321 @@
+import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+public import StratusLogging
+
+/// One connection to PostgreSQL: parameterized statements, transactions, savepoints.
+///
+/// Not `Sendable`: a connection is confined to one thread at a time. Reach pooled
+/// connections through ``PostgresConnectionPool``, which runs each on its own serial
+/// queue so libpq's blocking calls never occupy Swift's cooperative threads.
+///
+/// Parameters are sent in text format (`PQexecParams`) and never spliced into SQL:
+///
+/// ```swift
+/// let connection = try PostgresConnection(url: "postgres://postgres@127.0.0.1:55439/postgres")
+/// try connection.execute("INSERT INTO notes (body) VALUES ($1)", [body])
+/// let bodies = try connection.query("SELECT body FROM notes").map { try $0[0] as String }
+/// ```
+public final class PostgresConnection {
+    let handle: OpaquePointer
+    /// Statements run after every (re)connection, such as `SET search_path TO …`.
+    let setup: [String]
+    private let logger: Logger
+    private var savepointDepth = 0
+
+    /// Connects.
+    ///
+    /// - Parameters:
+    ///   - url: A libpq connection string or `postgres://` URI.
+    ///   - setup: Statements run right after connecting (and after each reconnection).
+    ///   - logger: Where the connection logs.
+    /// - Throws: ``PostgresError`` (``PostgresError/Code/unableToConnect``) when the server cannot be reached.
+    public init(url: String, setup: [String] = [], logger: Logger = .disabled) throws {
+        guard let handle = PQconnectdb(url) else {
+            throw PostgresError(code: .unableToConnect, message: "libpq could not allocate a connection")
+        }
+        self.handle = handle
+        self.setup = setup
+        self.logger = logger
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Self.errorMessage(handle)
+            PQfinish(handle)
+            throw PostgresError(code: .unableToConnect, message: message)
+        }
+        PQsetNoticeProcessor(handle, postgresIgnoreNotice, nil)
+        for statement in setup { try execute(statement) }
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Whether the connection is up (libpq's view; a dead server is noticed on the next statement).
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Reconnects with the same parameters and reruns the setup statements.
+    ///
+    /// - Throws: ``PostgresError`` when the server still cannot be reached.
+    public func reconnect() throws {
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresError(code: .unableToConnect, message: Self.errorMessage(handle))
+        }
+        savepointDepth = 0
+        logger.notice("reconnected to PostgreSQL")
+        for statement in setup { try execute(statement) }
+    }
+
+    /// Runs a statement and returns its rows.
+    ///
+    /// - Parameters:
+    ///   - sql: One statement; parameters are `$1`, `$2`, ….
+    ///   - parameters: The parameters' values.
+    /// - Returns: The rows (empty for a statement that returns none).
+    /// - Throws: ``PostgresError`` with the SQLSTATE and the statement.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> [PostgresRow] {
+        try run(sql, parameters).rows
+    }
+
+    /// Runs a statement and returns how many rows it changed.
+    ///
+    /// - Parameters:
+    ///   - sql: One statement (or, without parameters, several separated by `;`).
+    ///   - parameters: The parameters' values.
+    /// - Returns: The affected row count (0 for statements that report none).
+    /// - Throws: ``PostgresError`` with the SQLSTATE and the statement.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> Int {
+        try run(sql, parameters).affected
+    }
+
+    /// Runs a statement and returns its first row, if any.
+    ///
+    /// - Throws: ``PostgresError`` with the SQLSTATE and the statement.
+    public func queryFirst(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> PostgresRow? {
+        try run(sql, parameters).rows.first
+    }
+
+    private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
+        let result: OpaquePointer?
+        if parameters.isEmpty {
+            result = PQexec(handle, sql)
+        } else {
+            result = withParameters(parameters) { count, values in
+                PQexecParams(handle, sql, count, nil, values, nil, nil, 0)
+            }
+        }
+        guard let result else {
+            throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: sql)
+        }
+        defer { PQclear(result) }
+        return try collect(result, sql: sql)
+    }
+
+    /// Calls `body` with the parameters as C strings (text format), freed afterwards.
+    private func withParameters<R>(
+        _ parameters: [any PostgresBindable], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R
+    ) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.postgresText.flatMap { strdup($0) } }
+        defer { for pointer in pointers { free(pointer) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
+                body(Int32(values.count), UnsafePointer(values.baseAddress))
+            }
+        }
+    }
+
+    /// The rows (or the affected count) of a finished result, or its error.
+    private func collect(_ result: OpaquePointer, sql: String) throws -> (rows: [PostgresRow], affected: Int) {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return ([], Int(String(cString: PQcmdTuples(result))) ?? 0)
+        case PGRES_TUPLES_OK:
+            let rowCount = PQntuples(result)
+            let columnCount = PQnfields(result)
+            var rows: [PostgresRow] = []
+            rows.reserveCapacity(Int(rowCount))
+            for row in 0..<rowCount {
+                var values: [String?] = []
+                values.reserveCapacity(Int(columnCount))
+                for column in 0..<columnCount {
+                    if PQgetisnull(result, row, column) == 1 {
+                        values.append(nil)
+                    } else {
+                        values.append(String(cString: PQgetvalue(result, row, column)))
+                    }
+                }
+                rows.append(PostgresRow(values: values, sql: sql))
+            }
+            return (rows, Int(rowCount))
+        default:
+            throw Self.error(result, handle: handle, sql: sql)
+        }
+    }
+
+    /// Sends several statements in one round trip (libpq pipeline mode) and returns each one's rows.
+    ///
+    /// The statements run in order, in the current transaction (or each in its own, outside
+    /// one). If one fails, the later ones are skipped and the first error is thrown; inside a
+    /// transaction the transaction is then failed, as after any error. Meant for small batches
+    /// (tens of statements): the connection stays in blocking mode.
+    ///
+    /// ```swift
+    /// try db.pipeline([
+    ///     PostgresStatement("DELETE FROM refs WHERE source = $1", [name]),
+    ///     PostgresStatement("INSERT INTO refs (source, target) VALUES ($1, $2)", [name, target]),
+    /// ])
+    /// ```
+    ///
+    /// - Parameter statements: The statements, each with its parameters.
+    /// - Returns: The rows of each statement, in order.
+    /// - Throws: ``PostgresError`` of the first statement that failed.
+    @discardableResult
+    public func pipeline(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
+        guard !statements.isEmpty else { return [] }
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
+        }
+        defer { PQexitPipelineMode(handle) }
+        for statement in statements {
+            let sent = withParameters(statement.parameters) { count, values in
+                PQsendQueryParams(handle, statement.sql, count, nil, values, nil, nil, 0)
+            }
+            guard sent == 1 else {
+                throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statement.sql)
+            }
+        }
+        guard PQpipelineSync(handle) == 1 else {
+            throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
+        }
+        var outputs: [[PostgresRow]] = []
+        var failure: PostgresError?
+        for statement in statements {
+            var rows: [PostgresRow] = []
+            // Each statement's results end with a NULL.
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED { continue }
+                do {
+                    rows = try collect(result, sql: statement.sql).rows
+                } catch let error as PostgresError {
+                    if failure == nil { failure = error }
+                }
+            }
+            outputs.append(rows)
+        }
+        // The sync point.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let failure { throw failure }
+        return outputs
+    }
+
+    static func error(_ result: OpaquePointer, handle: OpaquePointer, sql: String?) -> PostgresError {
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+        let code = state.map(PostgresError.Code.init(rawValue:)) ?? (PQstatus(handle) == CONNECTION_OK ? .connectionLost : .connectionFailure)
+        return PostgresError(code: code, message: primary ?? errorMessage(handle), sql: sql)
+    }
+
+    static func errorMessage(_ handle: OpaquePointer) -> String {
+        guard let text = PQerrorMessage(handle) else { return "unknown libpq error" }
+        return String(cString: text).trimmingTrailingNewlines()
+    }
+
+    // MARK: Transactions
+
+    /// How a transaction sees concurrent commits.
+    public enum Isolation: String, Sendable {
+        /// Each statement sees what was committed before it started; row locks serialize writers.
+        case readCommitted = "READ COMMITTED"
+        /// One snapshot for the whole transaction.
+        case repeatableRead = "REPEATABLE READ"
+        /// Repeatable read plus serialization-anomaly detection.
+        case serializable = "SERIALIZABLE"
+    }
+
+    /// Runs `body` in a transaction: commits if it returns, rolls back if it throws.
+    ///
+    /// - Parameters:
+    ///   - isolation: The isolation level.
+    ///   - readOnly: Whether the transaction may write.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or ``PostgresError`` (``PostgresError/isTransient`` ones may be retried).
+    @discardableResult
+    public func transaction<T>(isolation: Isolation = .readCommitted, readOnly: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
+        precondition(savepointDepth == 0, "PostgresConnection.transaction called inside a transaction")
+        try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")")
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            savepointDepth = 0
+            if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+        savepointDepth = 0
+        do {
+            try execute("COMMIT")
+        } catch {
+            if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+        return value
+    }
+
+    /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
+    ///
+    /// - Throws: What `body` throws, or ``PostgresError``.
+    @discardableResult
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        savepointDepth += 1
+        let name = "stratus_sp\(savepointDepth)"
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        do {
+            let value = try body()
+            try execute("RELEASE SAVEPOINT \(name)")
+            return value
+        } catch {
+            if PQtransactionStatus(handle) == PQTRANS_INERROR || PQtransactionStatus(handle) == PQTRANS_INTRANS {
+                _ = try? execute("ROLLBACK TO SAVEPOINT \(name)")
+                _ = try? execute("RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+    }
+}
+
+/// One statement of a ``PostgresConnection/pipeline(_:)`` batch.
+public struct PostgresStatement {
+    /// The SQL, with parameters `$1`, `$2`, ….
+    public var sql: String
+    /// The parameters' values.
+    public var parameters: [any PostgresBindable]
+
+    /// Creates a statement.
+    public init(_ sql: String, _ parameters: [any PostgresBindable] = []) {
+        self.sql = sql
+        self.parameters = parameters
+    }
+}
+
+/// Drops server notices (`NOTICE: relation exists, skipping`) instead of printing them to stderr.
+private let postgresIgnoreNotice: PQnoticeProcessor = { _, _ in }
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var text = Substring(self)
+        while let last = text.last, last.isNewline { text = text.dropLast() }
+        return String(text)
+    }
+}

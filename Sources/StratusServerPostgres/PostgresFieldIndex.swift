@@ -1,0 +1,98 @@
+import StratusPostgres
+import StratusServer
+import StratusWire
+
+/// The query index: one `field_index` row per scalar field value and per list member of a live record.
+///
+/// A value goes to the column of its kind — `vi` (INT64, TIMESTAMP), `vr` (DOUBLE, a
+/// location's latitude) or `vt` (STRING, a reference's record name; `COLLATE "C"`, so
+/// ranges order by code point like SQLite) — each with a partial index
+/// `(zone_id, record_type, field_name, v…, record_name)`. Every record is indexed in full
+/// (bytes and assets excepted), whatever the schema's flags: queries use the index only to
+/// narrow candidates and check each candidate exactly, so a missing row would lose a record.
+enum PostgresFieldIndex {
+    static func register(in migrator: inout PostgresMigrator) {
+        migrator.registerMigration("pg-v2-field-index") { db in
+            try db.execute("""
+                CREATE TABLE field_index (
+                    zone_id BIGINT NOT NULL,
+                    record_name TEXT NOT NULL,
+                    field_name TEXT NOT NULL,
+                    ordinal INTEGER NOT NULL,
+                    record_type TEXT NOT NULL,
+                    vi BIGINT,
+                    vr DOUBLE PRECISION,
+                    vt TEXT COLLATE "C",
+                    PRIMARY KEY (zone_id, record_name, field_name, ordinal)
+                );
+                CREATE INDEX field_index_vi ON field_index (zone_id, record_type, field_name, vi, record_name) WHERE vi IS NOT NULL;
+                CREATE INDEX field_index_vr ON field_index (zone_id, record_type, field_name, vr, record_name) WHERE vr IS NOT NULL;
+                CREATE INDEX field_index_vt ON field_index (zone_id, record_type, field_name, vt, record_name) WHERE vt IS NOT NULL;
+                """)
+            let records = try db.query(
+                "SELECT \(PostgresStoreTransaction.recordColumns) FROM records WHERE NOT deleted"
+            ).map(PostgresStoreTransaction.record)
+            for record in records {
+                if let insert = insertion(record) { try db.execute(insert.sql, insert.parameters) }
+            }
+        }
+    }
+
+    /// The statements replacing a record's index rows.
+    static func replacing(_ record: StoredRecord) -> [PostgresStatement] {
+        [removal(recordName: record.recordName, zoneRowID: record.zoneRowID)] + (insertion(record).map { [$0] } ?? [])
+    }
+
+    /// The statement removing a record's index rows.
+    static func removal(recordName: String, zoneRowID: Int64) -> PostgresStatement {
+        PostgresStatement("DELETE FROM field_index WHERE zone_id = $1 AND record_name = $2", [zoneRowID, recordName])
+    }
+
+    static func removeZone(_ zoneRowID: Int64, _ db: PostgresConnection) throws {
+        try db.execute("DELETE FROM field_index WHERE zone_id = $1", [zoneRowID])
+    }
+
+    /// One statement for all of a record's rows (`unnest` of parallel arrays); `nil` when it has none.
+    private static func insertion(_ record: StoredRecord) -> PostgresStatement? {
+        var names: [String] = []
+        var ordinals: [Int64] = []
+        var integers: [Int64?] = []
+        var reals: [Double?] = []
+        var texts: [String?] = []
+        for (name, value) in record.fields {
+            for (ordinal, member) in PostgresQueryEvaluator.members(value).enumerated() {
+                let column = column(of: member)
+                guard column.integer != nil || column.real != nil || column.text != nil else { continue }
+                names.append(name)
+                ordinals.append(Int64(ordinal))
+                integers.append(column.integer)
+                reals.append(column.real)
+                texts.append(column.text)
+            }
+        }
+        guard !names.isEmpty else { return nil }
+        return PostgresStatement(
+            """
+            INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vt)
+            SELECT $1, $2, $3, f, o, i, r, t FROM unnest($4::text[], $5::int[], $6::bigint[], $7::float8[], $8::text[]) AS u(f, o, i, r, t)
+            """,
+            [
+                record.zoneRowID, record.recordName, record.recordType, PostgresArray(names), PostgresArray(ordinals),
+                PostgresArray(integers), PostgresArray(reals), PostgresArray(texts),
+            ]
+        )
+    }
+
+    /// The column a scalar is stored in (none for bytes and assets).
+    static func column(of value: FieldValue) -> (integer: Int64?, real: Double?, text: String?) {
+        switch value {
+        case .string(let text): (nil, nil, text)
+        case .reference(let reference): (nil, nil, reference.recordName)
+        case .int64(let integer): (integer, nil, nil)
+        case .timestamp(let timestamp): (timestamp.millisecondsSince1970, nil, nil)
+        case .double(let double): (nil, double, nil)
+        case .location(let location): (nil, location.latitude, nil)
+        default: (nil, nil, nil)
+        }
+    }
+}

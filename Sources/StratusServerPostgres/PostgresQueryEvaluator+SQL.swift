@@ -1,0 +1,167 @@
+import Foundation
+import StratusPostgres
+import StratusServer
+import StratusWire
+
+/// The part of a plan's filters PostgreSQL narrows candidates with, through `field_index` and the `records` columns.
+///
+/// Each positive filter whose value matches the field's stored kind becomes an `EXISTS` probe
+/// of `field_index` (or a condition on a system column); the planner can drive the query from
+/// the most selective one. The result is a superset of the matches — every candidate is then
+/// checked exactly in memory — so a filter left out here (negations, tokens, `NEAR`, bytes)
+/// costs reading, never correctness.
+struct PostgresCandidateSQL {
+    private(set) var sql: String
+    private(set) var parameters: [any PostgresBindable]
+
+    init(plan: QueryPlan) {
+        sql = """
+            SELECT \(PostgresStoreTransaction.recordColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            FROM records r WHERE r.zone_id = ANY($1::bigint[]) AND r.record_type = $2 AND NOT r.deleted
+            """
+        parameters = [PostgresArray(plan.zoneRowIDs), plan.recordType]
+        for filter in plan.filters {
+            if let condition = condition(filter) { sql += " AND " + condition }
+        }
+    }
+
+    private mutating func bind(_ value: any PostgresBindable) -> String {
+        parameters.append(value)
+        return "$\(parameters.count)"
+    }
+
+    private mutating func condition(_ filter: QueryFilter) -> String? {
+        guard !PostgresQueryEvaluator.isNegative(filter.comparator) else { return nil }
+        switch filter.field {
+        case .system(let system):
+            let column: String
+            let kind: Kind
+            switch system {
+            case .recordName: (column, kind) = ("r.record_name", .text)
+            case .createdUserRecordName: (column, kind) = ("r.created_by", .text)
+            case .modifiedUserRecordName: (column, kind) = ("r.modified_by", .text)
+            case .createdTimestamp: (column, kind) = ("r.created_at", .integer)
+            case .modifiedTimestamp: (column, kind) = ("r.modified_at", .integer)
+            case .share, .parent: return nil
+            }
+            // NB: record names compare by code point, as in the index.
+            let collated = kind == .text ? column + " COLLATE \"C\"" : column
+            return comparison(filter, column: collated, kind: kind)
+        case .field(let name, let type):
+            guard let kind = Kind(type) else { return nil }
+            let column = "f." + kind.column
+            let probe = { (this: inout PostgresCandidateSQL, test: String) -> String in
+                "EXISTS (SELECT 1 FROM field_index f WHERE f.zone_id = r.zone_id AND f.zone_id = ANY($1::bigint[]) AND f.record_name = r.record_name"
+                    + " AND f.record_type = $2 AND f.field_name = \(this.bind(name)) AND \(test))"
+            }
+            if filter.comparator == .listContainsAll {
+                let values = PostgresQueryEvaluator.indexValues(filter.value)
+                guard !values.isEmpty, values.allSatisfy({ Kind($0) == kind }) else { return nil }
+                var probes: [String] = []
+                for value in values.prefix(4) {
+                    let bound = bind(kind.bindable(value))
+                    probes.append(probe(&self, "\(column) = \(bound)"))
+                }
+                return probes.joined(separator: " AND ")
+            }
+            guard let test = comparison(filter, column: column, kind: kind) else { return nil }
+            return probe(&self, test)
+        }
+    }
+
+    /// A positive comparison of `column` with the filter's value, when the value has the column's kind.
+    private mutating func comparison(_ filter: QueryFilter, column: String, kind: Kind) -> String? {
+        let scalar = PostgresQueryEvaluator.indexValue(filter.value)
+        switch filter.comparator {
+        case .equals, .listContains, .lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals:
+            guard let scalar, Kind(scalar) == kind else { return nil }
+            let operators: [StratusWire.Comparator: String] = [
+                .equals: "=", .listContains: "=", .lessThan: "<", .lessThanOrEquals: "<=", .greaterThan: ">", .greaterThanOrEquals: ">=",
+            ]
+            guard let symbol = operators[filter.comparator] else { return nil }
+            return "\(column) \(symbol) \(bind(kind.bindable(scalar)))"
+        case .in, .listContainsAny:
+            let values = PostgresQueryEvaluator.indexValues(filter.value)
+            guard !values.isEmpty, values.allSatisfy({ Kind($0) == kind }) else { return nil }
+            return "\(column) = ANY(\(bind(kind.array(values)))::\(kind.sqlType)[])"
+        case .beginsWith, .listMemberBeginsWith:
+            guard kind == .text, let prefix = filter.value.stringValue else { return nil }
+            guard let upper = Self.prefixUpperBound(prefix) else { return "\(column) >= \(bind(prefix))" }
+            return "\(column) >= \(bind(prefix)) AND \(column) < \(bind(upper))"
+        default:
+            return nil
+        }
+    }
+
+    /// Where a kind of value is stored.
+    enum Kind: Equatable {
+        case integer, real, text
+
+        init?(_ type: FieldType) {
+            switch type {
+            case .string, .reference, .stringList, .referenceList: self = .text
+            case .int64, .timestamp, .int64List, .timestampList: self = .integer
+            case .double, .location, .doubleList, .locationList: self = .real
+            default: return nil
+            }
+        }
+
+        init?(_ value: QueryCursorValue) {
+            switch value {
+            case .integer: self = .integer
+            case .real: self = .real
+            case .text: self = .text
+            case .bytes: return nil
+            }
+        }
+
+        var column: String {
+            switch self {
+            case .integer: "vi"
+            case .real: "vr"
+            case .text: "vt"
+            }
+        }
+
+        var sqlType: String {
+            switch self {
+            case .integer: "bigint"
+            case .real: "float8"
+            case .text: "text"
+            }
+        }
+
+        func bindable(_ value: QueryCursorValue) -> any PostgresBindable {
+            switch value {
+            case .integer(let integer): integer
+            case .real(let real): real
+            case .text(let text): text
+            case .bytes(let data): data
+            }
+        }
+
+        func array(_ values: [QueryCursorValue]) -> PostgresArray {
+            switch self {
+            case .integer: PostgresArray(values.map { value -> Int64? in if case .integer(let x) = value { x } else { nil } })
+            case .real: PostgresArray(values.map { value -> Double? in if case .real(let x) = value { x } else { nil } })
+            case .text: PostgresArray(values.map { value -> String? in if case .text(let x) = value { x } else { nil } })
+            }
+        }
+    }
+
+    /// The least string greater than every string that begins with `prefix` (code-point order), if any.
+    static func prefixUpperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }
+            if let scalar = Unicode.Scalar(next) {
+                var view = String.UnicodeScalarView()
+                view.append(contentsOf: scalars)
+                view.append(scalar)
+                return String(view)
+            }
+        }
+        return nil
+    }
+}

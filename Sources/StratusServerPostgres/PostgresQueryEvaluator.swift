@@ -1,0 +1,172 @@
+import Foundation
+import StratusPostgres
+import StratusServer
+import StratusWire
+
+/// Runs a ``QueryPlan`` on PostgreSQL: the candidates come from the indexes (`records_by_type`
+/// narrowed by `field_index` probes for the positive filters, see ``PostgresCandidateSQL``),
+/// and the exact filters, order and keyset paging are applied in memory with the same rules
+/// as the SQLite query compiler.
+///
+/// The first slice of the PostgreSQL back end: correct for every comparator; a query with no
+/// narrowing filter reads every live record of the type in the queried zones, and sorting
+/// and paging happen in memory. Pushing order and `LIMIT` into SQL is the next step.
+///
+/// Values compare as SQLite's query index stores them: integers and reals numerically,
+/// text by UTF-8 bytes, bytes by bytes. A missing value sorts before every present one.
+struct PostgresQueryEvaluator {
+    let plan: QueryPlan
+
+    /// One value as the index sees it.
+    typealias Value = QueryCursorValue
+
+    func run(_ tx: PostgresStoreTransaction) throws -> QueryPage {
+        guard !plan.zoneRowIDs.isEmpty, plan.limit > 0 else { return QueryPage(records: [], next: nil) }
+        let candidates = PostgresCandidateSQL(plan: plan)
+        let records = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record)
+        var rows: [(record: StoredRecord, keys: [Value?])] = records.compactMap { record in
+            guard plan.filters.allSatisfy({ matches($0, record) }) else { return nil }
+            return (record, plan.sorts.map { sortKey($0, record) })
+        }
+        let ascending = plan.sorts.first?.ascending ?? true
+        rows.sort { order($0.record, $0.keys, $1.record, $1.keys, ascending: ascending) == .orderedAscending }
+        if let after = plan.after {
+            rows.removeAll { row in
+                let position = compareToCursor(row.record, row.keys, after, ascending: ascending)
+                return position != .orderedDescending
+            }
+        }
+        var next: QueryCursor?
+        if rows.count > plan.limit {
+            rows.removeLast(rows.count - plan.limit)
+            if let last = rows.last {
+                next = QueryCursor(sortValues: last.keys, zoneRowID: last.record.zoneRowID, recordName: last.record.recordName)
+            }
+        }
+        return QueryPage(records: rows.map(\.record), next: next)
+    }
+
+    // MARK: Order
+
+    /// Compares two rows in the plan's order (sort keys, then zone and name in the first key's direction).
+    private func order(_ a: StoredRecord, _ aKeys: [Value?], _ b: StoredRecord, _ bKeys: [Value?], ascending: Bool) -> ComparisonResult {
+        for (index, sort) in plan.sorts.enumerated() {
+            let result = Self.compare(aKeys[index], bKeys[index])
+            if result != .orderedSame { return sort.ascending ? result : result.reversed }
+        }
+        var result = Self.compare(.integer(a.zoneRowID), .integer(b.zoneRowID))
+        if result == .orderedSame { result = Self.compare(.text(a.recordName), .text(b.recordName)) }
+        return ascending ? result : result.reversed
+    }
+
+    /// Where a row is relative to the cursor: `.orderedDescending` when it comes strictly after.
+    private func compareToCursor(_ record: StoredRecord, _ keys: [Value?], _ cursor: QueryCursor, ascending: Bool) -> ComparisonResult {
+        for (index, sort) in plan.sorts.enumerated() {
+            let result = Self.compare(keys[index], index < cursor.sortValues.count ? cursor.sortValues[index] : nil)
+            if result != .orderedSame { return sort.ascending ? result : result.reversed }
+        }
+        var result = Self.compare(.integer(record.zoneRowID), .integer(cursor.zoneRowID))
+        if result == .orderedSame { result = Self.compare(.text(record.recordName), .text(cursor.recordName)) }
+        return ascending ? result : result.reversed
+    }
+
+    private func sortKey(_ sort: QuerySort, _ record: StoredRecord) -> Value? {
+        switch sort.field {
+        case .system(let system):
+            return Self.systemValue(system, record)
+        case .field(let name, _):
+            guard let value = record.fields[name] else { return nil }
+            if let point = sort.relativeLocation {
+                guard case .location(let here) = Self.members(value).first else { return nil }
+                return .real(
+                    GeoDistance.meters(latitude1: here.latitude, longitude1: here.longitude, latitude2: point.latitude, longitude2: point.longitude)
+                )
+            }
+            return Self.indexValues(value).first
+        }
+    }
+
+    /// NULL first; integers and reals numerically; text by UTF-8 bytes; bytes by bytes.
+    static func compare(_ a: Value?, _ b: Value?) -> ComparisonResult {
+        switch (a, b) {
+        case (nil, nil): return .orderedSame
+        case (nil, _): return .orderedAscending
+        case (_, nil): return .orderedDescending
+        case (.integer(let x)?, .integer(let y)?): return x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+        case (.integer(let x)?, .real(let y)?): return compare(Double(x), y)
+        case (.real(let x)?, .integer(let y)?): return compare(x, Double(y))
+        case (.real(let x)?, .real(let y)?): return compare(x, y)
+        case (.text(let x)?, .text(let y)?): return compare(Array(x.utf8), Array(y.utf8))
+        case (.bytes(let x)?, .bytes(let y)?): return compare(Array(x), Array(y))
+        // Storage classes order as in SQLite: numbers < text < bytes.
+        case (.integer?, _), (.real?, _): return .orderedAscending
+        case (.text?, .bytes?): return .orderedAscending
+        default: return .orderedDescending
+        }
+    }
+
+    private static func compare(_ x: Double, _ y: Double) -> ComparisonResult {
+        x < y ? .orderedAscending : x > y ? .orderedDescending : .orderedSame
+    }
+
+    private static func compare(_ x: [UInt8], _ y: [UInt8]) -> ComparisonResult {
+        for (p, q) in zip(x, y) where p != q { return p < q ? .orderedAscending : .orderedDescending }
+        return x.count < y.count ? .orderedAscending : x.count > y.count ? .orderedDescending : .orderedSame
+    }
+
+    // MARK: Values
+
+    static func systemValue(_ system: SystemFieldName, _ record: StoredRecord) -> Value? {
+        switch system {
+        case .recordName: .text(record.recordName)
+        case .createdTimestamp: .integer(record.created.timestamp)
+        case .modifiedTimestamp: .integer(record.modified.timestamp)
+        case .createdUserRecordName: .text(record.created.userRecordName)
+        case .modifiedUserRecordName: .text(record.modified.userRecordName)
+        case .share, .parent: nil
+        }
+    }
+
+    /// The members of a value (a scalar is a list of one).
+    static func members(_ value: FieldValue) -> [FieldValue] {
+        switch value {
+        case .stringList(let list): list.map(FieldValue.string)
+        case .int64List(let list): list.map(FieldValue.int64)
+        case .doubleList(let list): list.map(FieldValue.double)
+        case .timestampList(let list): list.map(FieldValue.timestamp)
+        case .bytesList(let list): list.map(FieldValue.bytes)
+        case .referenceList(let list): list.map(FieldValue.reference)
+        case .locationList(let list): list.map(FieldValue.location)
+        case .assetList, .emptyList: []
+        default: [value]
+        }
+    }
+
+    /// A scalar as the index stores it (a location by its latitude); `nil` for what is not indexed.
+    static func indexValue(_ value: FieldValue) -> Value? {
+        switch value {
+        case .string(let text): .text(text)
+        case .int64(let integer): .integer(integer)
+        case .double(let double): .real(double)
+        case .timestamp(let timestamp): .integer(timestamp.millisecondsSince1970)
+        case .bytes(let data): .bytes(data)
+        case .reference(let reference): .text(reference.recordName)
+        case .location(let location): .real(location.latitude)
+        default: nil
+        }
+    }
+
+    static func indexValues(_ value: FieldValue) -> [Value] {
+        members(value).compactMap(indexValue)
+    }
+}
+
+extension ComparisonResult {
+    var reversed: ComparisonResult {
+        switch self {
+        case .orderedAscending: .orderedDescending
+        case .orderedDescending: .orderedAscending
+        case .orderedSame: .orderedSame
+        }
+    }
+}

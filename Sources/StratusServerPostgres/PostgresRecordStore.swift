@@ -1,0 +1,138 @@
+import Foundation
+public import StratusLogging
+import StratusPostgres
+public import StratusServer
+
+/// The scale-out back end: the cloud database in PostgreSQL, shared by any number of `stratus serve` nodes.
+///
+/// Reads run in a `REPEATABLE READ READ ONLY` snapshot. Each `write` is one `READ COMMITTED`
+/// transaction that locks the rows of the zones it touches and takes change sequences with
+/// `UPDATE … RETURNING` under those locks, so sequences are gap-free, duplicate-free and
+/// committed in order however many nodes write (Documentation/0008-postgres.md). A write that
+/// meets a deadlock or a serialization failure is run again from the start.
+///
+/// ```swift
+/// let store = try await PostgresRecordStore.open(url: "postgres://stratus@db.internal/stratus", logger: logger)
+/// let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+/// ```
+public final class PostgresRecordStore: RecordStore {
+    let pool: PostgresConnectionPool
+    /// The server the store connects to.
+    public let url: String
+    /// The PostgreSQL schema holding the tables (`nil`: the search path's default, `public`).
+    public let schema: String?
+    private let temporarySchema: String?
+    private let logger: Logger
+
+    /// The `LISTEN`/`NOTIFY` channel on which a write that queues push notifications names
+    /// their tokens (delivered at commit, to every node; see ``PostgresPushRelay``).
+    public var pushChannel: String { "stratus_push" + (schema.map { "_" + $0 } ?? "") }
+
+    /// How many times a write is attempted when PostgreSQL asks for a retry.
+    static let maximumAttempts = 8
+
+    private init(pool: PostgresConnectionPool, url: String, schema: String?, temporary: Bool, logger: Logger) {
+        self.pool = pool
+        self.url = url
+        self.schema = schema
+        let temporarySchema = temporary ? schema : nil
+        self.temporarySchema = temporarySchema
+        self.logger = logger
+    }
+
+    /// Connects and applies the migrations the database lacks.
+    ///
+    /// - Parameters:
+    ///   - url: A `postgres://` URI or libpq connection string.
+    ///   - schema: The PostgreSQL schema holding the tables (created if missing); `public` when `nil`.
+    ///   - connections: Pool size.
+    ///   - logger: Where the store logs.
+    /// - Throws: `PostgresError` (code `schemaTooNew` when a newer Stratus migrated the database).
+    public static func open(url: String, schema: String? = nil, connections: Int = 8, logger: Logger = .disabled) async throws
+        -> PostgresRecordStore
+    {
+        try await open(url: url, schema: schema, connections: connections, temporary: false, logger: logger)
+    }
+
+    /// Opens a store in a new schema with a random name, dropped again by ``close()`` (for tests).
+    ///
+    /// - Parameters:
+    ///   - url: A `postgres://` URI or libpq connection string.
+    ///   - connections: Pool size.
+    ///   - logger: Where the store logs.
+    /// - Throws: `PostgresError`.
+    public static func openTemporary(url: String, connections: Int = 3, logger: Logger = .disabled) async throws -> PostgresRecordStore {
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        return try await open(url: url, schema: "stratus_test_\(suffix)", connections: connections, temporary: true, logger: logger)
+    }
+
+    private static func open(url: String, schema: String?, connections: Int, temporary: Bool, logger: Logger) async throws
+        -> PostgresRecordStore
+    {
+        var setup: [String] = []
+        if let schema {
+            precondition(
+                schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") },
+                "PostgreSQL schema names are letters, digits and underscores: '\(schema)'")
+            let admin = PostgresConnectionPool(url: url, size: 1, logger: logger)
+            _ = try await admin.withConnection { db in try db.execute("CREATE SCHEMA IF NOT EXISTS \(schema)") }
+            admin.close()
+            setup.append("SET search_path TO \(schema)")
+        }
+        let pool = PostgresConnectionPool(url: url, size: connections, setup: setup, logger: logger)
+        do {
+            try await PostgresRecordStoreSchema.migrator.migrate(pool)
+        } catch {
+            pool.close()
+            throw error
+        }
+        return PostgresRecordStore(pool: pool, url: url, schema: schema, temporary: temporary, logger: logger)
+    }
+
+    /// Runs `body` in a read-only snapshot.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T {
+        let channel = pushChannel
+        return try await pool.withConnection { db in
+            try db.transaction(isolation: .repeatableRead, readOnly: true) { db in
+                try body(PostgresStoreTransaction(db, writing: false, pushChannel: channel))
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction that locks the zones it touches; runs it again on a deadlock or serialization failure.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
+        let channel = pushChannel
+        var attempt = 1
+        while true {
+            do {
+                return try await pool.withConnection { db in
+                    try db.transaction(isolation: .readCommitted) { db in
+                        let tx = PostgresStoreTransaction(db, writing: true, pushChannel: channel)
+                        let value = try body(tx)
+                        if let failure = tx.transientFailure { throw failure }
+                        try tx.finish()
+                        return value
+                    }
+                }
+            } catch let error as PostgresError where (error.isTransient || error.code == .uniqueViolation) && attempt < Self.maximumAttempts {
+                logger.debug("write retried", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                attempt += 1
+                try await Task.sleep(nanoseconds: UInt64.random(in: 1_000_000...5_000_000) * UInt64(attempt))
+            }
+        }
+    }
+
+    /// Closes every connection (dropping the schema of a temporary store first).
+    public func close() async throws {
+        if let temporarySchema {
+            _ = try await pool.withConnection { db in try db.execute("DROP SCHEMA IF EXISTS \(temporarySchema) CASCADE") }
+        }
+        pool.close()
+    }
+}
+
+extension PostgresStoreTransaction {
+    func query(_ plan: QueryPlan) throws -> QueryPage {
+        try PostgresQueryEvaluator(plan: plan).run(self)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import StratusPostgres
+import StratusServer
+import StratusWire
+
+/// Records, tombstones and references on PostgreSQL.
+extension PostgresStoreTransaction {
+    static let recordColumns =
+        "zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device"
+
+    static func record(_ row: PostgresRow) throws -> StoredRecord {
+        let deleted: Bool = try row[5]
+        var fields: [String: FieldValue] = [:]
+        if !deleted, let body = try row[6] as Data? {
+            fields = try PostgresFieldBlob.decode(body)
+        }
+        return StoredRecord(
+            zoneRowID: try row[0], recordName: try row[1], recordType: try row[2], changeTag: try row[3], fields: fields,
+            created: StoredRecord.Stamp(timestamp: try row[7], userRecordName: try row[8], deviceID: try row[9]),
+            modified: StoredRecord.Stamp(timestamp: try row[10], userRecordName: try row[11], deviceID: try row[12]),
+            changeSequence: try row[4], isDeleted: deleted
+        )
+    }
+
+    func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord? {
+        try lockZone(zoneRowID)
+        return try first("SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = $2", [zoneRowID, name]).map(Self.record)
+    }
+
+    func recordChanges(inZone zoneRowID: Int64, after sequence: Int64, limit: Int, recordTypes: Set<String>?) throws -> [StoredRecord] {
+        guard let recordTypes else {
+            return try query(
+                "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [zoneRowID, sequence, limit]
+            ).map(Self.record)
+        }
+        guard !recordTypes.isEmpty else { return [] }
+        return try query(
+            "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND seq > $2 AND record_type = ANY($3::text[]) ORDER BY seq LIMIT $4",
+            [zoneRowID, sequence, PostgresArray(recordTypes.sorted()), limit]
+        ).map(Self.record)
+    }
+
+    func references(toRecord name: String, inZone zoneRowID: Int64) throws -> [ReferenceEdge] {
+        try lockZone(zoneRowID)
+        return try query(
+            "SELECT source_name, field_name, action FROM record_refs WHERE zone_id = $1 AND target_name = $2 ORDER BY source_name, field_name",
+            [zoneRowID, name]
+        ).map { row in
+            ReferenceEdge(
+                sourceZoneRowID: zoneRowID, sourceRecordName: try row[0], fieldName: try row[1], targetZoneRowID: zoneRowID,
+                targetRecordName: name, action: ReferenceAction(rawValue: try row[2])
+            )
+        }
+    }
+
+    /// Writes the record, its references and its index rows in one round trip (a pipeline).
+    func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
+        try lockZone(record.zoneRowID)
+        let body = try PostgresFieldBlob.encode(record.fields)
+        var batch = [
+            PostgresStatement(
+                """
+                INSERT INTO records (\(Self.recordColumns))
+                VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12)
+                ON CONFLICT (zone_id, record_name) DO UPDATE SET
+                    record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false,
+                    fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by,
+                    created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by,
+                    modified_device = excluded.modified_device
+                """,
+                [
+                    record.zoneRowID, record.recordName, record.recordType, record.changeTag, record.changeSequence, body,
+                    record.created.timestamp, record.created.userRecordName, record.created.deviceID,
+                    record.modified.timestamp, record.modified.userRecordName, record.modified.deviceID,
+                ]
+            ),
+            PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [record.zoneRowID, record.recordName]),
+        ]
+        for edge in references {
+            batch.append(
+                PostgresStatement(
+                    """
+                    INSERT INTO record_refs (zone_id, target_name, source_name, field_name, action) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (zone_id, target_name, source_name, field_name) DO UPDATE SET action = excluded.action
+                    """,
+                    [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
+                )
+            )
+        }
+        batch += PostgresFieldIndex.replacing(record)
+        try tracking { try db.pipeline(batch) }
+    }
+
+    func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
+        try lockZone(zoneRowID)
+        try tracking {
+            try db.pipeline([
+                PostgresStatement(
+                    """
+                    UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
+                        modified_device = $5
+                    WHERE zone_id = $6 AND record_name = $7
+                    """,
+                    [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+                ),
+                PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
+                PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
+            ])
+        }
+    }
+}
+
+/// The `records.fields` column: the record's fields as canonical wire JSON.
+enum PostgresFieldBlob {
+    static func encode(_ fields: [String: FieldValue]) throws -> Data {
+        try WireCoding.encode(fields)
+    }
+
+    static func decode(_ blob: Data) throws -> [String: FieldValue] {
+        guard case .object(let members) = try JSONValue(parsing: blob) else {
+            throw PostgresStoreCorruption(message: "a records.fields value is not a JSON object")
+        }
+        var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(members.count)
+        for (name, value) in members {
+            fields[name] = try FieldValue(json: value)
+        }
+        return fields
+    }
+}

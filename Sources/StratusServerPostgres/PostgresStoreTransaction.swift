@@ -1,0 +1,269 @@
+import Foundation
+import StratusPostgres
+import StratusServer
+import StratusWire
+
+/// The store primitives on one PostgreSQL connection inside one transaction.
+///
+/// Reads run in a `REPEATABLE READ READ ONLY` snapshot. Writes run in `READ COMMITTED`
+/// and lock each zone row they touch (`SELECT … FOR UPDATE`) before reading or writing its
+/// records, so writers of one zone take turns until commit, exactly like SQLite's single
+/// writer, while writers of different zones run side by side (see Documentation/0008-postgres.md).
+///
+/// Confined to the connection's queue for the life of one `read` or `write`.
+final class PostgresStoreTransaction: RecordStoreWriter {
+    let db: PostgresConnection
+    let isWriting: Bool
+    /// Zones this write transaction holds the row lock of.
+    private var lockedZones: Set<Int64> = []
+    /// Zones whose records changed in this transaction; they move up their database's change log at commit.
+    private var touchedZones: Set<Int64> = []
+    /// Schemas as this transaction sees them.
+    private var schemaCache: [SchemaKey: Schema] = [:]
+    /// The schema key of each zone a record was written to.
+    private var zoneSchemaKeys: [Int64: SchemaKey] = [:]
+    /// The first transient failure (deadlock, serialization, duplicate key) a statement met, even if the caller caught it.
+    private(set) var transientFailure: PostgresError?
+
+    struct SchemaKey: Hashable {
+        var container: String
+        var environment: String
+    }
+
+    /// Where queued notifications are announced to every node.
+    let pushChannel: String
+
+    init(_ db: PostgresConnection, writing: Bool, pushChannel: String) {
+        self.db = db
+        self.isWriting = writing
+        self.pushChannel = pushChannel
+    }
+
+    // MARK: Statements
+
+    /// Runs a statement, noting failures that a retry of the whole transaction may cure.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> [PostgresRow] {
+        try tracking { try db.query(sql, parameters) }
+    }
+
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> Int {
+        try tracking { try db.execute(sql, parameters) }
+    }
+
+    /// Runs statements, noting a failure that a retry of the whole transaction may cure.
+    @discardableResult
+    func tracking<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgresError {
+            if transientFailure == nil, error.isTransient || error.code == .uniqueViolation { transientFailure = error }
+            throw error
+        }
+    }
+
+    func first(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> PostgresRow? {
+        try query(sql, parameters).first
+    }
+
+    // MARK: Containers and schemas
+
+    func containerExists(_ identifier: String) throws -> Bool {
+        try first("SELECT 1 FROM containers WHERE identifier = $1", [identifier]) != nil
+    }
+
+    func containers() throws -> [String] {
+        try query("SELECT identifier FROM containers ORDER BY identifier").map { try $0[0] }
+    }
+
+    func createContainer(_ identifier: String, createdAt: Int64) throws -> Bool {
+        try execute("INSERT INTO containers (identifier, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING", [identifier, createdAt]) == 1
+    }
+
+    func schema(container: String, environment: Environment) throws -> Schema {
+        try cachedSchema(SchemaKey(container: container, environment: environment.rawValue))
+    }
+
+    private func cachedSchema(_ key: SchemaKey) throws -> Schema {
+        if let cached = schemaCache[key] { return cached }
+        var schema = Schema()
+        if let row = try first("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment]) {
+            schema = try JSONDecoder().decode(Schema.self, from: try row[0] as Data)
+        }
+        schemaCache[key] = schema
+        return schema
+    }
+
+    func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try execute(
+            """
+            INSERT INTO schemas (container, environment, body) VALUES ($1, $2, $3)
+            ON CONFLICT (container, environment) DO UPDATE SET body = excluded.body
+            """,
+            [container, environment.rawValue, try encoder.encode(schema)]
+        )
+        schemaCache[SchemaKey(container: container, environment: environment.rawValue)] = schema
+    }
+
+    // MARK: Zones
+
+    private static let zoneColumns = "id, container, environment, scope, owner, zone_name, change_seq, db_seq, created_at, deleted"
+
+    private static func zone(_ row: PostgresRow) throws -> ZoneRow {
+        let environment: String = try row[2]
+        let scope: String = try row[3]
+        guard let environmentValue = Environment(rawValue: environment), let scopeValue = DatabaseScope(rawValue: scope) else {
+            throw PostgresStoreCorruption(message: "zone row \(try row[0] as Int64) has environment '\(environment)' and scope '\(scope)'")
+        }
+        return ZoneRow(
+            rowID: try row[0],
+            database: DatabaseKey(container: try row[1], environment: environmentValue, scope: scopeValue, owner: try row[4]),
+            zoneName: try row[5], changeSequence: try row[6], databaseSequence: try row[7], createdAt: try row[8],
+            isDeleted: try row[9]
+        )
+    }
+
+    static func arguments(_ database: DatabaseKey) -> [any PostgresBindable] {
+        [database.container, database.environment.rawValue, database.scope.rawValue, database.owner]
+    }
+
+    func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow? {
+        try first(
+            """
+            SELECT \(Self.zoneColumns) FROM zones
+            WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND zone_name = $5 AND NOT deleted
+            """,
+            Self.arguments(database) + [name]
+        ).map(Self.zone)
+    }
+
+    func zone(rowID: Int64) throws -> ZoneRow? {
+        try first("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1", [rowID]).map(Self.zone)
+    }
+
+    func zones(in database: DatabaseKey) throws -> [ZoneRow] {
+        try query(
+            """
+            SELECT \(Self.zoneColumns) FROM zones
+            WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND NOT deleted ORDER BY zone_name
+            """,
+            Self.arguments(database)
+        ).map(Self.zone)
+    }
+
+    func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow] {
+        try query(
+            """
+            SELECT \(Self.zoneColumns) FROM zones
+            WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND db_seq > $5 ORDER BY db_seq LIMIT $6
+            """,
+            Self.arguments(database) + [sequence, limit]
+        ).map(Self.zone)
+    }
+
+    func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow {
+        let sequence = try nextDatabaseSequence(database)
+        guard let row = try first(
+            """
+            INSERT INTO zones (container, environment, scope, owner, zone_name, db_seq, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """,
+            Self.arguments(database) + [name, sequence, createdAt]
+        ) else {
+            throw PostgresStoreCorruption(message: "INSERT … RETURNING gave no zone ID")
+        }
+        let rowID: Int64 = try row[0]
+        lockedZones.insert(rowID)
+        return ZoneRow(
+            rowID: rowID, database: database, zoneName: name, changeSequence: 0, databaseSequence: sequence, createdAt: createdAt,
+            isDeleted: false
+        )
+    }
+
+    func deleteZone(_ zone: ZoneRow) throws {
+        try lockZone(zone.rowID)
+        let sequence = try nextDatabaseSequence(zone.database)
+        try execute("UPDATE zones SET deleted = true, db_seq = $1 WHERE id = $2", [sequence, zone.rowID])
+        try execute("DELETE FROM records WHERE zone_id = $1", [zone.rowID])
+        try execute("DELETE FROM record_refs WHERE zone_id = $1", [zone.rowID])
+        try tracking { try PostgresFieldIndex.removeZone(zone.rowID, db) }
+        touchedZones.remove(zone.rowID)
+    }
+
+    /// Takes the next position in the database's change log; the row stays locked until commit,
+    /// so positions commit in order.
+    private func nextDatabaseSequence(_ database: DatabaseKey) throws -> Int64 {
+        guard let row = try first(
+            """
+            INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES ($1, $2, $3, $4, 1)
+            ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
+            RETURNING change_seq
+            """,
+            Self.arguments(database)
+        ) else {
+            throw PostgresStoreCorruption(message: "database \(database) has no change-log row after an upsert")
+        }
+        return try row[0]
+    }
+
+    /// Locks a zone row for the rest of a write transaction (once); reads do nothing.
+    ///
+    /// Every write that reads or changes a zone's records goes through here first, so a
+    /// change-tag check and the write it guards cannot interleave with another writer's.
+    func lockZone(_ zoneRowID: Int64) throws {
+        guard isWriting, !lockedZones.contains(zoneRowID) else { return }
+        _ = try first("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID])
+        lockedZones.insert(zoneRowID)
+    }
+
+    func nextChangeSequence(inZone zoneRowID: Int64) throws -> Int64 {
+        lockedZones.insert(zoneRowID)
+        // The row lock this UPDATE takes (or already holds) lasts until commit: writers of one
+        // zone take numbers one after another, and commit in that order. A savepoint that rolls
+        // back also rolls back the increment, so the number is reused, never skipped.
+        guard let row = try first("UPDATE zones SET change_seq = change_seq + 1 WHERE id = $1 AND NOT deleted RETURNING change_seq", [zoneRowID])
+        else {
+            throw PostgresStoreCorruption(message: "zone row \(zoneRowID) is missing or deleted")
+        }
+        touchedZones.insert(zoneRowID)
+        return try row[0]
+    }
+
+    /// Moves every zone whose records changed up its database's change log; called once before commit.
+    func finish() throws {
+        for zoneRowID in touchedZones.sorted() {
+            guard let zone = try zone(rowID: zoneRowID), !zone.isDeleted else { continue }
+            let sequence = try nextDatabaseSequence(zone.database)
+            try execute("UPDATE zones SET db_seq = $1 WHERE id = $2", [sequence, zoneRowID])
+        }
+        touchedZones = []
+    }
+
+    /// The fields the schema declares for a record's type, as this transaction sees the schema.
+    func declaredFields(of record: StoredRecord) throws -> [String: FieldSchema] {
+        let key: SchemaKey
+        if let known = zoneSchemaKeys[record.zoneRowID] {
+            key = known
+        } else {
+            guard let zone = try zone(rowID: record.zoneRowID) else {
+                throw PostgresStoreCorruption(message: "record '\(record.recordName)' is written to zone row \(record.zoneRowID), which does not exist")
+            }
+            key = SchemaKey(container: zone.database.container, environment: zone.database.environment.rawValue)
+            zoneSchemaKeys[record.zoneRowID] = key
+        }
+        return try cachedSchema(key).recordTypes[record.recordType]?.fields ?? [:]
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try db.savepoint(body)
+    }
+}
+
+/// A row that breaks the store's own invariants.
+struct PostgresStoreCorruption: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "the PostgreSQL record store is inconsistent: \(message)" }
+}
