@@ -127,6 +127,7 @@ enum SQLiteRecordStoreSchema {
         }
         SQLiteAccountSchema.register(in: &migrator)
         SQLitePushStoreSchema.register(in: &migrator)
+        SQLiteUsageSchema.register(in: &migrator)
         return migrator
     }()
 }

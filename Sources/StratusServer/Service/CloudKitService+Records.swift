@@ -44,6 +44,7 @@ extension CloudKitService {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
         let schemas = self.schemas
+        let quota = configuration.quotas.limits(for: database.container)
         return try await store.write { tx -> ModifyOutcome in
             guard let zone = try Self.zone(named: zoneName, in: database, tx, createDefault: true, now: author.timestamp) else {
                 let error = ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
@@ -73,6 +74,7 @@ extension CloudKitService {
                     throw AtomicBatchFailure(results: Self.atomicResults(request.operations, failedAt: index, failure: failure, uuid: uuid))
                 }
             }
+            try Self.account(modifier.changes, zone: zone, database: database, limits: quota, tx)
             let wake = try effects.apply(modifier.changes, zone: zone, tx)
             if modifier.schema.changed {
                 try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)

@@ -24,6 +24,8 @@ public final class CloudKitService: Sendable {
     let authenticator: Authenticator?
     let courier: WebCourier
     let assetFiles: AssetFileStore?
+    /// Request budgets per container.
+    let rateLimiter = RateLimiter()
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -108,6 +110,7 @@ public final class CloudKitService: Sendable {
         }
         let container = try request.parameter("container")
         try await checkContainer(container)
+        try throttle(container: container)
         let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
