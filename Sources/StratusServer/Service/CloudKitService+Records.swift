@@ -25,7 +25,7 @@ extension CloudKitService {
         do {
             outcome = try await applyModify(
                 request, zoneName: zoneName, database: database, author: author, creator: creator, uuid: uuid,
-                effects: changeEffects(context)
+                effects: changeEffects(context), sharing: shareAdmission(for: request.operations, context: context)
             )
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
@@ -39,7 +39,7 @@ extension CloudKitService {
 
     private func applyModify(
         _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, creator: String?,
-        uuid: String, effects: RecordChangeEffects
+        uuid: String, effects: RecordChangeEffects, sharing: ShareAdmission?
     ) async throws -> ModifyOutcome {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
@@ -61,8 +61,12 @@ extension CloudKitService {
             for (index, operation) in request.operations.enumerated() {
                 let keys = operation.desiredKeys ?? request.desiredKeys
                 do {
+                    let share = try sharing?.prepare(operation, zone: zone, tx)
                     switch try modifier.apply(operation) {
-                    case .saved(let record): results.append(.record(RecordPresenter.wire(record, zone: zone, desiredKeys: keys)))
+                    case .saved(let record):
+                        var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: keys)
+                        try sharing?.saved(record, operation: operation, share: share, zone: zone, wire: &wire, tx)
+                        results.append(.record(wire))
                     case .deleted(let name): results.append(.record(RecordPresenter.deletion(name)))
                     }
                 } catch let error as ServiceError {
@@ -74,6 +78,7 @@ extension CloudKitService {
                     throw AtomicBatchFailure(results: Self.atomicResults(request.operations, failedAt: index, failure: failure, uuid: uuid))
                 }
             }
+            if !zone.isDefaultZone { try ShareAdmission.deleted(modifier.changes, zone: zone, tx) }
             try Self.account(modifier.changes, zone: zone, database: database, limits: quota, tx)
             let wake = try effects.apply(modifier.changes, zone: zone, tx)
             if modifier.schema.changed {

@@ -68,6 +68,9 @@ public final class CloudKitService: Sendable {
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         var context = try await resolve(request)
         context.assetLinks = assetLinks(for: request)
+        if context.database.scope == .shared, Self.sharedDatabaseOperations.contains(context.operation) {
+            return try await handleShared(context)
+        }
         switch context.operation {
         case .recordsModify: return try await modifyRecords(context)
         case .recordsLookup: return try await lookupRecords(context)
@@ -85,6 +88,8 @@ public final class CloudKitService: Sendable {
         case .subscriptionsModify: return try await modifySubscriptions(context)
         case .assetsUpload: return try await requestAssetUploads(context)
         case .assetsRereference: return try await rereferenceAssets(context)
+        case .recordsResolve: return try await resolveShares(context, accept: false)
+        case .recordsAccept: return try await resolveShares(context, accept: true)
         default: throw HTTPError.endpointNotFound
         }
     }
@@ -137,8 +142,8 @@ public final class CloudKitService: Sendable {
             throw .badRequest("change feeds are not available in the public database")
         case (.zonesModify, .public):
             throw .badRequest("the public database has only the default zone; zones cannot be created or deleted there")
-        case (_, .shared):
-            throw ServiceError(.zoneNotFound, "nothing has been shared with this user; the shared database is empty")
+        case (_, .shared) where !Self.sharedDatabaseOperations.contains(operation) && operation.requiredDatabase == nil:
+            throw .badRequest("\(operation.rawValue) is not available in the shared database")
         default:
             return
         }
