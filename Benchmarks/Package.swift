@@ -45,6 +45,18 @@ let package = Package(
                 .product(name: "StratusWire", package: "Stratus"),
             ]
         ),
+        .executableTarget(
+            name: "AuthBench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "StratusCrypto", package: "Stratus"),
+                .product(name: "StratusHTTP", package: "Stratus"),
+                .product(name: "StratusHTTPServer", package: "Stratus"),
+                .product(name: "StratusLogging", package: "Stratus"),
+                .product(name: "StratusServer", package: "Stratus"),
+                .product(name: "StratusServerSQLite", package: "Stratus"),
+            ]
+        ),
     ]
 )
 

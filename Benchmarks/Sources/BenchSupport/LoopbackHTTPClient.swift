@@ -76,8 +76,10 @@ public final class LoopbackHTTPClient {
     ///   - method: `GET` or `POST`.
     ///   - path: The request target.
     ///   - body: The request body (sent with `Content-Type: application/json` when not empty).
-    public func send(_ method: String, _ path: String, body: [UInt8] = []) throws -> Response {
+    ///   - headers: Extra header fields, in order.
+    public func send(_ method: String, _ path: String, body: [UInt8] = [], headers: [(String, String)] = []) throws -> Response {
         var request = Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)
+        for (name, value) in headers { request += Array("\(name): \(value)\r\n".utf8) }
         if !body.isEmpty || method == "POST" {
             request += Array("Content-Type: application/json\r\nContent-Length: \(body.count)\r\n".utf8)
         }
