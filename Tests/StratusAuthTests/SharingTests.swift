@@ -49,6 +49,10 @@ import Testing
             let accepted = try await server.exchange("records/accept", Self.guids(guid), database: "public", query: b.query)
             #expect(accepted.text.contains(#""participantStatus":"ACCEPTED""#), "\(accepted.text)")
             #expect(accepted.text.contains(#""participantPermission":"READ_ONLY""#))
+            // The owner reads the share back with its participants, B now ACCEPTED.
+            let shareRead = try await server.exchange("records/lookup", Body.lookup("cloudkit.zoneshare", zone: "Projects"), query: a.query)
+            #expect(shareRead.text.contains(#""acceptanceStatus":"ACCEPTED""#), "\(shareRead.text)")
+            #expect(shareRead.strings("records", "shortGUID") == [guid])
 
             // B reads through the shared database, with A as the zone's owner.
             let zones = try await server.exchange("zones/list", method: "GET", database: "shared", query: b.query)

@@ -100,6 +100,7 @@ extension CloudKitService {
         let zoneName = try context.zoneName(of: request.zoneID)
         let database = context.database
         let uuid = context.requestID
+        let caller = context.caller
         let results = try await store.read { tx -> [RecordResult] in
             let zone = try tx.zone(named: zoneName, in: database)
             return try request.records.map { item in
@@ -112,7 +113,9 @@ extension CloudKitService {
                 guard let record = try tx.record(named: item.recordName, inZone: zone.rowID), !record.isDeleted else {
                     return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist in zone '\(zoneName)'").recordError(recordName: item.recordName, uuid: uuid))
                 }
-                return .record(RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys))
+                var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys)
+                try ShareDecoration.decorate(&wire, record, zone: zone, caller: caller, tx)
+                return .record(wire)
             }
         }
         return try context.encode(RecordsLookup.Response(records: results), numbersAsStrings: request.numbersAsStrings)

@@ -171,6 +171,14 @@ enum ShareDecoration {
         wire.currentUserParticipant = caller == owner ? ownerParticipant : share.participants.first { $0.userRecordName == caller }.map(participant)
     }
 
+    /// Adds the sharing keys to a share record read back (`records/lookup`); other records pass unchanged.
+    static func decorate(_ wire: inout Record, _ record: StoredRecord, zone: ZoneRow, caller: String, _ tx: any RecordStoreReader) throws {
+        guard record.recordType == Record.shareRecordType || record.recordType == "cloudKit.share", !record.isDeleted,
+            let shares = tx as? any ShareStoreReader, let share = try shares.share(named: record.recordName, inZone: zone.rowID)
+        else { return }
+        decorate(&wire, share: share, owner: zone.database.owner, caller: caller)
+    }
+
     /// The wire form of a participant.
     static func participant(_ participant: StoredParticipant) -> ShareParticipant {
         ShareParticipant(
