@@ -101,6 +101,7 @@ extension CloudKitService {
         let database = context.database
         let uuid = context.requestID
         let caller = context.caller
+        let policy = database.scope == .public ? ReadPolicy(schema: try await schema(for: context), context: context) : nil
         let results = try await store.read { tx -> [RecordResult] in
             let zone = try tx.zone(named: zoneName, in: database)
             return try request.records.map { item in
@@ -112,6 +113,10 @@ extension CloudKitService {
                 }
                 guard let record = try tx.record(named: item.recordName, inZone: zone.rowID), !record.isDeleted else {
                     return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist in zone '\(zoneName)'").recordError(recordName: item.recordName, uuid: uuid))
+                }
+                if let policy, !policy.allows(record) {
+                    let reason = "the security roles of record type '\(record.recordType)' do not let you read record '\(item.recordName)'"
+                    return .error(ServiceError(.accessDenied, reason).recordError(recordName: item.recordName, uuid: uuid))
                 }
                 var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys)
                 try ShareDecoration.decorate(&wire, record, zone: zone, caller: caller, tx)
