@@ -27,6 +27,7 @@ bench: deps
 	swift run -c release --package-path Benchmarks HTTPBench
 	swift run -c release --package-path Benchmarks RecordsBench
 	swift run -c release --package-path Benchmarks PushBench
+	swift run -c release --package-path Benchmarks AuthBench
 
 clean:
 	rm -rf .build Benchmarks/.build

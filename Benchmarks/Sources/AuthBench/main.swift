@@ -17,6 +17,7 @@
 // signature mode is below half of open mode's throughput.
 //
 //   swift run -c release --package-path Benchmarks AuthBench [--seconds 2] [--rounds 3] [--clients 4] [--threads 4]
+//       [--only "server-to-server"]
 import BenchSupport
 import Foundation
 import StratusCrypto
@@ -197,6 +198,10 @@ let modes = [
     Mode(name: "server-to-server", port: secured.port, target: path, headers: { signatureSets[$0] }),
 ]
 
+// `--only <mode name prefix>`: measure one mode (for profilers).
+let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let measured = only.map { prefix in modes.filter { $0.name.hasPrefix(prefix) } } ?? modes
+
 // Warm-up, untimed.
 for mode in modes { _ = try LoopbackHTTPClient(port: mode.port).send("POST", mode.target, body: body, headers: mode.headers(0).first ?? []) }
 
@@ -204,7 +209,7 @@ var rates: [String: [Double]] = [:]
 var p50s: [String: [Double]] = [:]
 var p99s: [String: [Double]] = [:]
 for _ in 1...rounds {
-    for mode in modes {
+    for mode in measured {
         let figure = try measure(mode)
         rates[mode.name, default: []].append(figure.perSecond)
         p50s[mode.name, default: []].append(figure.p50)
@@ -214,6 +219,10 @@ for _ in 1...rounds {
 await open.stop()
 await secured.stop()
 
+if only != nil {
+    for mode in measured { print("\(mode.name): \(Int(median(rates[mode.name] ?? []))) requests/s") }
+    exit(0)
+}
 let baseline = median(rates[modes[0].name] ?? [])
 print("| mode | requests/s | vs open | p50 | p99 |")
 print("|---|---:|---:|---:|---:|")
