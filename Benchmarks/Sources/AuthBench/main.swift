@@ -103,11 +103,11 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
     for index in 0..<clients {
         let thread = Thread {
             var client: LoopbackHTTPClient?
-            let headerSets = mode.headers(index)
+            let headerSets = mode.headers(index).map { set in set.flatMap { Array("\($0.0): \($0.1)\r\n".utf8) } }
             do {
                 client = try LoopbackHTTPClient(port: mode.port)
                 // Warm the connection and check the credentials once.
-                let reply = try client?.send("POST", mode.target, body: body, headers: headerSets.first ?? [])
+                let reply = try client?.send("POST", mode.target, body: body, rawHeaders: headerSets.first ?? [])
                 if reply?.status != 200 { throw BenchFailure("\(mode.name): status \(reply?.status ?? 0): \(reply?.text ?? "")") }
             } catch { failures.withLock { $0.append("\(error)") } }
             ready.signal()
@@ -122,7 +122,7 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
                         let start = monotonicNanoseconds()
                         if start >= end { break }
                         let headers = headerSets.isEmpty ? [] : headerSets[requests % headerSets.count]
-                        let reply = try client.send("POST", mode.target, body: body, headers: headers)
+                        let reply = try client.send("POST", mode.target, body: body, rawHeaders: headers)
                         guard reply.status == 200 else { throw BenchFailure("\(mode.name): status \(reply.status): \(reply.text)") }
                         latencies.append(Double(monotonicNanoseconds() - start) / 1000)
                         requests += 1

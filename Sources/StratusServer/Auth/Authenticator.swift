@@ -24,6 +24,8 @@ final class Authenticator: Sendable {
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
     /// Key records read recently.
     private let serverKeys: ServerKeyCache
+    /// The identities of server-to-server keys, by key ID.
+    private let keyUserRecordNames = Mutex<[String: String]>([:])
     /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
     private let originsByToken = Mutex<[String: [String]]>([:])
     /// A hash no password matches, verified for unknown e-mail addresses so they take as long as known ones.
@@ -171,7 +173,7 @@ final class Authenticator: Sendable {
             ServerToServerSignature.isValidSignature(signature, date: date, body: request.body, path: path, publicKey: publicKey)
         }
         guard valid else { throw failure("server-to-server signature does not match key '\(keyID)', date, body and path", request) }
-        return .serverKey(keyID: keyID, userRecordName: Self.userRecordName(ofKey: keyID))
+        return .serverKey(keyID: keyID, userRecordName: keyUserRecordName(keyID))
     }
 
     private func publicKey(of key: ServerKeyRecord, _ request: HTTPRequest) throws -> P256PublicKey {
@@ -200,6 +202,17 @@ final class Authenticator: Sendable {
             .map { String($0).addingPercentEncoding(withAllowedCharacters: URLText.unreserved) ?? String($0) }
             .joined(separator: "/")
         return encoded == path ? [path] : [path, encoded]
+    }
+
+    /// ``userRecordName(ofKey:)``, remembered for the keys this process has seen (bounded).
+    private func keyUserRecordName(_ keyID: String) -> String {
+        if let known = keyUserRecordNames.withLock({ $0[keyID] }) { return known }
+        let name = Self.userRecordName(ofKey: keyID)
+        keyUserRecordNames.withLock { table in
+            if table.count >= 1_000 { table.removeAll() }
+            table[keyID] = name
+        }
+        return name
     }
 
     /// The identity records written with a server-to-server key carry: `_` + 32 hex derived from the key ID.
