@@ -40,6 +40,8 @@ let threads = option("threads", 4)
 let container = "iCloud.com.example.AuthBench"
 let path = "/database/1/\(container)/development/public/records/lookup"
 let body = Array(#"{"records":[{"recordName":"bench"}]}"#.utf8)
+let modifyPath = "/database/1/\(container)/development/public/records/modify"
+let modifyBody = Array(#"{"operations":[{"operationType":"forceReplace","record":{"recordName":"written","recordType":"Note","fields":{"title":{"value":"auth bench write","type":"STRING"}}}}]}"#.utf8)
 
 struct BenchFailure: Error, CustomStringConvertible {
     var description: String
@@ -88,6 +90,7 @@ struct Mode: Sendable {
     var name: String
     var port: UInt16
     var target: String
+    var body: [UInt8]
     /// Header sets to cycle through (one per request); empty for none.
     var headers: @Sendable (Int) -> [[(String, String)]]
 }
@@ -107,7 +110,7 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
             do {
                 client = try LoopbackHTTPClient(port: mode.port)
                 // Warm the connection and check the credentials once.
-                let reply = try client?.send("POST", mode.target, body: body, rawHeaders: headerSets.first ?? [])
+                let reply = try client?.send("POST", mode.target, body: mode.body, rawHeaders: headerSets.first ?? [])
                 if reply?.status != 200 { throw BenchFailure("\(mode.name): status \(reply?.status ?? 0): \(reply?.text ?? "")") }
             } catch { failures.withLock { $0.append("\(error)") } }
             ready.signal()
@@ -122,7 +125,7 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
                         let start = monotonicNanoseconds()
                         if start >= end { break }
                         let headers = headerSets.isEmpty ? [] : headerSets[requests % headerSets.count]
-                        let reply = try client.send("POST", mode.target, body: body, rawHeaders: headers)
+                        let reply = try client.send("POST", mode.target, body: mode.body, rawHeaders: headers)
                         guard reply.status == 200 else { throw BenchFailure("\(mode.name): status \(reply.status): \(reply.text)") }
                         latencies.append(Double(monotonicNanoseconds() - start) / 1000)
                         requests += 1
@@ -172,67 +175,93 @@ func query(_ items: [(String, String)]) -> String {
 
 // The record every mode looks up, in each server's public database.
 let create = Array(#"{"operations":[{"operationType":"forceReplace","record":{"recordName":"bench","recordType":"Note","fields":{"title":{"value":"auth bench","type":"STRING"}}}}]}"#.utf8)
-let modifyPath = "/database/1/\(container)/development/public/records/modify"
 for (port, target) in [(open.port, modifyPath), (secured.port, modifyPath + "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)]))] {
     let reply = try LoopbackHTTPClient(port: port).send("POST", target, body: create)
     guard reply.status == 200, !reply.text.contains("serverErrorCode") else { throw BenchFailure("seeding failed: \(reply.status) \(reply.text)") }
 }
 
-// Signatures made ahead of the timed run: 64 per client thread, each a distinct ECDSA signature.
+// Signatures made ahead of the timed run: 64 per client thread and endpoint, each a distinct ECDSA signature.
 let signatureDate = Date()
-var signed: [[[(String, String)]]] = []
-for _ in 0..<clients {
-    var sets: [[(String, String)]] = []
-    for _ in 0..<64 {
-        let headers = try ServerToServerSignature.headers(keyID: keyID, date: signatureDate, body: Data(body), path: path, key: key)
-        sets.append(headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+func signatures(body: [UInt8], path: String) throws -> [[[(String, String)]]] {
+    try (0..<clients).map { _ in
+        try (0..<64).map { _ in
+            try ServerToServerSignature.headers(keyID: keyID, date: signatureDate, body: Data(body), path: path, key: key)
+                .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
     }
-    signed.append(sets)
 }
-let signatureSets = signed
+let lookupSignatures = try signatures(body: body, path: path)
+let modifySignatures = try signatures(body: modifyBody, path: modifyPath)
+let apiQuery = "?" + query([("ckAPIToken", apiToken)])
+let userQuery = "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)])
 
-let modes = [
-    Mode(name: "open (no auth)", port: open.port, target: path, headers: { _ in [] }),
-    Mode(name: "API token", port: secured.port, target: path + "?" + query([("ckAPIToken", apiToken)]), headers: { _ in [] }),
-    Mode(name: "web auth token", port: secured.port, target: path + "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)]), headers: { _ in [] }),
-    Mode(name: "server-to-server", port: secured.port, target: path, headers: { signatureSets[$0] }),
+// Two endpoints: the cheapest read (the worst case for the relative cost of a credential) and a
+// one-record write. An API token alone cannot write, so the write has no API-token row.
+let endpoints: [(name: String, modes: [Mode])] = [
+    (
+        "records/lookup (public, one record)",
+        [
+            Mode(name: "open (no auth)", port: open.port, target: path, body: body, headers: { _ in [] }),
+            Mode(name: "API token", port: secured.port, target: path + apiQuery, body: body, headers: { _ in [] }),
+            Mode(name: "web auth token", port: secured.port, target: path + userQuery, body: body, headers: { _ in [] }),
+            Mode(name: "server-to-server", port: secured.port, target: path, body: body, headers: { lookupSignatures[$0] }),
+        ]
+    ),
+    (
+        "records/modify (public, forceReplace of one record)",
+        [
+            Mode(name: "open (no auth)", port: open.port, target: modifyPath, body: modifyBody, headers: { _ in [] }),
+            Mode(name: "web auth token", port: secured.port, target: modifyPath + userQuery, body: modifyBody, headers: { _ in [] }),
+            Mode(name: "server-to-server", port: secured.port, target: modifyPath, body: modifyBody, headers: { modifySignatures[$0] }),
+        ]
+    ),
 ]
 
-// `--only <mode name prefix>`: measure one mode (for profilers).
+// `--only <mode name prefix>`: measure one mode of the lookup (for profilers).
 let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-let measured = only.map { prefix in modes.filter { $0.name.hasPrefix(prefix) } } ?? modes
 
 // Warm-up, untimed.
-for mode in modes { _ = try LoopbackHTTPClient(port: mode.port).send("POST", mode.target, body: body, headers: mode.headers(0).first ?? []) }
+for (_, modes) in endpoints {
+    for mode in modes {
+        _ = try LoopbackHTTPClient(port: mode.port).send("POST", mode.target, body: mode.body, headers: mode.headers(0).first ?? [])
+    }
+}
 
-var rates: [String: [Double]] = [:]
-var p50s: [String: [Double]] = [:]
-var p99s: [String: [Double]] = [:]
-for _ in 1...rounds {
-    for mode in measured {
-        let figure = try measure(mode)
-        rates[mode.name, default: []].append(figure.perSecond)
-        p50s[mode.name, default: []].append(figure.p50)
-        p99s[mode.name, default: []].append(figure.p99)
+var failed = false
+for (endpoint, modes) in endpoints {
+    let measured = only.map { prefix in modes.filter { $0.name.hasPrefix(prefix) } } ?? modes
+    if only != nil, endpoint != endpoints[0].name { continue }
+    var rates: [String: [Double]] = [:]
+    var p50s: [String: [Double]] = [:]
+    var p99s: [String: [Double]] = [:]
+    for _ in 1...rounds {
+        for mode in measured {
+            let figure = try measure(mode)
+            rates[mode.name, default: []].append(figure.perSecond)
+            p50s[mode.name, default: []].append(figure.p50)
+            p99s[mode.name, default: []].append(figure.p99)
+        }
+    }
+    if only != nil {
+        for mode in measured { print("\(mode.name): \(Int(median(rates[mode.name] ?? []))) requests/s") }
+        continue
+    }
+    let baseline = median(rates[modes[0].name] ?? [])
+    print("\(endpoint)\n")
+    print("| mode | requests/s | vs open | p50 | p99 |")
+    print("|---|---:|---:|---:|---:|")
+    for mode in modes {
+        let rate = median(rates[mode.name] ?? [])
+        print(String(format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs |", mode.name, rate, 100 * rate / baseline, median(p50s[mode.name] ?? []), median(p99s[mode.name] ?? [])))
+    }
+    let signature = median(rates["server-to-server"] ?? [])
+    if signature < baseline / 2 {
+        print("\nFAIL: server-to-server signatures cut throughput by more than half (\(Int(signature)) vs \(Int(baseline)) requests/s)\n")
+        failed = true
+    } else {
+        print("\nOK: server-to-server signatures keep \(Int(100 * signature / baseline))% of open-mode throughput (limit: 50%)\n")
     }
 }
 await open.stop()
 await secured.stop()
-
-if only != nil {
-    for mode in measured { print("\(mode.name): \(Int(median(rates[mode.name] ?? []))) requests/s") }
-    exit(0)
-}
-let baseline = median(rates[modes[0].name] ?? [])
-print("| mode | requests/s | vs open | p50 | p99 |")
-print("|---|---:|---:|---:|---:|")
-for mode in modes {
-    let rate = median(rates[mode.name] ?? [])
-    print(String(format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs |", mode.name, rate, 100 * rate / baseline, median(p50s[mode.name] ?? []), median(p99s[mode.name] ?? [])))
-}
-let signature = median(rates["server-to-server"] ?? [])
-if signature < baseline / 2 {
-    print("\nFAIL: server-to-server signatures cut throughput by more than half (\(Int(signature)) vs \(Int(baseline)) requests/s)")
-    exit(1)
-}
-print("\nOK: server-to-server signatures keep \(Int(100 * signature / baseline))% of open-mode throughput (limit: 50%)")
+if failed { exit(1) }
