@@ -37,6 +37,7 @@ import Testing
             return
         }
         #expect((1...2).contains(retryAfter))
+        #expect(throttled.headers["retry-after"] == String(retryAfter))
         // Another container has its own budget.
         #expect(try await server.exchange("zones/list", method: "GET", container: other).status == 200)
         // After retryAfter seconds the container may call again.
