@@ -65,6 +65,9 @@ import Testing
             #expect(query.strings("records", "recordName") == ["t1"], "\(query.text)")
             let changes = try await server.exchange("records/changes", #"{"zoneID":\#(Self.zone(owner: a.recordName))}"#, database: "shared", query: b.query)
             #expect(changes.strings("records", "recordName").contains("t1"))
+            let feeds = try await server.exchange("changes/zone", #"{"zones":[{"zoneID":\#(Self.zone(owner: a.recordName))},{"zoneID":{"zoneName":"Other"}}]}"#, database: "shared", query: b.query)
+            #expect(feeds.itemCodes("zones") == [nil, "ZONE_NOT_FOUND"], "\(feeds.text)")
+            #expect(feeds.text.contains(#""recordName":"t1""#))
             #expect(try await server.exchange("records/lookup", lookupBody, database: "shared", query: c.query).serverErrorCode == "ZONE_NOT_FOUND")
 
             // B cannot write while read-only.

@@ -5,7 +5,7 @@ extension CloudKitService {
     /// What the shared database answers (protocol.md §1.4, §5.1): the zones other users shared
     /// with the caller, and their records, read and (with `READ_WRITE`) written.
     static let sharedDatabaseOperations: Set<EndpointOperation> = [
-        .zonesList, .zonesLookup, .recordsLookup, .recordsQuery, .recordsChanges, .recordsModify,
+        .zonesList, .zonesLookup, .recordsLookup, .recordsQuery, .recordsChanges, .recordsModify, .changesZone,
     ]
 
     /// Answers a shared-database request by checking the caller's share of the zone it names, then
@@ -31,6 +31,8 @@ extension CloudKitService {
                 }
             }
             return try context.encode(ZonesLookup.Response(zones: results), numbersAsStrings: nil)
+        case .changesZone:
+            return try await sharedZoneChanges(context)
         default:
             let target = try context.decode(SharedZoneTarget.self)
             if context.operation == .recordsQuery, target.zoneID == nil {
@@ -53,6 +55,30 @@ extension CloudKitService {
                 return try await modifyRecords(delegated)
             }
         }
+    }
+
+    /// `changes/zone` in the shared database: each zone's feed, read in its owner's private database.
+    private func sharedZoneChanges(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(ZoneChanges.Request.self)
+        let reachable = try await sharedZones(context).filter { $0.zoneWide }
+        var results: [ZoneChanges.ZoneResult] = []
+        for options in request.zones {
+            do {
+                let shared = try Self.pick(options.zoneID, from: reachable)
+                let page = try await zoneChangesPage(
+                    context.acting(in: shared.zone.database), zoneID: options.zoneID, token: options.syncToken,
+                    limit: try resultsLimit(options.resultsLimit ?? request.resultsLimit),
+                    desiredKeys: options.desiredKeys ?? request.desiredKeys,
+                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init)
+                )
+                results.append(
+                    .changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing))
+                )
+            } catch let error as ServiceError {
+                results.append(.error(error.zoneError(options.zoneID)))
+            }
+        }
+        return try context.encode(ZoneChanges.Response(zones: results), numbersAsStrings: request.numbersAsStrings)
     }
 
     /// A zone reachable through accepted shares, with the best permission the caller has there.
