@@ -34,7 +34,13 @@ extension CloudKitService {
             delta = delta + RecordUsage.of(change.after) - RecordUsage.of(change.before)
         }
         if delta == .zero { return }
-        if delta.recordBytes > 0 || delta.assetBytes > 0 {
+        let limited: Bool
+        switch database.scope {
+        case .public: limited = limits.publicRecordBytes < QuotaLimits.unlimited.publicRecordBytes || limits.publicAssetBytes < QuotaLimits.unlimited.publicAssetBytes
+        default: limited = limits.privateBytesPerUser < QuotaLimits.unlimited.privateBytesPerUser
+        }
+        // Only growth is checked, and only against a real limit; the counters move either way.
+        if limited, delta.recordBytes > 0 || delta.assetBytes > 0 {
             let usage = try counters.usage(of: database) + delta
             switch database.scope {
             case .public:
