@@ -68,6 +68,12 @@ import Testing
             let feeds = try await server.exchange("changes/zone", #"{"zones":[{"zoneID":\#(Self.zone(owner: a.recordName))},{"zoneID":{"zoneName":"Other"}}]}"#, database: "shared", query: b.query)
             #expect(feeds.itemCodes("zones") == [nil, "ZONE_NOT_FOUND"], "\(feeds.text)")
             #expect(feeds.text.contains(#""recordName":"t1""#))
+            let first = try await server.exchange("changes/database", "{}", database: "shared", query: b.query)
+            #expect(first.zoneNames == ["Projects"], "\(first.text)")
+            let databaseToken = try #require(first.json["syncToken"]?.stringValue)
+            let since = #"{"syncToken":\#(Body.quoted(databaseToken))}"#
+            #expect(try await server.exchange("changes/database", since, database: "shared", query: b.query).zoneNames.isEmpty)
+            #expect(try await server.exchange("changes/database", since, database: "shared", query: c.query).status == 400)
             #expect(try await server.exchange("records/lookup", lookupBody, database: "shared", query: c.query).serverErrorCode == "ZONE_NOT_FOUND")
 
             // B cannot write while read-only.
@@ -84,12 +90,15 @@ import Testing
             let seen = try await server.exchange("records/lookup", Body.lookup("t1", zone: "Projects"), query: a.query)
             #expect(seen.text.contains("by B"))
             #expect(seen.text.contains(#""userRecordName":"\#(b.recordName)""#))
+            #expect(try await server.exchange("changes/database", since, database: "shared", query: b.query).zoneNames == ["Projects"])
 
             // A removes B: B sees nothing, at once.
             #expect(try await server.exchange("records/modify", Self.share("forceUpdate", participants: []), query: a.query).itemCodes() == [nil])
             #expect(try await server.exchange("zones/list", method: "GET", database: "shared", query: b.query).zoneNames.isEmpty)
             #expect(try await server.exchange("records/lookup", lookupBody, database: "shared", query: b.query).serverErrorCode == "ZONE_NOT_FOUND")
             #expect(try await server.exchange("records/modify", write, database: "shared", query: b.query).serverErrorCode == "ZONE_NOT_FOUND")
+            let removed = try await server.exchange("changes/database", since, database: "shared", query: b.query)
+            #expect(removed.text.contains(#""deleted":true"#), "\(removed.text)")
         }
     }
 

@@ -1,3 +1,4 @@
+import StratusCrypto
 import StratusHTTP
 import StratusWire
 
@@ -5,7 +6,7 @@ extension CloudKitService {
     /// What the shared database answers (protocol.md §1.4, §5.1): the zones other users shared
     /// with the caller, and their records, read and (with `READ_WRITE`) written.
     static let sharedDatabaseOperations: Set<EndpointOperation> = [
-        .zonesList, .zonesLookup, .recordsLookup, .recordsQuery, .recordsChanges, .recordsModify, .changesZone,
+        .zonesList, .zonesLookup, .recordsLookup, .recordsQuery, .recordsChanges, .recordsModify, .changesZone, .changesDatabase,
     ]
 
     /// Answers a shared-database request by checking the caller's share of the zone it names, then
@@ -33,6 +34,8 @@ extension CloudKitService {
             return try context.encode(ZonesLookup.Response(zones: results), numbersAsStrings: nil)
         case .changesZone:
             return try await sharedZoneChanges(context)
+        case .changesDatabase:
+            return try await sharedDatabaseChanges(context)
         default:
             let target = try context.decode(SharedZoneTarget.self)
             if context.operation == .recordsQuery, target.zoneID == nil {
@@ -79,6 +82,35 @@ extension CloudKitService {
             }
         }
         return try context.encode(ZoneChanges.Response(zones: results), numbersAsStrings: request.numbersAsStrings)
+    }
+
+    /// `changes/database` in the shared database: zones shared with the caller that changed, appeared
+    /// or went away (`deleted`) since the token. The token lists every reachable zone with its last
+    /// change, so it grows with the number of shared zones; one page holds them all.
+    private func sharedDatabaseChanges(_ context: RequestContext) async throws -> HTTPResponse {
+        let request = try context.decode(DatabaseChanges.Request.self)
+        let digest = String(SHA256.hash("shared \(context.caller) \(context.container) \(context.environment.rawValue)").hexString.prefix(16))
+        var known: [Int64: Int64] = [:]
+        if let token = request.syncToken {
+            guard let position = tokens.open(token.rawValue, kind: .sharedDatabaseSync, as: SharedDatabasePosition.self), position.d == digest else {
+                throw ServiceError.badRequest("the sync token is not valid for this database; fetch again without a token to resync")
+            }
+            for pair in position.z where pair.count == 2 { known[pair[0]] = pair[1] }
+        }
+        let reachable = try await sharedZones(context)
+        var zones: [ZoneResult] = []
+        for shared in reachable where known[shared.zone.rowID].map({ shared.zone.changeSequence > $0 }) ?? true {
+            zones.append(.zone(Zone(zoneID: shared.zone.zoneID)))
+        }
+        let current = Set(reachable.map(\.zone.rowID))
+        let gone = known.keys.filter { !current.contains($0) }.sorted()
+        if !gone.isEmpty {
+            let rows = try await store.read { tx in try gone.compactMap { try tx.zone(rowID: $0) } }
+            zones += rows.map { .zone(Zone(zoneID: $0.zoneID, deleted: true)) }
+        }
+        let position = SharedDatabasePosition(d: digest, z: reachable.map { [$0.zone.rowID, $0.zone.changeSequence] })
+        let syncToken = SyncToken(tokens.seal(position, kind: .sharedDatabaseSync))
+        return try context.encode(DatabaseChanges.Response(zones: zones, syncToken: syncToken, moreComing: false), numbersAsStrings: nil)
     }
 
     /// A zone reachable through accepted shares, with the best permission the caller has there.
@@ -129,6 +161,14 @@ extension CloudKitService {
         }
         return first
     }
+}
+
+/// Where a shared database's change feed stands: each reachable zone's last record change.
+struct SharedDatabasePosition: Codable, Hashable {
+    /// A digest of the caller, container and environment, so a token works only for its feed.
+    var d: String
+    /// `[zone row ID, zone change sequence]` pairs.
+    var z: [[Int64]]
 }
 
 /// The zone a shared-database request addresses.
