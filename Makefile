@@ -30,6 +30,7 @@ bench: deps
 	swift run -c release --package-path Benchmarks RecordsBench
 	swift run -c release --package-path Benchmarks PushBench
 	swift run -c release --package-path Benchmarks StoreBench
+	swift run -c release --package-path Benchmarks AuthBench
 
 clean:
 	rm -rf .build Benchmarks/.build

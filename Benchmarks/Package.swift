@@ -52,6 +52,18 @@ let package = Package(
                 .product(name: "StratusSQLite", package: "Stratus"),
             ]
         ),
+        .executableTarget(
+            name: "AuthBench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "StratusCrypto", package: "Stratus"),
+                .product(name: "StratusHTTP", package: "Stratus"),
+                .product(name: "StratusHTTPServer", package: "Stratus"),
+                .product(name: "StratusLogging", package: "Stratus"),
+                .product(name: "StratusServer", package: "Stratus"),
+                .product(name: "StratusServerSQLite", package: "Stratus"),
+            ]
+        ),
     ]
 )
 

@@ -13,6 +13,7 @@ enum ServeCommand {
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
                       [--log-level info] [--log-format text|json] [--open]
                       [--public-url https://stratus.example.com] [--asset-limit-mb 50]
+                      [--requests-per-second 40] [--public-db-mb 100] [--private-db-mb 1024]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
@@ -20,6 +21,9 @@ enum ServeCommand {
         every request acts as one user: for development on loopback only.
         --public-url is the server's external base URL, used in sign-in links, web-courier
         and asset URLs (default: http:// and each request's Host header).
+        --requests-per-second limits each container (a burst of as many again is allowed;
+        0 turns the limit off); --public-db-mb and --private-db-mb are the record quota of
+        each public database and the quota of each user's private database.
 
         --database postgres://user@host:5432/db keeps the records, accounts and push queues in
         PostgreSQL instead of SQLite in the data directory (which still holds the token secret
@@ -27,12 +31,16 @@ enum ServeCommand {
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
-        STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB.
+        STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
+        STRATUS_PRIVATE_DB_MB.
         """
 
     static func run(_ options: Options) async throws {
         let unknown = options.unknownFlags(
-            known: ["host", "port", "data-dir", "database", "threads", "log-level", "log-format", "open", "public-url", "asset-limit-mb"]
+            known: [
+                "host", "port", "data-dir", "database", "threads", "log-level", "log-format", "open", "public-url",
+                "asset-limit-mb", "requests-per-second", "public-db-mb", "private-db-mb",
+            ]
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
@@ -59,6 +67,16 @@ enum ServeCommand {
         serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
         serviceConfiguration.assets.directory = dataDirectory.assetsURL
         serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20
+        let rate = try options.integer("requests-per-second", default: 40, in: 0...10_000_000)
+        if rate == 0 {
+            serviceConfiguration.quotas.defaults.requestsPerSecond = QuotaLimits.unlimited.requestsPerSecond
+            serviceConfiguration.quotas.defaults.burst = QuotaLimits.unlimited.burst
+        } else {
+            serviceConfiguration.quotas.defaults.requestsPerSecond = Double(rate)
+            serviceConfiguration.quotas.defaults.burst = Double(rate)
+        }
+        serviceConfiguration.quotas.defaults.publicRecordBytes = Int64(try options.integer("public-db-mb", default: 100, in: 1...100_000_000)) << 20
+        serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
         let publicURL = options.string("public-url", default: "")
         serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
         serviceConfiguration.authentication.publicBaseURL = serviceConfiguration.publicBaseURL

@@ -29,6 +29,11 @@ public struct SHA256: Sendable {
     /// The number of bytes in a digest.
     public static let byteCount = SHA256Digest.byteCount
 
+    /// SHA-256 fetched from the default provider once: `EVP_sha256()` makes OpenSSL 3 fetch the
+    /// implementation again on every one-shot digest, which cost more than hashing a short message.
+    // Safety: a fetched EVP_MD is immutable and may be used from any thread; it is never freed.
+    nonisolated(unsafe) private static let fetchedSHA256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
     private var context: DigestContext
 
     /// Creates a hasher with an empty state.
@@ -52,7 +57,7 @@ public struct SHA256: Sendable {
         let status = data.withNonNullBytes { input, count in
             output.withUnsafeMutableBytes { raw -> Int32 in
                 guard let out = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-                return EVP_Digest(input, count, out, &length, EVP_sha256(), nil)
+                return EVP_Digest(input, count, out, &length, fetchedSHA256 ?? EVP_sha256(), nil)
             }
         }
         precondition(

@@ -127,6 +127,8 @@ enum SQLiteRecordStoreSchema {
         }
         SQLiteAccountSchema.register(in: &migrator)
         SQLitePushStoreSchema.register(in: &migrator)
+        SQLiteUsageSchema.register(in: &migrator)
+        SQLiteShareSchema.register(in: &migrator)
         return migrator
     }()
 }

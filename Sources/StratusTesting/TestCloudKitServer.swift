@@ -97,6 +97,7 @@ public final class TestCloudKitServer: Sendable {
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
         configuration.now = { manual.tick() }
         configuration.assets.directory = directory.url.appendingPathComponent("assets")
+        configuration.quotas.defaults = .unlimited
         configure(&configuration)
         let accounts = store as? any AccountStore
         let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)

@@ -50,6 +50,7 @@ configuration.assets.directory = root.appendingPathComponent("assets")
 configuration.assets.maximumSize = max(64, assetMB * 2) << 20
 configuration.push.pollTimeout = .seconds(60)
 configuration.push.maximumBacklog = 10_000
+configuration.quotas.defaults = .unlimited
 let service = CloudKitService(store: store, configuration: configuration, logger: logger)
 var router = Router(logger: logger)
 service.register(on: &router)

@@ -35,7 +35,8 @@ final class BenchServer {
         let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), logger: logger)
         _ = try await store.write { try $0.createContainer(container, createdAt: 0) }
         var secret = SystemRandomNumberGenerator()
-        let configuration = ServiceConfiguration(tokenSecret: Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &secret) }))
+        var configuration = ServiceConfiguration(tokenSecret: Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &secret) }))
+        configuration.quotas.defaults = .unlimited
         let service = CloudKitService(store: store, configuration: configuration, logger: logger)
         let metrics = MetricsRegistry()
         var router = Router(logger: logger)

@@ -1,5 +1,6 @@
 import Foundation
 internal import COpenSSL
+import Synchronization
 
 extension EVPKey {
     /// Signs `message` with ECDSA over SHA-256 and returns the DER-encoded signature.
@@ -33,19 +34,74 @@ extension EVPKey {
     }
 
     /// Checks a DER-encoded ECDSA/SHA-256 signature; any malformed input is `false`.
+    ///
+    /// Hashes the message once and verifies the digest with `EVP_PKEY_verify` on a context
+    /// initialized earlier for this key: `EVP_DigestVerifyInit` fetched the digest and the
+    /// signature algorithm from the providers on every call, which cost about as much as the
+    /// elliptic-curve arithmetic. OpenSSL allows `EVP_PKEY_verify` to be called repeatedly on a
+    /// context with the same parameters; each context is used by one thread at a time.
     func verifySHA256(_ signature: Data, for message: Data) -> Bool {
         guard !signature.isEmpty else { return false }
         OpenSSLErrorQueue.clear()
         // Malformed signatures leave entries in the queue; they are not errors for our caller.
         defer { OpenSSLErrorQueue.clear() }
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, pointer) == 1 else { return false }
-        return signature.withNonNullBytes { signatureBytes, signatureCount in
-            message.withNonNullBytes { messageBytes, messageCount in
-                // > EVP_DigestVerify() return 1 for success; any other value indicates failure.
-                EVP_DigestVerify(context, signatureBytes, signatureCount, messageBytes, messageCount) == 1
+        guard let context = verifiers.take() ?? makeVerifier() else { return false }
+        let digest = SHA256.hash(message).data
+        let status = signature.withNonNullBytes { signatureBytes, signatureCount in
+            digest.withNonNullBytes { digestBytes, digestCount in
+                // > EVP_PKEY_verify() returns 1 if the verification was successful and 0 if it failed.
+                // > Unlike other functions the return value 0 from EVP_PKEY_verify() only indicates that
+                // > the signature did not verify successfully.
+                EVP_PKEY_verify(context, signatureBytes, signatureCount, digestBytes, digestCount)
             }
         }
+        if status == 0 || status == 1 {
+            verifiers.put(context)
+        } else {
+            EVP_PKEY_CTX_free(context)
+        }
+        return status == 1
+    }
+
+    /// A context set up for ECDSA/SHA-256 verification with this key.
+    private func makeVerifier() -> OpaquePointer? {
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
+        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return context
+    }
+}
+
+/// Idle verification contexts of one key (`EVP_PKEY_CTX`), freed with the pool.
+final class VerifierPool: Sendable {
+    /// An idle context.
+    // Safety: a context in the pool is used by nobody; `take` hands it to exactly one caller,
+    // who uses it on one thread and gives it back with `put` (or frees it).
+    private struct Idle: @unchecked Sendable {
+        let context: OpaquePointer
+    }
+
+    private let idle = Mutex<[Idle]>([])
+    /// The most idle contexts kept; more concurrent verifications make and free their own.
+    private let maximum = 16
+
+    func take() -> OpaquePointer? {
+        idle.withLock { $0.popLast()?.context }
+    }
+
+    func put(_ context: OpaquePointer) {
+        let entry = Idle(context: context)
+        let kept = idle.withLock { idle -> Bool in
+            guard idle.count < maximum else { return false }
+            idle.append(entry)
+            return true
+        }
+        if !kept { EVP_PKEY_CTX_free(context) }
+    }
+
+    deinit {
+        for entry in idle.withLock({ $0 }) { EVP_PKEY_CTX_free(entry.context) }
     }
 }

@@ -11,6 +11,8 @@ internal import COpenSSL
 // Safety: the EVP_PKEY is never mutated after `init` returns; it is only read.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Verification contexts ready for `EVP_PKEY_verify`, reused across calls (see `verifySHA256`).
+    let verifiers = VerifierPool()
 
     /// Takes ownership of `pointer` after checking it is a P-256 key.
     ///

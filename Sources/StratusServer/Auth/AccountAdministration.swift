@@ -183,13 +183,15 @@ public struct AccountAdministration: Sendable {
     /// - Throws: ``AccountError`` ``AccountError/Code/notFound``.
     public func revokeServerKey(_ keyID: String) async throws -> ServerKeyRecord {
         let now = authenticator.now()
-        return try await authenticator.accounts.writeAccounts { tx in
+        let revoked = try await authenticator.accounts.writeAccounts { tx in
             guard var key = try tx.serverKey(id: keyID), try tx.revokeServerKey(id: keyID, at: now) else {
                 throw AccountError(.notFound, "no live server-to-server key has the ID '\(keyID)'")
             }
             key.revokedAt = now
             return key
         }
+        ServerKeyCache.noteRevocation()
+        return revoked
     }
 
     /// The user record name that records written with a server-to-server key carry.

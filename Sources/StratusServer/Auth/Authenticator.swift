@@ -22,6 +22,10 @@ final class Authenticator: Sendable {
     let logger: Logger
     /// Parsed public keys by PEM, so a signature check does not parse the key each time.
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
+    /// Key records read recently.
+    private let serverKeys: ServerKeyCache
+    /// The identities of server-to-server keys, by key ID.
+    private let keyUserRecordNames = Mutex<[String: String]>([:])
     /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
     private let originsByToken = Mutex<[String: [String]]>([:])
     /// A hash no password matches, verified for unknown e-mail addresses so they take as long as known ones.
@@ -35,6 +39,7 @@ final class Authenticator: Sendable {
         self.tokens = WebAuthTokenCodec(secret: configuration.tokenSecret)
         self.hasher = PasswordHasher(configuration: configuration.authentication.passwordHashing)
         self.throttle = SignInThrottle(limits: configuration.authentication.signInLimits)
+        self.serverKeys = ServerKeyCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
         self.logger = logger
     }
 
@@ -155,7 +160,8 @@ final class Authenticator: Sendable {
             throw failure("server-to-server date '\(date)' is malformed or too far from the server's clock", request)
         }
         guard keyID.utf8.count <= 256 else { throw failure("server-to-server key ID is too long", request) }
-        guard let key = try await accounts.readAccounts({ try $0.serverKey(id: keyID) }) else {
+        let accounts = self.accounts
+        guard let key = try await serverKeys.record(keyID, now: now(), load: { try await accounts.readAccounts { try $0.serverKey(id: keyID) } }) else {
             throw failure("unknown server-to-server key '\(keyID)'", request)
         }
         guard key.revokedAt == nil else { throw failure("server-to-server key '\(keyID)' was revoked", request) }
@@ -167,7 +173,7 @@ final class Authenticator: Sendable {
             ServerToServerSignature.isValidSignature(signature, date: date, body: request.body, path: path, publicKey: publicKey)
         }
         guard valid else { throw failure("server-to-server signature does not match key '\(keyID)', date, body and path", request) }
-        return .serverKey(keyID: keyID, userRecordName: Self.userRecordName(ofKey: keyID))
+        return .serverKey(keyID: keyID, userRecordName: keyUserRecordName(keyID))
     }
 
     private func publicKey(of key: ServerKeyRecord, _ request: HTTPRequest) throws -> P256PublicKey {
@@ -182,11 +188,31 @@ final class Authenticator: Sendable {
     }
 
     /// The path as the transport decoded it, and as a client that percent-encodes each segment signs it.
+    ///
+    /// The encoded form is built only when the path has a byte to encode (a CloudKit path
+    /// rarely has), so the common case costs one scan.
     static func signedPaths(_ path: String) -> [String] {
+        let plain = path.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "~") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        }
+        if plain { return [path] }
         let encoded = path.split(separator: "/", omittingEmptySubsequences: false)
             .map { String($0).addingPercentEncoding(withAllowedCharacters: URLText.unreserved) ?? String($0) }
             .joined(separator: "/")
         return encoded == path ? [path] : [path, encoded]
+    }
+
+    /// ``userRecordName(ofKey:)``, remembered for the keys this process has seen (bounded).
+    private func keyUserRecordName(_ keyID: String) -> String {
+        if let known = keyUserRecordNames.withLock({ $0[keyID] }) { return known }
+        let name = Self.userRecordName(ofKey: keyID)
+        keyUserRecordNames.withLock { table in
+            if table.count >= 1_000 { table.removeAll() }
+            table[keyID] = name
+        }
+        return name
     }
 
     /// The identity records written with a server-to-server key carry: `_` + 32 hex derived from the key ID.

@@ -96,6 +96,7 @@ struct RecordModifier {
             throw ServiceError.badRequest("record '\(name)' is of type '\(recordType)'; it cannot be saved as '\(given)'")
         }
         try Self.validate(recordType: recordType)
+        if existing == nil { try checkCreate(recordType: recordType, name: name) }
         try admission.admit(recordType: recordType, fields: incoming.fields ?? [:])
         try checkSize(fields, recordName: name)
         let references = try outgoingReferences(from: name, fields: fields)
@@ -291,9 +292,21 @@ enum ChangeTags {
 }
 
 extension RecordModifier {
-    /// Refuses a change to a record someone else created, where only creators may change records.
+    /// Refuses a change to a record the caller's security roles do not let them change
+    /// (by default: one someone else created), in the public database.
     fileprivate func checkCreator(of existing: StoredRecord?) throws(ServiceError) {
-        guard let requiredCreator, let existing, existing.created.userRecordName != requiredCreator else { return }
-        throw ServiceError(.accessDenied, "record '\(existing.recordName)' was created by another user; only its creator may change or delete it")
+        guard let requiredCreator, let existing else { return }
+        let roles = schema.schema.recordTypes[existing.recordType]?.roles ?? .default
+        guard !roles.mayWrite(existing, caller: requiredCreator) else { return }
+        if roles.creator.write {
+            throw ServiceError(.accessDenied, "record '\(existing.recordName)' was created by another user; only its creator may change or delete it")
+        }
+        throw ServiceError(.accessDenied, "records of type '\(existing.recordType)' cannot be changed or deleted by users in the public database")
+    }
+
+    /// Refuses a new public record of a type whose security roles do not let users create records.
+    fileprivate func checkCreate(recordType: String, name: String) throws(ServiceError) {
+        guard requiredCreator != nil, let roles = schema.schema.recordTypes[recordType]?.roles, !roles.mayCreate else { return }
+        throw ServiceError(.accessDenied, "record '\(name)': users may not create records of type '\(recordType)' in the public database")
     }
 }

@@ -35,14 +35,17 @@ public struct Schema: Hashable, Sendable, Codable {
     }
 }
 
-/// One record type: its fields.
+/// One record type: its fields and, optionally, its security roles in the public database.
 public struct RecordTypeSchema: Hashable, Sendable, Codable {
     /// Fields by name.
     public var fields: [String: FieldSchema]
+    /// Who may read, create and change its public records; ``SecurityRoles/default`` when `nil`.
+    public var roles: SecurityRoles?
 
     /// Creates a record type.
-    public init(fields: [String: FieldSchema] = [:]) {
+    public init(fields: [String: FieldSchema] = [:], roles: SecurityRoles? = nil) {
         self.fields = fields
+        self.roles = roles
     }
 }
 

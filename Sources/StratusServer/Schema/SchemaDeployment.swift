@@ -45,9 +45,10 @@ public enum SchemaDeployment {
             guard let typeValue = types[typeName] else { continue }
             let place = "record type '\(typeName)'"
             let typeObject = try object(typeValue, place, expecting: "an object with a 'fields' object")
-            try checkKeys(typeObject, allowed: ["fields"], in: place)
+            try checkKeys(typeObject, allowed: ["fields", "roles"], in: place)
             let fields = try object(typeObject["fields"] ?? .object([:]), "'fields' of \(place)", expecting: "an object of fields by name")
             var typeSchema = RecordTypeSchema()
+            if let rolesValue = typeObject["roles"] { typeSchema.roles = try roles(rolesValue, recordType: typeName) }
             for fieldName in fields.keys.sorted() {
                 guard let fieldValue = fields[fieldName] else { continue }
                 typeSchema.fields[fieldName] = try field(fieldValue, named: fieldName, recordType: typeName)
@@ -152,6 +153,9 @@ public enum SchemaDeployment {
             guard let proposedType = proposed.recordTypes[typeName] else { continue }
             let currentType = current.recordTypes[typeName]
             if currentType == nil { changes.append(.addedRecordType(typeName)) }
+            if proposedType.roles != currentType?.roles, currentType != nil || proposedType.roles != nil {
+                changes.append(.changedRoles(recordType: typeName, from: currentType?.roles ?? .default, to: proposedType.roles ?? .default))
+            }
             for fieldName in proposedType.fields.keys.sorted() {
                 guard let proposedField = proposedType.fields[fieldName] else { continue }
                 if let currentField = currentType?.fields[fieldName] {
@@ -167,6 +171,28 @@ public enum SchemaDeployment {
     }
 
     // MARK: Reading documents
+
+    private static func roles(_ value: JSONValue, recordType typeName: String) throws(SchemaError) -> SecurityRoles {
+        let place = "'roles' of record type '\(typeName)'"
+        let members = try object(value, place, expecting: #"an object such as {"world": {"read": true}, "creator": {"write": true}}"#)
+        try checkKeys(members, allowed: ["world", "authenticated", "creator"], in: place)
+        func permissions(_ role: String) throws(SchemaError) -> SecurityRoles.Permissions {
+            guard let roleValue = members[role] else { return SecurityRoles.Permissions() }
+            let rolePlace = "'\(role)' of \(place)"
+            let flags = try object(roleValue, rolePlace, expecting: #"an object such as {"read": true, "create": false, "write": false}"#)
+            try checkKeys(flags, allowed: ["read", "create", "write"], in: rolePlace)
+            func flag(_ key: String) throws(SchemaError) -> Bool {
+                switch flags[key] {
+                case nil: return false
+                case .bool(let on): return on
+                case let other?:
+                    throw SchemaError(.invalidDocument, "'\(key)' of \(rolePlace) must be true or false; got \(other.kindDescription)", recordType: typeName)
+                }
+            }
+            return SecurityRoles.Permissions(read: try flag("read"), create: try flag("create"), write: try flag("write"))
+        }
+        return SecurityRoles(world: try permissions("world"), authenticated: try permissions("authenticated"), creator: try permissions("creator"))
+    }
 
     private static func field(_ value: JSONValue, named fieldName: String, recordType typeName: String) throws(SchemaError) -> FieldSchema {
         let place = "field '\(fieldName)' of record type '\(typeName)'"
@@ -242,6 +268,8 @@ public enum SchemaChange: Hashable, Sendable, CustomStringConvertible {
     case addedField(recordType: String, field: String, FieldSchema)
     /// A field whose index flags change; its type stays.
     case changedIndexes(recordType: String, field: String, from: FieldSchema, to: FieldSchema)
+    /// A record type whose security roles change.
+    case changedRoles(recordType: String, from: SecurityRoles, to: SecurityRoles)
 
     /// One line for the command line: `+ record type Note`, `+ field Note.title STRING (queryable, sortable)`,
     /// `~ field Note.title indexes: queryable → queryable, searchable`.
@@ -253,7 +281,16 @@ public enum SchemaChange: Hashable, Sendable, CustomStringConvertible {
             "+ field \(type).\(field) \(schema.type.rawValue) (\(Self.indexes(schema)))"
         case .changedIndexes(let type, let field, let from, let to):
             "~ field \(type).\(field) indexes: \(Self.indexes(from)) → \(Self.indexes(to))"
+        case .changedRoles(let type, let from, let to):
+            "~ record type \(type) roles: \(Self.roles(from)) → \(Self.roles(to))"
         }
+    }
+
+    private static func roles(_ roles: SecurityRoles) -> String {
+        [("world", roles.world), ("authenticated", roles.authenticated), ("creator", roles.creator)].map { name, permissions in
+            let flags = [(permissions.read, "read"), (permissions.create, "create"), (permissions.write, "write")].filter(\.0).map(\.1)
+            return "\(name) \(flags.isEmpty ? "none" : flags.joined(separator: "+"))"
+        }.joined(separator: ", ")
     }
 
     private static func indexes(_ field: FieldSchema) -> String {

@@ -69,7 +69,7 @@ extension CloudKitService {
     /// The token after the page is the last change returned when more are
     /// coming, else the zone's latest change in the same snapshot, so no change
     /// is ever skipped or repeated while writers carry on.
-    private func zoneChangesPage(
+    func zoneChangesPage(
         _ context: RequestContext, zoneID: ZoneID, token: SyncToken?, limit: Int, desiredKeys: [String]?, recordTypes: Set<String>?
     ) async throws -> ZoneChangesPage {
         let name = try context.zoneName(of: zoneID)

@@ -51,8 +51,10 @@ extension CloudKitService {
         let marker = page.next.map {
             ContinuationMarker(tokens.seal(QueryContinuation(f: fingerprint, c: $0), kind: .queryContinuation))
         }
+        let policy = ReadPolicy(schema: schema, context: context)
         let results = page.records.compactMap { record -> RecordResult? in
-            zones[record.zoneRowID].map { .record(RecordPresenter.wire(record, zone: $0, desiredKeys: request.desiredKeys)) }
+            guard policy.isOpen || policy.allows(record) else { return nil }
+            return zones[record.zoneRowID].map { .record(RecordPresenter.wire(record, zone: $0, desiredKeys: request.desiredKeys)) }
         }
         return try context.encode(RecordsQuery.Response(records: results, continuationMarker: marker), numbersAsStrings: request.numbersAsStrings)
     }

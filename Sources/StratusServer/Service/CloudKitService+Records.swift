@@ -25,7 +25,7 @@ extension CloudKitService {
         do {
             outcome = try await applyModify(
                 request, zoneName: zoneName, database: database, author: author, creator: creator, uuid: uuid,
-                effects: changeEffects(context)
+                effects: changeEffects(context), sharing: shareAdmission(for: request.operations, context: context)
             )
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
@@ -39,11 +39,12 @@ extension CloudKitService {
 
     private func applyModify(
         _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, creator: String?,
-        uuid: String, effects: RecordChangeEffects
+        uuid: String, effects: RecordChangeEffects, sharing: ShareAdmission?
     ) async throws -> ModifyOutcome {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
         let schemas = self.schemas
+        let quota = configuration.quotas.limits(for: database.container)
         return try await store.write { tx -> ModifyOutcome in
             guard let zone = try Self.zone(named: zoneName, in: database, tx, createDefault: true, now: author.timestamp) else {
                 let error = ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
@@ -60,8 +61,12 @@ extension CloudKitService {
             for (index, operation) in request.operations.enumerated() {
                 let keys = operation.desiredKeys ?? request.desiredKeys
                 do {
+                    let share = try sharing?.prepare(operation, zone: zone, tx)
                     switch try modifier.apply(operation) {
-                    case .saved(let record): results.append(.record(RecordPresenter.wire(record, zone: zone, desiredKeys: keys)))
+                    case .saved(let record):
+                        var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: keys)
+                        try sharing?.saved(record, operation: operation, share: share, zone: zone, wire: &wire, tx)
+                        results.append(.record(wire))
                     case .deleted(let name): results.append(.record(RecordPresenter.deletion(name)))
                     }
                 } catch let error as ServiceError {
@@ -73,6 +78,8 @@ extension CloudKitService {
                     throw AtomicBatchFailure(results: Self.atomicResults(request.operations, failedAt: index, failure: failure, uuid: uuid))
                 }
             }
+            if !zone.isDefaultZone { try ShareAdmission.deleted(modifier.changes, zone: zone, tx) }
+            try Self.account(modifier.changes, zone: zone, database: database, limits: quota, tx)
             let wake = try effects.apply(modifier.changes, zone: zone, tx)
             if modifier.schema.changed {
                 try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)
@@ -93,6 +100,8 @@ extension CloudKitService {
         let zoneName = try context.zoneName(of: request.zoneID)
         let database = context.database
         let uuid = context.requestID
+        let caller = context.caller
+        let policy = database.scope == .public ? ReadPolicy(schema: try await schema(for: context), context: context) : nil
         let results = try await store.read { tx -> [RecordResult] in
             let zone = try tx.zone(named: zoneName, in: database)
             return try request.records.map { item in
@@ -105,7 +114,13 @@ extension CloudKitService {
                 guard let record = try tx.record(named: item.recordName, inZone: zone.rowID), !record.isDeleted else {
                     return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist in zone '\(zoneName)'").recordError(recordName: item.recordName, uuid: uuid))
                 }
-                return .record(RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys))
+                if let policy, !policy.allows(record) {
+                    let reason = "the security roles of record type '\(record.recordType)' do not let you read record '\(item.recordName)'"
+                    return .error(ServiceError(.accessDenied, reason).recordError(recordName: item.recordName, uuid: uuid))
+                }
+                var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys)
+                try ShareDecoration.decorate(&wire, record, zone: zone, caller: caller, tx)
+                return .record(wire)
             }
         }
         return try context.encode(RecordsLookup.Response(records: results), numbersAsStrings: request.numbersAsStrings)

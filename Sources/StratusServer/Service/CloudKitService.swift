@@ -24,6 +24,8 @@ public final class CloudKitService: Sendable {
     let authenticator: Authenticator?
     let courier: WebCourier
     let assetFiles: AssetFileStore?
+    /// Request budgets per container.
+    let rateLimiter = RateLimiter()
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -66,6 +68,9 @@ public final class CloudKitService: Sendable {
     func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         var context = try await resolve(request)
         context.assetLinks = assetLinks(for: request)
+        if context.database.scope == .shared, Self.sharedDatabaseOperations.contains(context.operation) {
+            return try await handleShared(context)
+        }
         switch context.operation {
         case .recordsModify: return try await modifyRecords(context)
         case .recordsLookup: return try await lookupRecords(context)
@@ -83,6 +88,8 @@ public final class CloudKitService: Sendable {
         case .subscriptionsModify: return try await modifySubscriptions(context)
         case .assetsUpload: return try await requestAssetUploads(context)
         case .assetsRereference: return try await rereferenceAssets(context)
+        case .recordsResolve: return try await resolveShares(context, accept: false)
+        case .recordsAccept: return try await resolveShares(context, accept: true)
         default: throw HTTPError.endpointNotFound
         }
     }
@@ -108,6 +115,7 @@ public final class CloudKitService: Sendable {
         }
         let container = try request.parameter("container")
         try await checkContainer(container)
+        try throttle(container: container)
         let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
@@ -134,8 +142,8 @@ public final class CloudKitService: Sendable {
             throw .badRequest("change feeds are not available in the public database")
         case (.zonesModify, .public):
             throw .badRequest("the public database has only the default zone; zones cannot be created or deleted there")
-        case (_, .shared):
-            throw ServiceError(.zoneNotFound, "nothing has been shared with this user; the shared database is empty")
+        case (_, .shared) where !Self.sharedDatabaseOperations.contains(operation) && operation.requiredDatabase == nil:
+            throw .badRequest("\(operation.rawValue) is not available in the shared database")
         default:
             return
         }

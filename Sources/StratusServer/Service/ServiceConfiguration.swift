@@ -26,6 +26,8 @@ public struct ServiceConfiguration: Sendable {
     public var push = PushConfiguration()
     /// Asset storage: directory, size limit, URL lifetimes, garbage collection (design note 0007).
     public var assets = AssetConfiguration()
+    /// Request rates and storage quotas per container (design note 0008).
+    public var quotas = QuotaConfiguration()
     /// The base of the URLs this server hands out (courier, asset upload and download), such as
     /// `https://stratus.example.com`; when `nil`, `http://` and the request's `Host` header.
     public var publicBaseURL: String?

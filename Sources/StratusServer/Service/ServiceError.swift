@@ -42,7 +42,10 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
             uuid: requestID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
         )
         let data = (try? WireCoding.encode(body)) ?? HTTPError.internalError.response(requestID: requestID).body
-        return .json(bytes: data, status: HTTPStatus(code: code.httpStatus))
+        var response = HTTPResponse.json(bytes: data, status: HTTPStatus(code: code.httpStatus))
+        // Plain HTTP clients and proxies understand the header; CloudKit clients read `retryAfter`.
+        if let retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
+        return response
     }
 
     /// This error as one item of a `records` array.

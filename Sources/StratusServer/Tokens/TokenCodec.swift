@@ -12,6 +12,7 @@ struct TokenCodec: Sendable {
         case zoneSync = 1
         case databaseSync = 2
         case queryContinuation = 3
+        case sharedDatabaseSync = 4
         case assetUpload = 20
         case assetReceipt = 21
         case assetDownload = 22

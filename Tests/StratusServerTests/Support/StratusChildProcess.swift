@@ -64,7 +64,7 @@ final class StratusChildProcess {
     static func serve(dataDirectory: String, logPath: String) async throws -> StratusChildProcess {
         let process = Process()
         process.executableURL = try executable()
-        process.arguments = ["serve", "--open", "--port", "0", "--data-dir", dataDirectory, "--threads", "4", "--log-level", "warning"]
+        process.arguments = ["serve", "--open", "--port", "0", "--data-dir", dataDirectory, "--threads", "4", "--log-level", "warning", "--requests-per-second", "0"]
         let output = Pipe()
         process.standardOutput = output
         guard FileManager.default.createFile(atPath: logPath, contents: nil) else {

@@ -1,0 +1,267 @@
+// Authentication benchmark: what each kind of credential costs per request.
+//
+// Starts two real servers in this process (SQLite store in a temporary directory, CloudKitService,
+// libmicrohttpd on 127.0.0.1:0): one in open mode (no authentication) and one that requires it,
+// with a user, an API token, a web auth token and a registered server-to-server key. Every mode
+// looks up the same public record (`records/lookup` in the public database) over keep-alive
+// connections (BenchSupport.LoopbackHTTPClient) from several client threads for a fixed time:
+//
+//   open        no credentials (open-mode server)
+//   API token   ?ckAPIToken=… (anonymous, public database reads)
+//   web auth    ?ckAPIToken=…&ckWebAuthToken=… (a signed-in user)
+//   signature   X-Apple-CloudKit-Request-KeyID / -ISO8601Date / -SignatureV1 (ECDSA P-256 over
+//               date, body hash and path; signatures are made before the timed run, as a
+//               client would, so the figure is the server's cost of verifying them)
+//
+// Modes alternate within each round; the report is the median of rounds. The run fails when the
+// signature mode is below half of open mode's throughput.
+//
+//   swift run -c release --package-path Benchmarks AuthBench [--seconds 2] [--rounds 3] [--clients 4] [--threads 4]
+//       [--only "server-to-server"]
+import BenchSupport
+import Foundation
+import StratusCrypto
+import StratusHTTP
+import StratusHTTPServer
+import StratusLogging
+import StratusServer
+import StratusServerSQLite
+import Synchronization
+
+let arguments = CommandLine.arguments
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = arguments.firstIndex(of: "--\(name)"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
+    return value
+}
+let seconds = option("seconds", 2)
+let rounds = option("rounds", 3)
+let clients = option("clients", 4)
+let threads = option("threads", 4)
+let container = "iCloud.com.example.AuthBench"
+let path = "/database/1/\(container)/development/public/records/lookup"
+let body = Array(#"{"records":[{"recordName":"bench"}]}"#.utf8)
+let modifyPath = "/database/1/\(container)/development/public/records/modify"
+let modifyBody = Array(#"{"operations":[{"operationType":"forceReplace","record":{"recordName":"written","recordType":"Note","fields":{"title":{"value":"auth bench write","type":"STRING"}}}}]}"#.utf8)
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One server of the benchmark and what it took to start it.
+final class AuthBenchServer {
+    let root: URL
+    let store: SQLiteRecordStore
+    let http: HTTPServer
+    let administration: AccountAdministration?
+
+    init(authenticated: Bool) async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("auth-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
+        store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
+        _ = try await store.write { try $0.createContainer(container, createdAt: 0) }
+        var configuration = ServiceConfiguration(tokenSecret: Data((0..<32).map { _ in UInt8.random(in: 0...255) }))
+        configuration.quotas.defaults = .unlimited
+        configuration.authentication.requiresAuthentication = authenticated
+        configuration.authentication.passwordHashing = .minimum
+        let service = CloudKitService(store: store, accounts: authenticated ? store : nil, configuration: configuration, logger: logger)
+        administration = authenticated ? AccountAdministration(accounts: store, configuration: configuration) : nil
+        var router = Router(logger: logger)
+        service.register(on: &router)
+        var http = HTTPServerConfiguration()
+        http.port = 0
+        http.threadPoolSize = threads
+        self.http = HTTPServer(configuration: http, responder: router, logger: logger)
+        try self.http.start()
+    }
+
+    var port: UInt16 { http.port }
+
+    func stop() async {
+        await http.shutdown(gracePeriod: .seconds(1))
+        try? await store.close()
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// How one mode sends its request.
+struct Mode: Sendable {
+    var name: String
+    var port: UInt16
+    var target: String
+    var body: [UInt8]
+    /// Header sets to cycle through (one per request); empty for none.
+    var headers: @Sendable (Int) -> [[(String, String)]]
+}
+
+/// Requests per second of `mode` over `seconds`, with `clients` threads.
+func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Double) {
+    let ready = DispatchSemaphore(value: 0)
+    let go = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
+    let failures = Mutex<[String]>([])
+    let counts = Mutex<(requests: Int, latencies: [Double])>((0, []))
+    let deadline = Mutex<UInt64>(0)
+    for index in 0..<clients {
+        let thread = Thread {
+            var client: LoopbackHTTPClient?
+            let headerSets = mode.headers(index).map { set in set.flatMap { Array("\($0.0): \($0.1)\r\n".utf8) } }
+            do {
+                client = try LoopbackHTTPClient(port: mode.port)
+                // Warm the connection and check the credentials once.
+                let reply = try client?.send("POST", mode.target, body: mode.body, rawHeaders: headerSets.first ?? [])
+                if reply?.status != 200 { throw BenchFailure("\(mode.name): status \(reply?.status ?? 0): \(reply?.text ?? "")") }
+            } catch { failures.withLock { $0.append("\(error)") } }
+            ready.signal()
+            go.wait()
+            var requests = 0
+            var latencies: [Double] = []
+            latencies.reserveCapacity(100_000)
+            if let client {
+                let end = deadline.withLock { $0 }
+                do {
+                    while true {
+                        let start = monotonicNanoseconds()
+                        if start >= end { break }
+                        let headers = headerSets.isEmpty ? [] : headerSets[requests % headerSets.count]
+                        let reply = try client.send("POST", mode.target, body: mode.body, rawHeaders: headers)
+                        guard reply.status == 200 else { throw BenchFailure("\(mode.name): status \(reply.status): \(reply.text)") }
+                        latencies.append(Double(monotonicNanoseconds() - start) / 1000)
+                        requests += 1
+                    }
+                } catch { failures.withLock { $0.append("\(error)") } }
+            }
+            counts.withLock {
+                $0.requests += requests
+                $0.latencies += latencies
+            }
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    for _ in 0..<clients { ready.wait() }
+    let start = monotonicNanoseconds()
+    deadline.withLock { $0 = start + UInt64(seconds) * 1_000_000_000 }
+    for _ in 0..<clients { go.signal() }
+    for _ in 0..<clients { done.wait() }
+    let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+    if let failure = failures.withLock({ $0.first }) { throw BenchFailure(failure) }
+    let (requests, latencies) = counts.withLock { ($0.requests, $0.latencies) }
+    return (Double(requests) / elapsed, percentile(latencies, 50), percentile(latencies, 99))
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 50) }
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}
+
+print("AuthBench: \(rounds) round(s) of \(seconds) s per mode; \(clients) client threads; HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
+print("endpoint: POST \(path) (one record), keep-alive LoopbackHTTPClient\n")
+
+let open = try await AuthBenchServer(authenticated: false)
+let secured = try await AuthBenchServer(authenticated: true)
+guard let admin = secured.administration else { throw BenchFailure("no account administration") }
+let user = try await admin.createUser(email: "bench@example.com", password: "bench-password-1", nameComponents: .init(), discoverable: false)
+let (apiToken, _) = try await admin.createAPIToken(container: container, environment: .development, name: "bench")
+let webAuthToken = try await admin.webAuthToken(for: user.userRecordName, container: container, keepSignedIn: true)
+let key = try P256PrivateKey()
+let keyID = try await admin.addServerKey(container: container, environment: .development, name: "bench", publicKeyPEM: key.publicKey.pemRepresentation).keyID
+func query(_ items: [(String, String)]) -> String {
+    let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    return items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? $0.1)" }.joined(separator: "&")
+}
+
+// The record every mode looks up, in each server's public database.
+let create = Array(#"{"operations":[{"operationType":"forceReplace","record":{"recordName":"bench","recordType":"Note","fields":{"title":{"value":"auth bench","type":"STRING"}}}}]}"#.utf8)
+for (port, target) in [(open.port, modifyPath), (secured.port, modifyPath + "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)]))] {
+    let reply = try LoopbackHTTPClient(port: port).send("POST", target, body: create)
+    guard reply.status == 200, !reply.text.contains("serverErrorCode") else { throw BenchFailure("seeding failed: \(reply.status) \(reply.text)") }
+}
+
+// Signatures made ahead of the timed run: 64 per client thread and endpoint, each a distinct ECDSA signature.
+let signatureDate = Date()
+func signatures(body: [UInt8], path: String) throws -> [[[(String, String)]]] {
+    try (0..<clients).map { _ in
+        try (0..<64).map { _ in
+            try ServerToServerSignature.headers(keyID: keyID, date: signatureDate, body: Data(body), path: path, key: key)
+                .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+}
+let lookupSignatures = try signatures(body: body, path: path)
+let modifySignatures = try signatures(body: modifyBody, path: modifyPath)
+let apiQuery = "?" + query([("ckAPIToken", apiToken)])
+let userQuery = "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)])
+
+// Two endpoints: the cheapest read (the worst case for the relative cost of a credential) and a
+// one-record write. An API token alone cannot write, so the write has no API-token row.
+let endpoints: [(name: String, modes: [Mode])] = [
+    (
+        "records/lookup (public, one record)",
+        [
+            Mode(name: "open (no auth)", port: open.port, target: path, body: body, headers: { _ in [] }),
+            Mode(name: "API token", port: secured.port, target: path + apiQuery, body: body, headers: { _ in [] }),
+            Mode(name: "web auth token", port: secured.port, target: path + userQuery, body: body, headers: { _ in [] }),
+            Mode(name: "server-to-server", port: secured.port, target: path, body: body, headers: { lookupSignatures[$0] }),
+        ]
+    ),
+    (
+        "records/modify (public, forceReplace of one record)",
+        [
+            Mode(name: "open (no auth)", port: open.port, target: modifyPath, body: modifyBody, headers: { _ in [] }),
+            Mode(name: "web auth token", port: secured.port, target: modifyPath + userQuery, body: modifyBody, headers: { _ in [] }),
+            Mode(name: "server-to-server", port: secured.port, target: modifyPath, body: modifyBody, headers: { modifySignatures[$0] }),
+        ]
+    ),
+]
+
+// `--only <mode name prefix>`: measure one mode of the lookup (for profilers).
+let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+
+// Warm-up, untimed.
+for (_, modes) in endpoints {
+    for mode in modes {
+        _ = try LoopbackHTTPClient(port: mode.port).send("POST", mode.target, body: mode.body, headers: mode.headers(0).first ?? [])
+    }
+}
+
+var failed = false
+for (endpoint, modes) in endpoints {
+    let measured = only.map { prefix in modes.filter { $0.name.hasPrefix(prefix) } } ?? modes
+    if only != nil, endpoint != endpoints[0].name { continue }
+    var rates: [String: [Double]] = [:]
+    var p50s: [String: [Double]] = [:]
+    var p99s: [String: [Double]] = [:]
+    for _ in 1...rounds {
+        for mode in measured {
+            let figure = try measure(mode)
+            rates[mode.name, default: []].append(figure.perSecond)
+            p50s[mode.name, default: []].append(figure.p50)
+            p99s[mode.name, default: []].append(figure.p99)
+        }
+    }
+    if only != nil {
+        for mode in measured { print("\(mode.name): \(Int(median(rates[mode.name] ?? []))) requests/s") }
+        continue
+    }
+    let baseline = median(rates[modes[0].name] ?? [])
+    print("\(endpoint)\n")
+    print("| mode | requests/s | vs open | p50 | p99 |")
+    print("|---|---:|---:|---:|---:|")
+    for mode in modes {
+        let rate = median(rates[mode.name] ?? [])
+        print(String(format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs |", mode.name, rate, 100 * rate / baseline, median(p50s[mode.name] ?? []), median(p99s[mode.name] ?? [])))
+    }
+    let signature = median(rates["server-to-server"] ?? [])
+    if signature < baseline / 2 {
+        print("\nFAIL: server-to-server signatures cut throughput by more than half (\(Int(signature)) vs \(Int(baseline)) requests/s)\n")
+        failed = true
+    } else {
+        print("\nOK: server-to-server signatures keep \(Int(100 * signature / baseline))% of open-mode throughput (limit: 50%)\n")
+    }
+}
+await open.stop()
+await secured.stop()
+if failed { exit(1) }
