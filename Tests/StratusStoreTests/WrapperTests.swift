@@ -203,4 +203,19 @@ extension Int32? {
         let message = String(decoding: result.standardErrorContent, as: UTF8.self)
         #expect(message.contains("request for entity \"Author\": Book wraps entity \"Book\""))
     }
+
+    /// Reading an unset attribute as a non-optional type stops the program, naming the key.
+    @Test func unsetRequiredAttributeStops() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let directory = try TemporaryDirectory()
+            let container = PersistentContainer(
+                name: "Misuse", model: try LibraryModel.make(), url: directory.url.appendingPathComponent("store.sqlite"))
+            try await container.loadPersistentStores()
+            container.viewContext.performAndWait { context in
+                _ = context.insert(Book.self).title
+            }
+        }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("Book.title is unset, which String cannot hold"))
+    }
 }
