@@ -61,6 +61,8 @@ public final class ObjectContext: @unchecked Sendable {
     let queue: ContextQueue
     let logger: Logger
     private let hub = NotificationHub()
+    /// Backs ``postsToNotificationCenter``.
+    let postsToNotificationCenterFlag = Atomic<Bool>(false)
 
     /// Settings that may be read and written from any thread.
     private struct Settings {
@@ -258,7 +260,8 @@ public final class ObjectContext: @unchecked Sendable {
     /// Each access makes a new subscription that receives the notifications posted from
     /// then on, about changes made from then on (a context nobody listens to does not track
     /// changes for notifications); it ends when the stream is dropped. Notifications carry only IDs, so they
-    /// can be read from any task.
+    /// can be read from any task. The same notifications can go to `NotificationCenter.default`
+    /// too: see ``postsToNotificationCenter``.
     public var notifications: AsyncStream<ObjectContextNotification> {
         hub.subscribe()
     }
@@ -280,11 +283,13 @@ public final class ObjectContext: @unchecked Sendable {
         post(notification)
     }
 
-    /// Whether anyone listens to the context's notifications: changes are tracked for objects-did-change only then.
-    var isObserved: Bool { hub.hasSubscribers }
+    /// Whether anyone listens to the context's notifications (a stream subscriber, or
+    /// ``postsToNotificationCenter``): changes are tracked for objects-did-change only then.
+    var isObserved: Bool { hub.hasSubscribers || postsToNotificationCenter }
 
     func post(_ notification: ObjectContextNotification) {
         hub.post(notification)
+        postToNotificationCenter(notification)
     }
 
     // MARK: State
