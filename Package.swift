@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
+        .library(name: "StratusKeyValue", targets: ["StratusKeyValue"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -54,6 +55,9 @@ let package = Package(
 
         // Layer 3: the client SDK; shares only the wire model with the server.
         .target(name: "StratusClient", dependencies: ["StratusWire", "StratusCrypto", "StratusLogging"]),
+
+        // Layer 4: the key-value store (NSUbiquitousKeyValueStore) over the SDK.
+        .target(name: "StratusKeyValue", dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusLogging"]),
 
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
@@ -102,6 +106,10 @@ let package = Package(
         .testTarget(
             name: "StratusHTTPServerTests",
             dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]
+        ),
+        .testTarget(
+            name: "StratusKeyValueTests",
+            dependencies: ["StratusKeyValue", "StratusClient", "StratusTesting", "StratusServer", "StratusWire", "StratusLogging"]
         ),
         .testTarget(
             name: "StratusClientTests",
