@@ -59,6 +59,9 @@ let package = Package(
         // Layer 4: the key-value store (NSUbiquitousKeyValueStore) over the SDK.
         .target(name: "StratusKeyValue", dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusLogging"]),
 
+        // Layer 5: the CLI's client commands (records, zones, changes, kv, watch), testable as a library.
+        .target(name: "StratusClientCommands", dependencies: ["StratusClient", "StratusKeyValue", "StratusWire"]),
+
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
 
@@ -80,7 +83,7 @@ let package = Package(
             name: "StratusCLI",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
-                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite",
+                "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusClientCommands",
             ]
         ),
 
@@ -106,6 +109,10 @@ let package = Package(
         .testTarget(
             name: "StratusHTTPServerTests",
             dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]
+        ),
+        .testTarget(
+            name: "StratusClientCommandsTests",
+            dependencies: ["StratusClientCommands", "StratusClient", "StratusTesting", "StratusServer", "StratusWire"]
         ),
         .testTarget(
             name: "StratusKeyValueTests",
