@@ -84,8 +84,9 @@ import Testing
 
     @Test func twoDevicesSeeEachOthersChanges() async throws {
         try await KeyValueFixture.run { fixture in
-            let phone = try fixture.store()
-            let laptop = try fixture.store()
+            // Pushes make it prompt; polling every 2 s covers a push sent before a courier token was registered.
+            let phone = try fixture.store(poll: true)
+            let laptop = try fixture.store(poll: true)
             try await phone.synchronizeNow()
             try await laptop.synchronizeNow()
             let laptopLog = ChangeLog(laptop)
@@ -148,11 +149,11 @@ import Testing
         try await KeyValueFixture.run { fixture in
             let phone = try fixture.store(automatic: false, pushes: false)
             let laptop = try fixture.store(automatic: false, pushes: false)
+            let phoneLog = ChangeLog(phone)
             try phone.set("red", forKey: "color")
             try laptop.set("blue", forKey: "color")
             try await phone.synchronizeNow()
             try await laptop.synchronizeNow()  // committed last: wins
-            let phoneLog = ChangeLog(phone)
             try await phone.synchronizeNow()
             #expect(phone.string(forKey: "color") == "blue")
             #expect(laptop.string(forKey: "color") == "blue")
@@ -178,6 +179,33 @@ import Testing
             #expect(!laptop.hasPendingChanges)
             let initial = try await laptopLog.wait { $0.reason == .initialSync }
             #expect(initial.changedKeys == ["a0", "a1", "a2", "a3"])
+        }
+    }
+
+    @Test func anotherAccountOnTheSameFileClearsAndAnnouncesAccountChange() async throws {
+        try await KeyValueFixture.run { fixture in
+            var ada: KeyValueStore? = try fixture.store(file: "shared", automatic: false, pushes: false)
+            try ada?.set("ada's", forKey: "owner")
+            try await ada?.synchronizeNow()
+            ada?.close()
+            ada = nil
+
+            let grace = try await fixture.server.signedInUser("grace@example.com")
+            let graceStore = try fixture.store(file: "shared", automatic: false, pushes: false, as: grace)
+            #expect(graceStore.string(forKey: "owner") == "ada's")  // until the first sync sees the new account
+            let log = ChangeLog(graceStore)
+            try graceStore.set("grace's", forKey: "draft")
+            try await graceStore.synchronizeNow()
+            let change = try await log.wait { $0.reason == .accountChange }
+            #expect(change.changedKeys == ["draft", "owner"])
+            #expect(graceStore.dictionaryRepresentation.isEmpty)
+            #expect(!graceStore.hasPendingChanges)
+
+            // Ada's values stayed in Ada's account.
+            let adaAgain = try fixture.store(automatic: false, pushes: false)
+            try await adaAgain.synchronizeNow()
+            #expect(adaAgain.string(forKey: "owner") == "ada's")
+            #expect(adaAgain.object(forKey: "draft") == nil)
         }
     }
 

@@ -17,8 +17,9 @@ struct KeyValueFixture {
     let user: TestCloudKitServer.SignedInUser
     let directory: TemporaryDirectory
 
-    /// A container signed in as the user.
-    func container(transport: (any HTTPTransport)? = nil) -> Container {
+    /// A container signed in as the user (or as `other`).
+    func container(transport: (any HTTPTransport)? = nil, as other: TestCloudKitServer.SignedInUser? = nil) -> Container {
+        let user = other ?? self.user
         var configuration = ClientConfiguration()
         configuration.requestTimeout = .seconds(20)
         configuration.sleep = { _ in }
@@ -30,7 +31,8 @@ struct KeyValueFixture {
 
     /// A store on a new device (its own file unless `file` names one).
     func store(
-        file: String = UUID().uuidString, transport: (any HTTPTransport)? = nil, automatic: Bool = true, pushes: Bool = true
+        file: String = UUID().uuidString, transport: (any HTTPTransport)? = nil, automatic: Bool = true, pushes: Bool = true,
+        as other: TestCloudKitServer.SignedInUser? = nil, poll: Bool = false
     ) throws -> KeyValueStore {
         var configuration = KeyValueStore.Configuration()
         configuration.syncsAutomatically = automatic
@@ -39,9 +41,9 @@ struct KeyValueFixture {
         configuration.notifications.backoff.initialBackoff = .milliseconds(50)
         configuration.retryBackoff.initialBackoff = .milliseconds(200)
         configuration.retryBackoff.maximumBackoff = .seconds(1)
-        configuration.pollInterval = .seconds(2)
+        configuration.pollInterval = poll ? .seconds(2) : nil
         return try KeyValueStore(
-            container: container(transport: transport), databaseURL: directory.url.appendingPathComponent(file + ".sqlite"),
+            container: container(transport: transport, as: other), databaseURL: directory.url.appendingPathComponent(file + ".sqlite"),
             configuration: configuration)
     }
 
