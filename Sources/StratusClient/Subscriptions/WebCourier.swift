@@ -108,12 +108,22 @@ struct WebCourierSession: Sendable {
                     token = try await makeToken(clock: clock)
                 }
                 guard let current = token else { continue }
+                let started = clock.now
                 let response = try await transport.send(
                     TransportRequest(method: "GET", url: current.url, timeout: configuration.pollTimeout))
+                await Task.yield()
                 switch response.status {
                 case 200:
+                    guard !response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) else {
+                        // An empty answer is a keep-alive after the server's hold time. One that comes
+                        // back at once (a server shutting down, a proxy) must not make a hot loop.
+                        guard clock.now - started < Self.minimumHold else {
+                            failures = 0
+                            continue
+                        }
+                        throw StratusError(.serviceUnavailable, "the courier answered an empty poll at once")
+                    }
                     failures = 0
-                    guard !response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) else { continue }
                     do {
                         deliver(CloudNotification(payload: try WireCoding.decode(CourierNotification.self, from: response.body)))
                     } catch {
@@ -143,6 +153,9 @@ struct WebCourierSession: Sendable {
             }
         }
     }
+
+    /// An empty poll answered faster than this counts as a failure (backoff), not a keep-alive.
+    static let minimumHold: Duration = .milliseconds(500)
 
     /// Errors a retry cannot cure.
     static func isPermanent(_ error: StratusError) -> Bool {

@@ -51,24 +51,3 @@ extension NotificationConfiguration {
         return configuration
     }
 }
-
-/// Reads the first element of an async sequence, failing after `timeout`.
-func first<S: AsyncSequence & Sendable>(
-    of sequence: S, within timeout: Duration = .seconds(30), where predicate: @escaping @Sendable (S.Element) -> Bool = { _ in true }
-) async throws -> S.Element where S.Element: Sendable {
-    try await withThrowingTaskGroup(of: S.Element?.self) { group in
-        group.addTask {
-            for try await element in sequence where predicate(element) { return element }
-            return nil
-        }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let result = try await group.next(), let element = result else {
-            throw StratusError(.networkFailure, "nothing arrived within \(timeout)")
-        }
-        return element
-    }
-}
