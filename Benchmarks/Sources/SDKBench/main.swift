@@ -57,7 +57,7 @@ let port = http.port
 let loopback = try LoopbackHTTPClient(port: port)
 guard let serverURL = URL(string: "http://127.0.0.1:\(port)") else { throw BenchFailure("bad URL") }
 
-func post(_ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
+@MainActor func post(_ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
     let reply = try loopback.send("POST", target, body: [UInt8](try WireCoding.encode(body)))
     guard reply.status == 200, !reply.body.contains("serverErrorCode") else { throw BenchFailure("\(target) answered \(reply.status): \(reply.text)") }
     return reply
@@ -160,18 +160,21 @@ let laptop = try KeyValueStore(container: makeContainer(), databaseURL: nil, con
 try await phone.synchronizeNow()
 try await laptop.synchronizeNow()
 try await Task.sleep(for: .seconds(1))  // both courier tokens registered
-let changes = laptop.didChangeExternally
-var iterator = changes.makeAsyncIterator()
-var kvLatencies: [Double] = []
-for index in 0..<kvChanges {
-    let start = monotonicNanoseconds()
-    try phone.set(Int64(index), forKey: "counter")
-    while true {
-        guard let change = await iterator.next() else { throw BenchFailure("the change stream ended") }
-        if change.changedKeys.contains("counter"), laptop.int64(forKey: "counter") == Int64(index) { break }
+func measureKeyValueLatency(from phone: KeyValueStore, to laptop: KeyValueStore, count: Int) async throws -> [Double] {
+    var iterator = laptop.didChangeExternally.makeAsyncIterator()
+    var latencies: [Double] = []
+    for index in 0..<count {
+        let start = monotonicNanoseconds()
+        try phone.set(Int64(index), forKey: "counter")
+        while true {
+            guard let change = await iterator.next() else { throw BenchFailure("the change stream ended") }
+            if change.changedKeys.contains("counter"), laptop.int64(forKey: "counter") == Int64(index) { break }
+        }
+        latencies.append(Double(monotonicNanoseconds() - start))
     }
-    kvLatencies.append(Double(monotonicNanoseconds() - start))
+    return latencies
 }
+let kvLatencies = try await measureKeyValueLatency(from: phone, to: laptop, count: kvChanges)
 print("3. key-value set on one store → didChangeExternally on another, \(kvChanges) changes, p50 / p99:")
 print("   \(ms(percentile(kvLatencies, 50))) / \(ms(percentile(kvLatencies, 99)))")
 phone.close()

@@ -27,6 +27,9 @@ public struct NotificationConfiguration: Sendable {
     /// The transport of the long-polls; `nil` makes a ``URLSessionTransport`` of its own (its own
     /// connections, so a parked poll never holds up API requests).
     public var transport: (any HTTPTransport)?
+    /// An empty answer that comes back faster than this counts as a failure (backoff), not as a
+    /// keep-alive, so a server answering at once (shutting down, a proxy) causes no hot loop.
+    public var minimumEmptyPollDuration: Duration = .milliseconds(500)
     /// The `clientId` sent with `tokens/create` and `tokens/register`.
     public var clientID = UUID().uuidString
     /// Waits between attempts.
@@ -117,7 +120,7 @@ struct WebCourierSession: Sendable {
                     guard !response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) else {
                         // An empty answer is a keep-alive after the server's hold time. One that comes
                         // back at once (a server shutting down, a proxy) must not make a hot loop.
-                        guard clock.now - started < Self.minimumHold else {
+                        guard clock.now - started < configuration.minimumEmptyPollDuration else {
                             failures = 0
                             continue
                         }
@@ -153,9 +156,6 @@ struct WebCourierSession: Sendable {
             }
         }
     }
-
-    /// An empty poll answered faster than this counts as a failure (backoff), not a keep-alive.
-    static let minimumHold: Duration = .milliseconds(500)
 
     /// Errors a retry cannot cure.
     static func isPermanent(_ error: StratusError) -> Bool {
