@@ -31,6 +31,7 @@ bench: deps
 	swift run -c release --package-path Benchmarks PushBench
 	swift run -c release --package-path Benchmarks StoreBench
 	swift run -c release --package-path Benchmarks AuthBench
+	swift run -c release --package-path Benchmarks SDKBench
 
 clean:
 	rm -rf .build Benchmarks/.build

@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
+        .library(name: "StratusKeyValue", targets: ["StratusKeyValue"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -58,6 +59,12 @@ let package = Package(
 
         // Layer 3: the client SDK; shares only the wire model with the server.
         .target(name: "StratusClient", dependencies: ["StratusWire", "StratusCrypto", "StratusLogging"]),
+
+        // Layer 4: the key-value store (NSUbiquitousKeyValueStore) over the SDK.
+        .target(name: "StratusKeyValue", dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusLogging"]),
+
+        // Layer 5: the CLI's client commands (records, zones, changes, kv, watch), testable as a library.
+        .target(name: "StratusClientCommands", dependencies: ["StratusClient", "StratusKeyValue", "StratusWire"]),
 
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
@@ -92,6 +99,7 @@ let package = Package(
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
+                "StratusClientCommands",
             ]
         ),
 
@@ -121,6 +129,14 @@ let package = Package(
         .testTarget(
             name: "StratusHTTPServerTests",
             dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]
+        ),
+        .testTarget(
+            name: "StratusClientCommandsTests",
+            dependencies: ["StratusClientCommands", "StratusClient", "StratusTesting", "StratusServer", "StratusWire"]
+        ),
+        .testTarget(
+            name: "StratusKeyValueTests",
+            dependencies: ["StratusKeyValue", "StratusClient", "StratusTesting", "StratusServer", "StratusWire", "StratusLogging"]
         ),
         .testTarget(
             name: "StratusClientTests",

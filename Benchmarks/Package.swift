@@ -64,6 +64,20 @@ let package = Package(
                 .product(name: "StratusServerSQLite", package: "Stratus"),
             ]
         ),
+        .executableTarget(
+            name: "SDKBench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "StratusClient", package: "Stratus"),
+                .product(name: "StratusKeyValue", package: "Stratus"),
+                .product(name: "StratusHTTP", package: "Stratus"),
+                .product(name: "StratusHTTPServer", package: "Stratus"),
+                .product(name: "StratusLogging", package: "Stratus"),
+                .product(name: "StratusServer", package: "Stratus"),
+                .product(name: "StratusServerSQLite", package: "Stratus"),
+                .product(name: "StratusWire", package: "Stratus"),
+            ]
+        ),
     ]
 )
 

@@ -1,4 +1,5 @@
 import Foundation
+import StratusClientCommands
 
 /// The `stratus` executable: the server and its admin commands.
 let usage = """
@@ -13,6 +14,7 @@ let usage = """
       stratus user create|list|token …     accounts (stratus user --help)
       stratus token create|list|revoke …   API tokens (stratus token --help)
       stratus key add|list|revoke …        server-to-server keys (stratus key --help)
+      stratus records|zones|changes|kv|watch …   client commands (stratus records --help)
       stratus version           print the version
       stratus help              print this help
     """
@@ -20,6 +22,12 @@ let usage = """
 let arguments = CommandLine.arguments.dropFirst()
 do {
     let command = arguments.first ?? "help"
+    if ClientCommands.names.contains(command) {
+        try await ClientCommands.run(
+            command, arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+            output: .standardOutput)
+        exit(0)
+    }
     let options = try Options(arguments: arguments.dropFirst(), environment: ProcessInfo.processInfo.environment)
     switch command {
     case "serve":

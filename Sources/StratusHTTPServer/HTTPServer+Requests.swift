@@ -100,7 +100,18 @@ extension HTTPServer {
             // suspended is undefined behaviour in libmicrohttpd.
             MHD_suspend_connection(connection)
             let key = ObjectIdentifier(context)
-            state.withLock { $0.parked[key] = Parked(context: context, task: nil) }
+            // NB: once shutdown has begun, nothing new may park: shutdown resumes only the parked
+            // connections it knows, and stopping the daemon with one still suspended aborts the
+            // process (keep-alive clients such as long-pollers send new requests during shutdown).
+            let parked = state.withLock { state -> Bool in
+                guard !state.stopping else { return false }
+                state.parked[key] = Parked(context: context, task: nil)
+                return true
+            }
+            guard parked else {
+                context.resume(with: responder.reject(request, with: .shuttingDown))
+                return .YES
+            }
             parkedGauge?.add(1)
             let task = Task { [self] in
                 let response = await work()

@@ -57,10 +57,13 @@ extension CloudKitService {
                 assets: effects.assets
             )
             modifier.requiredCreator = creator
+            // The key-value store's zone has limits (KeyValueLimits); other zones load nothing.
+            var keyValueUsage = try KeyValueUsage.load(zone: zone, database: database, tx)
             var results: [RecordResult] = []
             for (index, operation) in request.operations.enumerated() {
                 let keys = operation.desiredKeys ?? request.desiredKeys
                 do {
+                    try keyValueUsage?.admit(operation, zone: zone, tx)
                     let share = try sharing?.prepare(operation, zone: zone, tx)
                     switch try modifier.apply(operation) {
                     case .saved(let record):
@@ -69,6 +72,7 @@ extension CloudKitService {
                         results.append(.record(wire))
                     case .deleted(let name): results.append(.record(RecordPresenter.deletion(name)))
                     }
+                    try keyValueUsage?.applied(operation, zone: zone, tx)
                 } catch let error as ServiceError {
                     let failure = RecordResult.error(error.recordError(recordName: operation.record.recordName, uuid: uuid))
                     guard atomic else {

@@ -1,0 +1,103 @@
+public import Foundation
+import Synchronization
+
+extension KeyValueStore {
+    /// Why values changed without this process setting them (`NSUbiquitousKeyValueStoreChangeReasonKey`).
+    public enum ChangeReason: Int, Sendable, Hashable {
+        /// Another device changed the values on the server.
+        case serverChange = 0
+        /// The first download of the server's values for this device.
+        case initialSync = 1
+        /// The server refused a value as over a limit; the keys got the server's values back.
+        case quotaViolation = 2
+        /// The signed-in account changed; the keys were cleared and the new account's values follow.
+        case accountChange = 3
+    }
+
+    /// One `didChangeExternally` announcement.
+    public struct ExternalChange: Sendable, Hashable {
+        /// Why.
+        public var reason: ChangeReason
+        /// The keys whose values changed, sorted.
+        public var changedKeys: [String]
+
+        /// Creates an announcement.
+        ///
+        /// - Parameters:
+        ///   - reason: Why.
+        ///   - changedKeys: The changed keys.
+        public init(reason: ChangeReason, changedKeys: [String]) {
+            self.reason = reason
+            self.changedKeys = changedKeys
+        }
+    }
+
+    /// The `NotificationCenter` name posted (object: the store) with each ``ExternalChange``.
+    public static let didChangeExternallyNotification = Notification.Name("StratusKeyValueStoreDidChangeExternally")
+    /// The `userInfo` key of the reason (the ``ChangeReason`` raw value, an `Int`).
+    public static let changeReasonKey = "StratusKeyValueStoreChangeReasonKey"
+    /// The `userInfo` key of the changed keys (`[String]`).
+    public static let changedKeysKey = "StratusKeyValueStoreChangedKeysKey"
+
+    /// The store's limits, the same the server enforces (1 MB total, 1024 keys, 256 KB per value, 64-byte keys).
+    public enum Limits {
+        /// Total bytes of keys (UTF-8) and encoded values.
+        public static let maximumTotalBytes = 1_048_576
+        /// Keys.
+        public static let maximumKeys = 1024
+        /// Bytes of one encoded value.
+        public static let maximumValueBytes = 262_144
+        /// Bytes (UTF-8) of one key.
+        public static let maximumKeyBytes = 64
+    }
+}
+
+/// Why a `set` was refused: it would break one of ``KeyValueStore/Limits`` (nothing was changed).
+public struct KeyValueStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Which limit.
+    public enum Kind: Sendable, Hashable {
+        /// The key is longer than 64 bytes.
+        case keyTooLong
+        /// The value is larger than 256 KB.
+        case valueTooLarge
+        /// The store would hold more than 1024 keys.
+        case tooManyKeys
+        /// The store would hold more than 1 MB.
+        case storeFull
+        /// The value cannot be encoded or stored locally.
+        case storage
+    }
+
+    /// Which limit.
+    public var kind: Kind
+    /// What happened, for people.
+    public var description: String
+
+    init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// Fans announcements out to every `didChangeExternally` stream.
+final class ChangeBroadcaster: Sendable {
+    private let subscribers = Mutex<[UUID: AsyncStream<KeyValueStore.ExternalChange>.Continuation]>([:])
+
+    func stream() -> AsyncStream<KeyValueStore.ExternalChange> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<KeyValueStore.ExternalChange>.makeStream(bufferingPolicy: .unbounded)
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func send(_ change: KeyValueStore.ExternalChange) {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.yield(change) }
+    }
+
+    func finish() {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
+    }
+}

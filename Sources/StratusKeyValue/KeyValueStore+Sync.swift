@@ -1,0 +1,249 @@
+import Foundation
+import StratusClient
+import StratusLogging
+import StratusWire
+import Synchronization
+
+/// One queued sync; `waiter` is resumed when it ends (``KeyValueStore/synchronizeNow()``).
+struct SyncRequest: Sendable {
+    var waiter: CheckedContinuation<Void, any Error>?
+}
+
+extension KeyValueStore {
+    /// The in-memory mirror of the SQLite file plus sync bookkeeping.
+    struct State {
+        var values: [String: Value] = [:]
+        /// Bytes per key: key (UTF-8) + encoded value.
+        var sizes: [String: Int] = [:]
+        /// Keys with a change not uploaded yet, and the change's sequence number.
+        var pending: [String: Int64] = [:]
+        var nextSeq: Int64 = 1
+        var token: SyncToken?
+        var account: String?
+        var subscribed = false
+        var syncQueued = false
+        var failures = 0
+        var retryScheduled = false
+
+        init(_ snapshot: LocalKeyValueStorage.Snapshot) throws {
+            for (key, data) in snapshot.values {
+                values[key] = try Value.decoded(data)
+                sizes[key] = key.utf8.count + data.count
+            }
+            for (key, entry) in snapshot.pending { pending[key] = entry.seq }
+            nextSeq = (snapshot.pending.values.map(\.seq).max() ?? 0) + 1
+            token = snapshot.meta["token"].map { SyncToken(rawValue: $0) }
+            account = snapshot.meta["account"]
+        }
+
+        /// Throws when storing `size` bytes under `key` would pass a limit.
+        func admit(key: String, size: Int) throws(KeyValueStoreError) {
+            let keyBytes = key.utf8.count
+            guard keyBytes <= Limits.maximumKeyBytes else {
+                throw KeyValueStoreError(.keyTooLong, "key '\(key.prefix(80))' is \(keyBytes) bytes; keys may have at most \(Limits.maximumKeyBytes)")
+            }
+            guard size <= Limits.maximumValueBytes else {
+                throw KeyValueStoreError(.valueTooLarge, "the value of '\(key)' is \(size) bytes; a value may have at most \(Limits.maximumValueBytes)")
+            }
+            let otherKeys = sizes.count - (sizes[key] == nil ? 0 : 1)
+            guard otherKeys + 1 <= Limits.maximumKeys else {
+                throw KeyValueStoreError(.tooManyKeys, "storing '\(key)' would make \(otherKeys + 1) keys; at most \(Limits.maximumKeys) are allowed")
+            }
+            let total = sizes.values.reduce(0, +) - (sizes[key] ?? 0) + keyBytes + size
+            guard total <= Limits.maximumTotalBytes else {
+                throw KeyValueStoreError(.storeFull, "storing '\(key)' would use \(total) bytes; at most \(Limits.maximumTotalBytes) are allowed")
+            }
+        }
+
+        mutating func store(key: String, value: Value?, size: Int?) {
+            values[key] = value
+            sizes[key] = size.map { key.utf8.count + $0 }
+        }
+    }
+
+    // MARK: The sync
+
+    /// Runs one sync for `request`; schedules a retry after retryable failures.
+    func runSync(_ request: SyncRequest) async {
+        if request.waiter == nil { state.withLock { $0.syncQueued = false } }
+        do {
+            try await performSync()
+            state.withLock { $0.failures = 0 }
+            request.waiter?.resume()
+        } catch {
+            request.waiter?.resume(throwing: error)
+            guard !(error is CancellationError) else { return }
+            let stratus = error as? StratusError
+            configuration.logger.info("key-value sync failed: \(error)")
+            if let stratus, stratus.isRetryable || stratus.code == .serverResponseLost {
+                scheduleRetry(after: stratus)
+            }
+        }
+    }
+
+    private func scheduleRetry(after error: StratusError) {
+        let attempt = state.withLock { state -> Int? in
+            guard !state.retryScheduled else { return nil }
+            state.retryScheduled = true
+            state.failures += 1
+            return state.failures
+        }
+        guard let attempt else { return }
+        let backoff = configuration.retryBackoff
+        let delay =
+            backoff.delay(beforeRetry: min(attempt, 30), retryAfter: error.retryAfter, random: Double.random(in: 0..<1))
+            ?? backoff.maximumBackoff
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            self?.state.withLock { $0.retryScheduled = false }
+            self?.synchronize()
+        }
+    }
+
+    /// Zone and account check, upload of pending changes, download of the change feed.
+    func performSync() async throws {
+        let database = container.privateCloudDatabase
+        try await checkZoneAndAccount(database)
+        if configuration.observesPushes, !state.withLock({ $0.subscribed }) {
+            try await database.save(Subscription(subscriptionID: Self.zoneID.zoneName, subscriptionType: .zone, zoneID: Self.zoneID))
+            state.withLock { $0.subscribed = true }
+        }
+        let refused = try await uploadPending(database)
+        try await downloadChanges(database, refused: refused)
+    }
+
+    /// Saves the zone (idempotent) and compares its owner with the account last seen.
+    private func checkZoneAndAccount(_ database: Database) async throws {
+        let zone = try await database.save(RecordZone(zoneID: Self.zoneID))
+        guard let owner = zone.zoneID.ownerRecordName else { return }
+        let previous = state.withLock { $0.account }
+        if previous == owner { return }
+        guard let previous else {
+            try storage.applyServer(values: [:], meta: ["account": owner])
+            state.withLock { $0.account = owner }
+            return
+        }
+        configuration.logger.info("key-value store: account changed from \(previous) to \(owner); clearing local values")
+        let cleared = try state.withLock { state -> [String] in
+            try storage.wipe(meta: ["account": owner])
+            let keys = state.values.keys.sorted()
+            state.values = [:]
+            state.sizes = [:]
+            state.pending = [:]
+            state.token = nil
+            state.account = owner
+            state.subscribed = false
+            return keys
+        }
+        announce(ExternalChange(reason: .accountChange, changedKeys: cleared))
+    }
+
+    /// Uploads pending changes (last write wins: `forceReplace`); returns keys the server refused over quota.
+    private func uploadPending(_ database: Database) async throws -> Set<String> {
+        let batch = state.withLock { state in state.pending.map { ($0.key, $0.value, state.values[$0.key]) } }
+        guard !batch.isEmpty else { return [] }
+        var saves: [StratusClient.Record] = []
+        var deletes: [RecordID] = []
+        var seqs: [String: Int64] = [:]
+        for (key, seq, value) in batch {
+            seqs[key] = seq
+            let id = RecordID(recordName: key, zoneID: Self.zoneID)
+            if let value {
+                var record = StratusClient.Record(recordType: Self.recordType, recordID: id)
+                record[Self.valueField] = try value.encoded()
+                saves.append(record)
+            } else {
+                deletes.append(id)
+            }
+        }
+        let results = try await database.modifyRecords(saving: saves, deleting: deletes, savePolicy: .allKeys, atomically: false)
+        var done: [String: Int64] = [:]
+        var refused: Set<String> = []
+        for (id, result) in results.saveResults {
+            switch result {
+            case .success: done[id.recordName] = seqs[id.recordName]
+            case .failure(let error) where error.code == .quotaExceeded:
+                configuration.logger.warning("key-value store: the server refused '\(id.recordName)': \(error.reason ?? error.message)")
+                done[id.recordName] = seqs[id.recordName]
+                refused.insert(id.recordName)
+            case .failure(let error): configuration.logger.info("key-value store: '\(id.recordName)' not uploaded: \(error)")
+            }
+        }
+        for (id, result) in results.deleteResults {
+            switch result {
+            case .success: done[id.recordName] = seqs[id.recordName]
+            case .failure(let error) where error.code == .unknownItem: done[id.recordName] = seqs[id.recordName]
+            case .failure(let error): configuration.logger.info("key-value store: removal of '\(id.recordName)' not uploaded: \(error)")
+            }
+        }
+        try state.withLock { state in
+            try storage.applyServer(values: [:], clearPending: done)
+            for (key, seq) in done where state.pending[key] == seq { state.pending[key] = nil }
+        }
+        return refused
+    }
+
+    /// Downloads the zone's changes since the token and applies them to keys without local changes.
+    private func downloadChanges(_ database: Database, refused: Set<String>) async throws {
+        let token = state.withLock { $0.token }
+        var changes: Database.RecordZoneChanges
+        var fullFetch = token == nil
+        do {
+            changes = try await database.allRecordZoneChanges(inZoneWith: Self.zoneID, since: token)
+        } catch let error as StratusError where error.code == .changeTokenExpired {
+            changes = try await database.allRecordZoneChanges(inZoneWith: Self.zoneID, since: nil)
+            fullFetch = true
+        }
+        var server: [String: Data?] = [:]
+        for (id, result) in changes.modificationResultsByID {
+            guard case .success(let record) = result else { continue }
+            let data: Data? = record[Self.valueField]
+            server[id.recordName] = .some(data)
+        }
+        for deletion in changes.deletions { server[deletion.recordID.recordName] = .some(nil) }
+        // The server's values of refused keys that the feed did not carry.
+        let missing = refused.filter { server[$0] == nil }
+        if !missing.isEmpty {
+            let lookups = try await database.records(for: missing.map { RecordID(recordName: $0, zoneID: Self.zoneID) })
+            for (id, result) in lookups {
+                switch result {
+                case .success(let record): server[id.recordName] = .some(record[Self.valueField])
+                case .failure: server[id.recordName] = .some(nil)
+                }
+            }
+        }
+        let initialSync = token == nil
+        let (changed, quota) = try state.withLock { state -> ([String], [String]) in
+            if fullFetch {
+                // A full fetch lists live records only: local keys it lacks were removed elsewhere.
+                for key in state.values.keys where server[key] == nil && state.pending[key] == nil { server[key] = .some(nil) }
+            }
+            var applied: [String: Data?] = [:]
+            var changed: [String] = []
+            var quota: [String] = []
+            for (key, data) in server where state.pending[key] == nil {
+                let value = try data.map { try Value.decoded($0) }
+                if state.values[key] != value {
+                    state.store(key: key, value: value, size: data?.count)
+                    applied[key] = data
+                    if refused.contains(key) { quota.append(key) } else { changed.append(key) }
+                } else if refused.contains(key) {
+                    quota.append(key)
+                }
+            }
+            try storage.applyServer(values: applied, meta: ["token": changes.changeToken.rawValue])
+            state.token = changes.changeToken
+            return (changed.sorted(), quota.sorted())
+        }
+        if !quota.isEmpty { announce(ExternalChange(reason: .quotaViolation, changedKeys: quota)) }
+        if !changed.isEmpty { announce(ExternalChange(reason: initialSync ? .initialSync : .serverChange, changedKeys: changed)) }
+    }
+
+    /// Sends an announcement to the streams and `NotificationCenter`.
+    func announce(_ change: ExternalChange) {
+        broadcaster.send(change)
+        NotificationCenter.default.post(
+            name: Self.didChangeExternallyNotification, object: self,
+            userInfo: [Self.changeReasonKey: change.reason.rawValue, Self.changedKeysKey: change.changedKeys])
+    }
+}
