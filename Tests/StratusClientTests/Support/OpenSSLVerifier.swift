@@ -16,8 +16,12 @@ enum OpenSSLVerifier {
         try message.write(to: directory.appendingPathComponent("msg"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.der", "msg"]
-        process.currentDirectoryURL = directory
+        // NB: absolute paths rather than `currentDirectoryURL`, which was seen crashing
+        // `Process.run()` on Linux while other tests ran.
+        process.arguments = [
+            "dgst", "-sha256", "-verify", directory.appendingPathComponent("pub.pem").path,
+            "-signature", directory.appendingPathComponent("sig.der").path, directory.appendingPathComponent("msg").path,
+        ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out

@@ -41,9 +41,10 @@ final class OpenSSLCommandLine {
     @discardableResult
     func run(_ arguments: [String]) throws -> Output {
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+        // NB: `env -C` changes directory in the child; Foundation's `currentDirectoryURL` was
+        // seen crashing `Process.run()` on Linux while other tests ran.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["-C", directory.path, Self.executable.path] + arguments
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
