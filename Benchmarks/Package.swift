@@ -1,6 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// A product of the root package.
+func stratus(_ name: String) -> Target.Dependency { .product(name: name, package: "Stratus") }
+
+/// What every benchmark that runs a real server in-process needs.
+let serverStack: [Target.Dependency] = [
+    "BenchSupport", stratus("StratusHTTP"), stratus("StratusHTTPServer"), stratus("StratusLogging"), stratus("StratusServer"),
+    stratus("StratusServerSQLite"), stratus("StratusWire"),
+]
+
 /// Stratus benchmarks: executables that measure the project against the physical
 /// limit (bare libmicrohttpd, raw SQLite) in the same run. `make bench` runs them.
 let package = Package(
@@ -11,73 +20,13 @@ let package = Package(
         .executableTarget(name: "MHDHello", linkerSettings: [.linkedLibrary("microhttpd")]),
         .executableTarget(
             name: "HTTPBench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "StratusHTTP", package: "Stratus"),
-                .product(name: "StratusHTTPServer", package: "Stratus"),
-                .product(name: "StratusLogging", package: "Stratus"),
-                .product(name: "StratusMetrics", package: "Stratus"),
-            ]
+            dependencies: ["BenchSupport", stratus("StratusHTTP"), stratus("StratusHTTPServer"), stratus("StratusLogging"), stratus("StratusMetrics")]
         ),
-        .executableTarget(
-            name: "RecordsBench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "StratusHTTP", package: "Stratus"),
-                .product(name: "StratusHTTPServer", package: "Stratus"),
-                .product(name: "StratusLogging", package: "Stratus"),
-                .product(name: "StratusMetrics", package: "Stratus"),
-                .product(name: "StratusServer", package: "Stratus"),
-                .product(name: "StratusServerSQLite", package: "Stratus"),
-                .product(name: "StratusSQLite", package: "Stratus"),
-                .product(name: "StratusWire", package: "Stratus"),
-            ]
-        ),
-        .executableTarget(
-            name: "PushBench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "StratusHTTP", package: "Stratus"),
-                .product(name: "StratusHTTPServer", package: "Stratus"),
-                .product(name: "StratusLogging", package: "Stratus"),
-                .product(name: "StratusServer", package: "Stratus"),
-                .product(name: "StratusServerSQLite", package: "Stratus"),
-                .product(name: "StratusWire", package: "Stratus"),
-            ]
-        ),
-        .executableTarget(
-            name: "StoreBench",
-            dependencies: [
-                .product(name: "StratusStore", package: "Stratus"),
-                .product(name: "StratusSQLite", package: "Stratus"),
-            ]
-        ),
-        .executableTarget(
-            name: "AuthBench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "StratusCrypto", package: "Stratus"),
-                .product(name: "StratusHTTP", package: "Stratus"),
-                .product(name: "StratusHTTPServer", package: "Stratus"),
-                .product(name: "StratusLogging", package: "Stratus"),
-                .product(name: "StratusServer", package: "Stratus"),
-                .product(name: "StratusServerSQLite", package: "Stratus"),
-            ]
-        ),
-        .executableTarget(
-            name: "SDKBench",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "StratusClient", package: "Stratus"),
-                .product(name: "StratusKeyValue", package: "Stratus"),
-                .product(name: "StratusHTTP", package: "Stratus"),
-                .product(name: "StratusHTTPServer", package: "Stratus"),
-                .product(name: "StratusLogging", package: "Stratus"),
-                .product(name: "StratusServer", package: "Stratus"),
-                .product(name: "StratusServerSQLite", package: "Stratus"),
-                .product(name: "StratusWire", package: "Stratus"),
-            ]
-        ),
+        .executableTarget(name: "RecordsBench", dependencies: serverStack + [stratus("StratusMetrics"), stratus("StratusSQLite")]),
+        .executableTarget(name: "PushBench", dependencies: serverStack),
+        .executableTarget(name: "StoreBench", dependencies: [stratus("StratusStore"), stratus("StratusSQLite")]),
+        .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto")]),
+        .executableTarget(name: "SDKBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusKeyValue")]),
     ]
 )
 
