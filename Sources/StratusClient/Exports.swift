@@ -29,3 +29,15 @@ public typealias DatabaseScope = StratusWire.DatabaseScope
 public typealias ServerErrorCode = StratusWire.ServerErrorCode
 /// A query: a record type with filters and sorts.
 public typealias Query = StratusWire.Query
+/// A share's or participant's permission.
+public typealias SharePermission = StratusWire.SharePermission
+/// A share participant's role.
+public typealias ParticipantType = StratusWire.ParticipantType
+/// Whether a participant has accepted a share.
+public typealias ParticipantAcceptanceStatus = StratusWire.ParticipantAcceptanceStatus
+/// A user's identity: record name, name and how it was looked up.
+public typealias UserIdentity = StratusWire.UserIdentity
+/// How a user is looked up: e-mail address, phone number or user record name.
+public typealias UserLookupInfo = StratusWire.UserLookupInfo
+/// The parts of a person's name.
+public typealias NameComponents = StratusWire.NameComponents
