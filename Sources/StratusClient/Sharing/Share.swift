@@ -5,7 +5,7 @@ public import StratusWire
 ///
 /// A share is a `cloudkit.share` record saved beside what it shares, in a custom zone of the
 /// owner's private database. Build one with ``init(rootRecord:)`` or ``init(recordZoneID:)``,
-/// add participants, save it with ``Database/save(_:)-(Share)``, then hand the ``shortGUID`` to
+/// add participants, save it with `Database.save(_:)`, then hand the ``shortGUID`` to
 /// the participants, who accept it with ``Container/acceptShare(shortGUID:)``.
 ///
 /// ```swift
