@@ -89,6 +89,9 @@ struct RecordModifier {
         case .force(let merge):
             if merge, let existing { fields = existing.fields.merging(fields) { _, new in new } }
         }
+        if let parent = incoming.parent {
+            fields[RecordPresenter.parentKey] = .reference(Reference(recordName: parent.recordName))
+        }
         guard let recordType = existing?.recordType ?? incoming.recordType else {
             throw ServiceError.badRequest("record '\(name)' does not exist, so the operation needs 'recordType' to create it")
         }

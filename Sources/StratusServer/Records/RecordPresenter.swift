@@ -12,6 +12,7 @@ enum RecordPresenter {
             return tombstone
         }
         var fields = record.fields
+        let parent = fields.removeValue(forKey: parentKey)
         if let desiredKeys {
             let wanted = Set(desiredKeys)
             fields = fields.filter { wanted.contains($0.key) }
@@ -23,7 +24,19 @@ enum RecordPresenter {
         wire.created = stamp(record.created)
         wire.modified = stamp(record.modified)
         wire.deleted = false
+        if case .reference(let reference) = parent { wire.parent = Reference(recordName: reference.recordName) }
         return wire
+    }
+
+    /// The stored field holding a record's `parent` reference (field names start with a letter, so
+    /// no user field can take it). Kept with the fields, it round-trips through every back end and
+    /// indexes a reference edge from child to parent; responses show it as `parent`, never as a field.
+    static let parentKey = "___parent"
+
+    /// The name of the record's `parent`, if it has one.
+    static func parentName(of record: StoredRecord) -> String? {
+        guard case .reference(let reference) = record.fields[parentKey] else { return nil }
+        return reference.recordName
     }
 
     /// A deletion acknowledgement: `{"recordName":…,"deleted":true}`.

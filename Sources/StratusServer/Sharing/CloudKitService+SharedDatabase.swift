@@ -41,9 +41,12 @@ extension CloudKitService {
             if context.operation == .recordsQuery, target.zoneID == nil {
                 throw ServiceError.badRequest("queries in the shared database need a zoneID: zone-wide queries are not supported there")
             }
-            let reachable = try await sharedZones(context).filter { $0.zoneWide }
+            let reachable = try await sharedZones(context)
             let shared = try Self.pick(target.zoneID ?? .defaultZone, from: reachable)
             let delegated = context.acting(in: shared.zone.database)
+            if !shared.zoneWide {
+                return try await handleRecordShared(delegated, shared: shared)
+            }
             switch context.operation {
             case .recordsLookup: return try await lookupRecords(delegated)
             case .recordsQuery: return try await queryRecords(delegated)
@@ -119,6 +122,8 @@ extension CloudKitService {
         var permission: SharePermission
         /// Whether a zone-wide share grants access to all of the zone's records.
         var zoneWide: Bool
+        /// The roots of the record shares granting access in the zone, with the best permission of each.
+        var roots: [String: SharePermission] = [:]
     }
 
     /// The live zones of the request's container and environment shared with the caller.
@@ -135,13 +140,16 @@ extension CloudKitService {
                 if var known = zones[grant.zoneRowID] {
                     if grant.permission == .readWrite, zoneWide || !known.zoneWide { known.permission = .readWrite }
                     known.zoneWide = known.zoneWide || zoneWide
+                    if let root = grant.rootRecordName, known.roots[root] != .readWrite { known.roots[root] = grant.permission }
                     zones[grant.zoneRowID] = known
                     continue
                 }
                 guard let zone = try tx.zone(rowID: grant.zoneRowID), !zone.isDeleted, zone.database.scope == .private,
                     zone.database.container == container, zone.database.environment == environment
                 else { continue }
-                zones[grant.zoneRowID] = SharedZone(zone: zone, permission: grant.permission, zoneWide: zoneWide)
+                var shared = SharedZone(zone: zone, permission: grant.permission, zoneWide: zoneWide)
+                if let root = grant.rootRecordName { shared.roots[root] = grant.permission }
+                zones[grant.zoneRowID] = shared
                 order.append(grant.zoneRowID)
             }
             return order.compactMap { zones[$0] }
