@@ -14,20 +14,10 @@ enum OpenSSLVerifier {
         try Data(publicKeyPEM.utf8).write(to: directory.appendingPathComponent("pub.pem"))
         try derSignature.write(to: directory.appendingPathComponent("sig.der"))
         try message.write(to: directory.appendingPathComponent("msg"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        // NB: absolute paths rather than `currentDirectoryURL`, which was seen crashing
-        // `Process.run()` on Linux while other tests ran.
-        process.arguments = [
+        let result = try SpawnedCommand.run(executable, [
             "dgst", "-sha256", "-verify", directory.appendingPathComponent("pub.pem").path,
             "-signature", directory.appendingPathComponent("sig.der").path, directory.appendingPathComponent("msg").path,
-        ]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try ChildProcessLauncher.launch(process)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        ])
+        return (result.status, result.output + result.errorOutput)
     }
 }

@@ -40,24 +40,8 @@ final class OpenSSLCommandLine {
     /// Runs `openssl <arguments>` in the scratch directory and waits for it.
     @discardableResult
     func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        // NB: `env -C` changes directory in the child; Foundation's `currentDirectoryURL` was
-        // seen crashing `Process.run()` on Linux while other tests ran.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["-C", directory.path, Self.executable.path] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try ChildProcessLauncher.launch(process)
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self)
-        )
+        let result = try SpawnedCommand.run(Self.executable.path, arguments, in: directory.path)
+        return Output(status: result.status, standardOutput: result.output, standardError: result.errorOutput)
     }
 
     /// Runs `openssl <arguments>` and fails the caller if it exits non-zero.
