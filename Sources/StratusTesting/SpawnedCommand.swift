@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import Synchronization
 
 /// Runs a short command with `posix_spawn` and waits for it, without Foundation's `Process`.
 ///
@@ -28,10 +29,12 @@ public enum SpawnedCommand {
         public var description: String
     }
 
-    /// Runs `executable` with `arguments` in `directory` (if given, via `/usr/bin/env -C`) and an empty environment.
-    public static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> Result {
-        let program = directory == nil ? executable : "/usr/bin/env"
-        let argv = [program] + (directory.map { ["-C", $0, executable] } ?? []) + arguments
+    /// Runs `executable` with `arguments` in `directory` (if given, via `/usr/bin/env -C`) and waits for it.
+    ///
+    /// - Parameter environment: The child's whole environment (empty by default).
+    public static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]
+    ) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)").path
         let outputPath = scratch + ".out"
         let errorPath = scratch + ".err"
@@ -39,30 +42,85 @@ public enum SpawnedCommand {
             unlink(outputPath)
             unlink(errorPath)
         }
+        let program = directory == nil ? executable : "/usr/bin/env"
+        let child = try start(
+            program, (directory.map { ["-C", $0, executable] } ?? []) + arguments, environment: environment,
+            standardOutput: outputPath, standardError: errorPath
+        )
+        let status = try child.wait()
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let errorOutput = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        return Result(status: status, output: output, errorOutput: errorOutput)
+    }
 
+    /// Starts `executable` with its standard output and error written to files, and returns at once.
+    ///
+    /// - Parameter environment: The child's whole environment.
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String], standardOutput: String, standardError: String
+    ) throws -> SpawnedProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, standardError, O_WRONLY | O_CREAT | O_APPEND, 0o600)
 
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        var cArguments: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = [nil]
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { cEnvironment.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, &cArguments, &environment)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
         guard spawned == 0 else {
-            throw Failure(description: "posix_spawn \(program) failed: \(String(cString: strerror(spawned)))")
+            throw Failure(description: "posix_spawn \(executable) failed: \(String(cString: strerror(spawned)))")
         }
+        return SpawnedProcess(pid: pid)
+    }
+}
+
+/// A child started by ``SpawnedCommand/start(_:_:environment:standardOutput:standardError:)``.
+public final class SpawnedProcess: Sendable {
+    /// The child's process ID.
+    public let pid: pid_t
+    private let exitStatus = Mutex<Int32?>(nil)
+
+    init(pid: pid_t) { self.pid = pid }
+
+    /// Whether the child still runs (reaps it if it has ended).
+    public var isRunning: Bool {
+        if exitStatus.withLock({ $0 }) != nil { return false }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        guard result == pid else { return result == 0 }
+        exitStatus.withLock { $0 = Self.decode(status) }
+        return false
+    }
+
+    /// Sends `signal` (SIGTERM by default).
+    public func signal(_ signal: Int32 = SIGTERM) {
+        guard isRunning else { return }
+        kill(pid, signal)
+    }
+
+    /// Waits for the child to end and returns its exit status (128 + signal when a signal ended it).
+    public func wait() throws -> Int32 {
+        if let status = exitStatus.withLock({ $0 }) { return status }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw Failure(description: "waitpid failed: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw SpawnedCommand.Failure(description: "waitpid failed: \(String(cString: strerror(errno)))")
+            }
         }
-        let exited = (status & 0x7f) == 0
-        let code = exited ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let errorOutput = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-        return Result(status: code, output: output, errorOutput: errorOutput)
+        let decoded = Self.decode(status)
+        exitStatus.withLock { $0 = decoded }
+        return decoded
+    }
+
+    /// The exit status once the child ended, else `nil`.
+    public var terminationStatus: Int32? { exitStatus.withLock { $0 } }
+
+    private static func decode(_ status: Int32) -> Int32 {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }

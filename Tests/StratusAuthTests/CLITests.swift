@@ -25,20 +25,11 @@ struct CLIFailure: Error, CustomStringConvertible {
         guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw CLIFailure(description: "the stratus executable was not found; run `swift build` first")
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try ChildProcessLauncher.launch(process)
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
+        let result = try SpawnedCommand.run(
+            executable.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        )
+        return (result.status, result.output, result.errorOutput)
     }
 
     /// Runs `stratus <arguments> --data-dir <data>` and returns its trimmed output, failing on a non-zero exit.

@@ -51,25 +51,21 @@ import Testing
         let fractions = [0.25, 0.5, 0.75, 1.0, 1.25]
         for (round, fraction) in fractions.enumerated() {
             let url = directory.url.appendingPathComponent("store-\(round).sqlite")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "crashHelperWritesUntilKilled"]
-            process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: url.path]) { _, new in new }
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
+            let outputPath = directory.path("child-\(round).out")
+            let process = try SpawnedCommand.start(
+                "/proc/self/exe", ["--testing-library", "swift-testing", "--filter", "crashHelperWritesUntilKilled"],
+                environment: ProcessInfo.processInfo.environment.merging([Self.childVariable: url.path]) { _, new in new },
+                standardOutput: outputPath, standardError: "/dev/null"
+            )
             // Kill during the save of batch 1, at a fraction of the time batch 0's save took.
             let target = 1
-            let (acknowledged, saveDuration) = try await Self.waitForSave(
-                of: target, from: output.fileHandleForReading, process: process)
-            // A delayed read of the pipe can inflate the measured duration on a loaded machine: cap the wait.
+            let (acknowledged, saveDuration) = try await Self.waitForSave(of: target, from: outputPath, process: process)
+            // A delayed read of the output can inflate the measured duration on a loaded machine: cap the wait.
             usleep(UInt32(min(saveDuration * fraction, 0.2) * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(
-                process.terminationReason == .uncaughtSignal,
-                "round \(round): the child ended by itself with status \(process.terminationStatus)")
+            process.signal(SIGKILL)
+            let status = try process.wait()
+            #expect(status == 128 + SIGKILL, "round \(round): the child ended by itself with status \(status)")
 
             let container = PersistentContainer(name: "Reopened", model: try LibraryModel.make(), url: url)
             try await container.loadPersistentStores()
@@ -97,7 +93,7 @@ import Testing
     /// Reads the child's lines until it announces the save of `batch`.
     ///
     /// - Returns: The last batch the child acknowledged as saved, and how long (in seconds) the save of batch 0 took.
-    private static func waitForSave(of batch: Int, from handle: FileHandle, process: Process) async throws
+    private static func waitForSave(of batch: Int, from path: String, process: SpawnedProcess) async throws
         -> (acknowledged: Int, saveDuration: Double)
     {
         try await withCheckedThrowingContinuation { continuation in
@@ -107,15 +103,22 @@ import Testing
                 var started: [Int: Date] = [:]
                 var duration = 0.0
                 let deadline = Date().addingTimeInterval(60)
+                var offset = 0
                 while Date() < deadline {
-                    let data = handle.availableData
+                    let contents = FileManager.default.contents(atPath: path) ?? Data()
+                    let data = contents.count > offset ? contents[offset...] : Data()
+                    offset = contents.count
                     if data.isEmpty {
-                        continuation.resume(
-                            throwing: StoreError(
-                                code: StoreError.Code(rawValue: "crashHelperMissing"),
-                                message: "the child test process ended before saving batch \(batch) "
-                                    + "(status \(process.isRunning ? -1 : process.terminationStatus)); output: \(buffer.suffix(500))"))
-                        return
+                        guard process.isRunning else {
+                            continuation.resume(
+                                throwing: StoreError(
+                                    code: StoreError.Code(rawValue: "crashHelperMissing"),
+                                    message: "the child test process ended before saving batch \(batch) "
+                                        + "(status \(process.terminationStatus ?? -1)); output: \(buffer.suffix(500))"))
+                            return
+                        }
+                        usleep(1_000)
+                        continue
                     }
                     let now = Date()
                     buffer += String(decoding: data, as: UTF8.self)

@@ -25,12 +25,13 @@ public struct AuthenticationConfiguration: Sendable {
     public var webAuthTokenGracePeriod: Duration = .seconds(5 * 60)
     /// How far a server-to-server request's date may be from the server's clock: 10 minutes.
     public var serverToServerDateTolerance: TimeInterval = ServerToServerSignature.defaultDateTolerance
-    /// How long a server-to-server key record read from the account store is reused: 1 second.
+    /// How long a server-to-server key record read from the account store is reused; zero (the
+    /// default) reads the store on every signed request.
     ///
     /// A revocation made through this process's ``AccountAdministration`` applies to the next
-    /// request regardless; one made by another process applies within this time. Zero reads
-    /// the store on every signed request.
-    public var serverKeyCacheLifetime: Duration = .seconds(1)
+    /// request regardless; one made by another process (`stratus key revoke`) applies only after
+    /// this time, so the default keeps "revoked means refused on the next request" true everywhere.
+    public var serverKeyCacheLifetime: Duration = .zero
     /// The server's external base URL (`https://cloud.example.com`) for sign-in links; when `nil`,
     /// `http://` and the request's `Host` header.
     public var publicBaseURL: String?

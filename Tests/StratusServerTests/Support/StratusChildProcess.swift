@@ -34,27 +34,17 @@ final class StratusChildProcess {
 
     /// Runs `stratus <arguments>` to completion and returns its exit status, standard output and standard error.
     static func runAllowingFailure(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try ChildProcessLauncher.launch(process)
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let result = try SpawnedCommand.run(try executable().path, arguments, environment: ProcessInfo.processInfo.environment)
+        return (result.status, result.output, result.errorOutput)
     }
 
-    private let process: Process
+    private let process: SpawnedProcess
     /// The port the child's server listens on.
     let port: UInt16
     /// Where the child's standard error goes.
     let logPath: String
 
-    private init(process: Process, port: UInt16, logPath: String) {
+    private init(process: SpawnedProcess, port: UInt16, logPath: String) {
         self.process = process
         self.port = port
         self.logPath = logPath
@@ -62,45 +52,27 @@ final class StratusChildProcess {
 
     /// Starts `stratus serve --port 0` on `dataDirectory` and waits for the URL it prints.
     static func serve(dataDirectory: String, logPath: String) async throws -> StratusChildProcess {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = ["serve", "--open", "--port", "0", "--data-dir", dataDirectory, "--threads", "4", "--log-level", "warning", "--requests-per-second", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        guard FileManager.default.createFile(atPath: logPath, contents: nil) else {
-            throw Failure(description: "cannot create the log file \(logPath)")
-        }
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try ChildProcessLauncher.launch(process)
-        let pid = process.processIdentifier
-        // A watchdog: a child that never prints its URL is killed, which ends the read below.
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(10))
-            kill(pid, SIGKILL)
-        }
-        defer { watchdog.cancel() }
-        let port = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UInt16, any Error>) in
-            let reader = Thread {
-                let handle = output.fileHandleForReading
-                var text = ""
-                var resumed = false
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    guard !resumed else { continue }  // keep draining so the child never blocks on a full pipe
-                    text += String(decoding: chunk, as: UTF8.self)
-                    if let port = Self.port(in: text) {
-                        continuation.resume(returning: port)
-                        resumed = true
-                    }
-                }
-                if !resumed {
-                    continuation.resume(throwing: Failure(description: "stratus serve exited without printing its URL; stdout: \(text)"))
-                }
+        // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
+        let outputPath = logPath + ".stdout"
+        let process = try SpawnedCommand.start(
+            try executable().path,
+            ["serve", "--open", "--port", "0", "--data-dir", dataDirectory, "--threads", "4", "--log-level", "warning", "--requests-per-second", "0"],
+            environment: ProcessInfo.processInfo.environment, standardOutput: outputPath, standardError: logPath
+        )
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            if let port = Self.port(in: text) {
+                return StratusChildProcess(process: process, port: port, logPath: logPath)
             }
-            reader.start()
+            guard process.isRunning else {
+                throw Failure(description: "stratus serve exited without printing its URL; stdout: \(text)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        return StratusChildProcess(process: process, port: port, logPath: logPath)
+        process.signal(SIGKILL)
+        _ = try? process.wait()
+        throw Failure(description: "stratus serve printed no URL within 10 s")
     }
 
     /// The port in "Stratus is running at http://127.0.0.1:PORT …".
@@ -115,14 +87,14 @@ final class StratusChildProcess {
     /// Sends SIGKILL and waits for the child to die: no shutdown code runs.
     func killHard() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        _ = try? process.wait()
     }
 
     /// Stops the child with SIGTERM (a clean shutdown), killing it if it does not exit in 5 s.
     func stop() async {
         guard process.isRunning else { return }
-        process.terminate()
+        process.signal(SIGTERM)
         for _ in 0..<500 where process.isRunning {
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -131,6 +103,6 @@ final class StratusChildProcess {
 
     /// Whether the child was ended by SIGKILL.
     var wasKilled: Bool {
-        !process.isRunning && process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        !process.isRunning && process.terminationStatus == 128 + SIGKILL
     }
 }
