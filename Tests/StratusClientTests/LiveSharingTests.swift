@@ -121,6 +121,9 @@ import Testing
             let guid = try #require(share.shortGUID)
             let fetched = try await ownerDB.share(withID: share.recordID)
             #expect(fetched.participant(userRecordName: b.recordName)?.permission == .readWrite)
+            // The root, fetched again, names its share, so the share can be found from the record.
+            let refetchedRoot = try await ownerDB.record(for: root.recordID)
+            #expect(try await ownerDB.share(for: refetchedRoot).recordID == share.recordID)
 
             let preview = try await bob.shareMetadata(shortGUID: guid, fetchRootRecord: true)
             #expect(preview.rootRecordID?.recordName == "root")

@@ -171,11 +171,19 @@ enum ShareDecoration {
         wire.currentUserParticipant = caller == owner ? ownerParticipant : share.participants.first { $0.userRecordName == caller }.map(participant)
     }
 
-    /// Adds the sharing keys to a share record read back (`records/lookup`); other records pass unchanged.
+    /// Adds the sharing keys to a share record read back (`records/lookup`).
+    ///
+    /// A record that a share is rooted at gets `share` naming that share record, as CloudKit's
+    /// shared roots do, so clients can find a record's share from the record.
     static func decorate(_ wire: inout Record, _ record: StoredRecord, zone: ZoneRow, caller: String, _ tx: any RecordStoreReader) throws {
-        guard record.recordType == Record.shareRecordType || record.recordType == "cloudKit.share", !record.isDeleted,
-            let shares = tx as? any ShareStoreReader, let share = try shares.share(named: record.recordName, inZone: zone.rowID)
-        else { return }
+        guard !record.isDeleted, let shares = tx as? any ShareStoreReader else { return }
+        guard record.recordType == Record.shareRecordType || record.recordType == "cloudKit.share" else {
+            if let share = try shares.share(rootedAt: record.recordName, inZone: zone.rowID) {
+                wire.share = Reference(recordName: share.shareName)
+            }
+            return
+        }
+        guard let share = try shares.share(named: record.recordName, inZone: zone.rowID) else { return }
         decorate(&wire, share: share, owner: zone.database.owner, caller: caller)
     }
 
