@@ -166,6 +166,11 @@ struct SQLiteQueryCompiler {
         if plan.sorts.contains(where: { $0.field == .system(.recordName) }) {
             ties.removeLast()  // names are unique within a zone: the zone alone breaks ties
         }
+        // NB: with one zone the zone key is constant, and leaving it out lets a continuation seek
+        // straight to its position in the index (an `OR` over (zone, name) made every page rescan
+        // the zone from its start: paging 100,000 records took 28 s).
+        let singleZone = plan.zoneRowIDs.count == 1
+        if singleZone { ties.removeFirst() }
         let needsRecord =
             alias != "r" && ((applyingFilters && filters.contains(where: \.needsRecord)) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
 
@@ -212,7 +217,7 @@ struct SQLiteQueryCompiler {
             }
         }
         if let after = plan.after {
-            inner.append(SQLFragment(" AND ") + keyset(keys + ties, after: after))
+            inner.append(SQLFragment(" AND ") + keyset(keys + ties, after: after, includesZone: !singleZone))
         }
         let innerOrder = keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
             + ties.map { $0.expression.sql + ($0.ascending ? " ASC" : " DESC") }
@@ -252,9 +257,11 @@ struct SQLiteQueryCompiler {
     // MARK: Keyset
 
     /// Rows strictly after the cursor in the order of `keys`; NULL sorts before every value.
-    func keyset(_ keys: [SortKey], after cursor: QueryCursor) -> SQLFragment {
+    ///
+    /// - Parameter includesZone: Whether `keys` has the zone tie (several zones) before the name tie.
+    func keyset(_ keys: [SortKey], after cursor: QueryCursor, includesZone: Bool = true) -> SQLFragment {
         var values: [SQLiteValue] = cursor.sortValues.map(Self.sqliteValue)
-        values.append(.integer(cursor.zoneRowID))
+        if includesZone { values.append(.integer(cursor.zoneRowID)) }
         values.append(.text(cursor.recordName))
         var disjuncts: [SQLFragment] = []
         var prefix: [SQLFragment] = []
