@@ -45,6 +45,7 @@ _ = try await store.write { try $0.createContainer(containerID, createdAt: 0) }
 var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
 configuration.assets.directory = root.appendingPathComponent("assets")
 configuration.push.pollTimeout = .seconds(60)
+configuration.quotas.defaults = .unlimited  // measure the SDK, not the rate limiter
 let service = CloudKitService(store: store, configuration: configuration, logger: logger)
 var router = Router(logger: logger)
 service.register(on: &router)
