@@ -68,27 +68,7 @@ public enum FieldType: RawRepresentable, Hashable, Sendable, CaseIterable, Codab
     }
 
     /// The tag written on the wire (`ASSETID`, never `ASSET`).
-    public var rawValue: String {
-        switch self {
-        case .string: "STRING"
-        case .int64: "INT64"
-        case .double: "DOUBLE"
-        case .timestamp: "TIMESTAMP"
-        case .bytes: "BYTES"
-        case .reference: "REFERENCE"
-        case .asset: "ASSETID"
-        case .location: "LOCATION"
-        case .stringList: "STRING_LIST"
-        case .int64List: "INT64_LIST"
-        case .doubleList: "DOUBLE_LIST"
-        case .timestampList: "TIMESTAMP_LIST"
-        case .bytesList: "BYTES_LIST"
-        case .referenceList: "REFERENCE_LIST"
-        case .assetList: "ASSETID_LIST"
-        case .locationList: "LOCATION_LIST"
-        case .unknownList: "UNKNOWN_LIST"
-        }
-    }
+    public var rawValue: String { staticRawValue.description }
 
     /// The wire tag.
     public var description: String { rawValue }

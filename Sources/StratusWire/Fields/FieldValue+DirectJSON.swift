@@ -86,7 +86,8 @@ extension FieldValue: JSONDirectEncodable {
 }
 
 extension FieldType {
-    /// ``rawValue`` as a static string, for the direct writer.
+    /// The wire tag as a static string: the one spelling of every tag (``rawValue`` reads it), and
+    /// what the direct writer copies without allocating.
     var staticRawValue: StaticString {
         switch self {
         case .string: "STRING"
