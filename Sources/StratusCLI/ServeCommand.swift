@@ -79,7 +79,6 @@ enum ServeCommand {
         serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
         let publicURL = options.string("public-url", default: "")
         serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
-        serviceConfiguration.authentication.publicBaseURL = serviceConfiguration.publicBaseURL
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
         // With PostgreSQL, other nodes may queue notifications for polls parked here.

@@ -12,7 +12,7 @@ public import StratusCrypto
 /// ```swift
 /// var configuration = ServiceConfiguration(tokenSecret: secret)
 /// configuration.authentication.requiresAuthentication = true
-/// configuration.authentication.publicBaseURL = "https://cloud.example.com"
+/// configuration.publicBaseURL = "https://cloud.example.com"  // sign-in links use it too
 /// ```
 public struct AuthenticationConfiguration: Sendable {
     /// Whether credentials are required; `false` is open mode.
@@ -32,9 +32,6 @@ public struct AuthenticationConfiguration: Sendable {
     /// request regardless; one made by another process (`stratus key revoke`) applies only after
     /// this time, so the default keeps "revoked means refused on the next request" true everywhere.
     public var serverKeyCacheLifetime: Duration = .zero
-    /// The server's external base URL (`https://cloud.example.com`) for sign-in links; when `nil`,
-    /// `http://` and the request's `Host` header.
-    public var publicBaseURL: String?
     /// Argon2id costs and the number of password hashes computed at once.
     public var passwordHashing: PasswordHasher.Configuration = .interactive
     /// Whether the sign-in page offers "create an account"; when `false` only `stratus user create` makes accounts.

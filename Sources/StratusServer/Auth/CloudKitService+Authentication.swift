@@ -71,9 +71,7 @@ extension CloudKitService {
 
     /// The server's own sign-in page for an API token: `<base>/signin?ckAPIToken=…`.
     func signInURL(for request: HTTPRequest, apiToken: String) -> String {
-        var base = configuration.authentication.publicBaseURL ?? "http://\(request.headers["Host"] ?? "127.0.0.1")"
-        while base.hasSuffix("/") { base.removeLast() }
-        return base + Self.signInPath + "?ckAPIToken=" + URLText.queryValue(apiToken)
+        baseURL(for: request) + Self.signInPath + "?ckAPIToken=" + URLText.queryValue(apiToken)
     }
 
     /// The path of the sign-in page.

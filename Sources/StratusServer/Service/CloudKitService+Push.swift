@@ -103,11 +103,11 @@ extension CloudKitService {
         return response
     }
 
-    /// `http://host:port` from the configured public base URL or the request's `Host` header.
+    /// `http://host:port` from the configured public base URL or the request's `Host` header, without a
+    /// trailing slash: the base of every URL the server hands out (sign-in, courier, assets).
     func baseURL(for request: HTTPRequest) -> String {
-        if let base = configuration.publicBaseURL {
-            return base.hasSuffix("/") ? String(base.dropLast()) : base
-        }
-        return "http://" + (request.headers["Host"] ?? "127.0.0.1")
+        var base = configuration.publicBaseURL ?? "http://" + (request.headers["Host"] ?? "127.0.0.1")
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
     }
 }
