@@ -7,7 +7,8 @@ public import StratusWire
 public struct SyncConfiguration: Sendable {
     /// The container to sync with.
     public var container: Container
-    /// The database: `.private` (a custom zone with a change feed). `.public` is a later slice.
+    /// The database: `.private` (a custom zone with a change feed) or `.public` (the default zone,
+    /// queried by modification time, with Device and DeleteQueue records; see Documentation/0009).
     public var databaseScope: DatabaseScope
     /// The entity types to sync; records of other types are ignored.
     public var entityTypes: [any SyncableEntity.Type]
@@ -32,6 +33,15 @@ public struct SyncConfiguration: Sendable {
     /// After a sync fails for want of a connection, retry after this long (doubling up to five
     /// minutes) until it succeeds, so reconnection replays the outbox; `nil` leaves it to the app.
     public var reconnectInterval: Duration? = .seconds(10)
+    /// Public database: a device that has not checked in for this long is retired (no more
+    /// DeleteQueue entries are written for it); when it comes back it does a full resync.
+    public var deviceRetirement: Duration = .seconds(30 * 24 * 3600)
+    /// Public database: each fetch re-reads records modified this long before the last one seen,
+    /// so writes committed out of order or with equal timestamps are never missed (change tags dedup them).
+    public var publicQueryOverlap: Duration = .seconds(60)
+    /// `Data` fields larger than this many bytes travel as assets (uploaded apart, downloaded on
+    /// demand with ``SyncController/downloadAsset(for:key:)``); `nil` keeps every `Data` inline.
+    public var assetThreshold: Int? = 64 * 1024
     /// How the controller waits between reconnection attempts (injected by tests).
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 

@@ -10,6 +10,17 @@ enum FetchScope: Sendable {
     case full(recordTypes: Set<String>?)
 }
 
+/// What a fetch read from the server, before it is applied.
+struct FetchedRecords: Sendable {
+    var records: [StratusClient.Record]
+    /// Deleted record names, with their type when known.
+    var deletions: [(name: String, recordType: String?)]
+    /// Whether this is a full fetch (records this device synced that are missing were deleted).
+    var full: Bool
+    /// The record types applied (`nil`: all).
+    var only: Set<String>?
+}
+
 /// A fetched batch waiting for the delegate's ``FinishSync``.
 struct PendingBatch: Sendable {
     var startToken: SyncToken?
@@ -29,6 +40,7 @@ extension SyncController {
     /// Fetches the zone's changes since the committed token, applies them to entities (fields first,
     /// then references, so order within the batch does not matter) and hands them to the delegate.
     func fetchChanges(scope: FetchScope) async throws -> SyncChanges {
+        if configuration.databaseScope == .public { return try await fetchPublicChanges(scope: scope) }
         let startToken = try bookkeeping.changeToken
         var only: Set<String>?
         var full = false
@@ -45,12 +57,28 @@ extension SyncController {
         }
         // A full fetch limited to some types must not move the token past the other types' changes.
         let endToken = only == nil ? feed.changeToken : (startToken ?? feed.changeToken)
-        var batch = PendingBatch(
+        let batch = PendingBatch(
             startToken: startToken, endToken: endToken, generation: generation, bases: [], removed: [], keepToken: only != nil && startToken == nil)
+        return try await deliver(
+            FetchedRecords(
+                records: try feed.modifications(), deletions: feed.deletions.map { ($0.recordID.recordName, $0.recordType) }, full: full,
+                only: only),
+            batch: batch)
+    }
+
+    /// Applies fetched records and deletions to entities (fields first, then references, so order
+    /// within the batch does not matter), hands them to the delegate and commits on its ``FinishSync``
+    /// (then runs `afterCommit`, such as acknowledging the public database's DeleteQueue entries).
+    func deliver(
+        _ fetched: FetchedRecords, batch startBatch: PendingBatch, afterCommit: (@Sendable () async throws -> Void)? = nil
+    ) async throws -> SyncChanges {
+        let full = fetched.full
+        let only = fetched.only
+        var batch = startBatch
         var changes = SyncChanges()
         var applied: [String: any SyncableEntity] = [:]
         var toLink: [(StratusClient.Record, any SyncableEntity, EntityDescription)] = []
-        let records = try feed.modifications().sorted { $0.recordID.recordName < $1.recordID.recordName }
+        let records = fetched.records.sorted { $0.recordID.recordName < $1.recordID.recordName }
         for record in records {
             let name = record.recordID.recordName
             guard let description = descriptions[record.recordType], only?.contains(record.recordType) ?? true else {
@@ -59,7 +87,7 @@ extension SyncController {
             }
             let base = try bookkeeping.base(name)
             if !full, let tag = base?.record.recordChangeTag, tag == record.recordChangeTag {
-                continue  // this device's own write, already applied
+                continue  // this device's own write, or a version already applied
             }
             if (baseGenerations[name] ?? 0) > batch.generation {
                 continue  // uploaded while this fetch was under way: the device holds a newer version
@@ -90,15 +118,14 @@ extension SyncController {
         try await relinkDangling(arrived: Array(applied.keys), batch: &batch, changes: &changes, applied: &applied)
         if full {
             // Records this device synced that the server no longer has were deleted while it was away.
-            let present = Set(records.map(\.recordID.recordName)).union(feed.deletions.map(\.recordID.recordName))
+            let present = Set(records.map(\.recordID.recordName)).union(fetched.deletions.map(\.name))
             for (name, type) in try bookkeeping.baseNames() where !present.contains(name) && (only?.contains(type) ?? true) {
                 changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
                 batch.removed.append(name)
             }
         }
-        for deletion in feed.deletions {
-            let name = deletion.recordID.recordName
-            let type = try deletion.recordType ?? bookkeeping.base(name)?.recordType
+        for (name, recordType) in fetched.deletions where !batch.removed.contains(name) {
+            let type = try recordType ?? bookkeeping.base(name)?.recordType
             changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
             batch.removed.append(name)
         }
@@ -106,11 +133,13 @@ extension SyncController {
         logger.debug(
             "fetched \(changes.inserted.count) new, \(changes.updated.count) updated, \(changes.deleted.count) deleted")
         if changes.isEmpty {
-            try commit(batch)
+            if try commit(batch) { try await afterCommit?() }
             return changes
         }
         let pending = batch
-        let finish = FinishSync { [self] in try await self.commit(pending) }
+        let finish = FinishSync { [self] in
+            if try await self.commit(pending) { try await afterCommit?() }
+        }
         await Self.$delivering.withValue(true) {
             await delegate.syncController(self, didFinishSync: changes, finishSync: finish)
         }
@@ -139,10 +168,13 @@ extension SyncController {
 
     /// Commits a batch the delegate has persisted: bases, deletions, token and date, in one transaction.
     /// A batch fetched from a token that is no longer the committed one is stale and ignored.
-    func commit(_ batch: PendingBatch) throws {
+    ///
+    /// - Returns: Whether the batch was committed (`false`: stale).
+    @discardableResult
+    func commit(_ batch: PendingBatch) throws -> Bool {
         guard try bookkeeping.changeToken == batch.startToken else {
             logger.debug("ignoring a stale finishSync")
-            return
+            return false
         }
         let bases = batch.bases.filter { (baseGenerations[$0.0] ?? 0) <= batch.generation }
         let removed = batch.removed.filter { (baseGenerations[$0] ?? 0) <= batch.generation }
@@ -152,6 +184,7 @@ extension SyncController {
             token: batch.keepToken ? nil : batch.endToken, date: now)
         machine.committed(date: now)
         publish()
+        return true
     }
 
     /// Sets an entity's plain fields, sync ID and change date from a record.

@@ -171,6 +171,7 @@ extension SyncController {
                 try Self.rethrowIfTransient(error)
                 throw SyncError(.rejected, "the server refused to delete record '\(entry.recordName)'", underlying: error)
             }
+            if configuration.databaseScope == .public { try await queueDeletion(entry) }
             try bookkeeping.setBase(entry.recordName, nil)
             bumpGeneration(entry.recordName)
             logger.debug("deleted \(entry.recordType) \(entry.recordName)")

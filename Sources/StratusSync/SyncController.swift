@@ -62,11 +62,11 @@ public actor SyncController {
     ///   - configuration: The setup.
     ///   - delegate: The local store's side.
     /// - Throws: ``SyncError`` with ``SyncError/Code/missingKey`` naming a type that has neither its own
-    ///   nor a global `syncIdKey`/`changeDateKey`; ``SyncError/Code/unsupported`` for a database other
-    ///   than the private one; an SQLite error when the bookkeeping file cannot be opened.
+    ///   nor a global `syncIdKey`/`changeDateKey`; ``SyncError/Code/unsupported`` for the shared database;
+    ///   an SQLite error when the bookkeeping file cannot be opened.
     public init(configuration: SyncConfiguration, delegate: any SyncDelegate) throws {
-        guard configuration.databaseScope == .private else {
-            throw SyncError(.unsupported, "only the private database syncs in this version; the public-database path is a later slice")
+        guard configuration.databaseScope != .shared else {
+            throw SyncError(.unsupported, "the sync framework syncs the private or the public database, not the shared one")
         }
         var descriptions: [String: EntityDescription] = [:]
         for type in configuration.entityTypes {
@@ -77,7 +77,8 @@ public actor SyncController {
         self.configuration = configuration
         self.delegate = delegate
         self.descriptions = descriptions
-        self.zoneID = ZoneID(zoneName: configuration.zoneName)
+        // The public database has no custom zones: records live in the default zone.
+        self.zoneID = configuration.databaseScope == .public ? .defaultZone : ZoneID(zoneName: configuration.zoneName)
         self.logger = configuration.logger
         self.bookkeeping = try SyncBookkeeping(path: configuration.bookkeepingPath)
         var machine = SyncSessionStateMachine()
@@ -240,7 +241,7 @@ public actor SyncController {
 
     /// Creates the app's zone once.
     func ensureZone() async throws {
-        guard !zoneReady else { return }
+        guard !zoneReady, configuration.databaseScope == .private else { return }
         if try bookkeeping.meta("zoneCreated") == nil {
             try await database.save(RecordZone(zoneID: zoneID))
             try bookkeeping.setMeta("zoneCreated", Data("1".utf8))
