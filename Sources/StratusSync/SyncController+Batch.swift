@@ -31,6 +31,7 @@ extension SyncController {
         var records: [StratusClient.Record] = []
         var entries: [RecordID: OutboxEntry] = [:]
         for entry in batch {
+            let entry = try preparingAssets(entry)
             let base = try bookkeeping.base(entry.recordName)
             var record: StratusClient.Record
             if let base {

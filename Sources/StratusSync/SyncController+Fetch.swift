@@ -191,7 +191,7 @@ extension SyncController {
     func applyFields(of record: StratusClient.Record, to entity: any SyncableEntity, description: EntityDescription) {
         entity.setValue(record.recordID.recordName, forKey: description.syncIdKey)
         entity.setValue(record.modificationDate, forKey: description.changeDateKey)
-        for (local, remote) in description.mapping {
+        for (local, remote) in description.mapping where !applyAssetField(of: record, local: local, remote: remote, to: entity) {
             let current = entity.value(forKey: local)
             entity.setValue(FieldConversion.localValue(of: record.fields[remote], like: current), forKey: local)
         }

@@ -182,6 +182,7 @@ extension SyncController {
     }
 
     func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
+        let entry = try preparingAssets(entry)
         let base = try bookkeeping.base(entry.recordName)
         var record: StratusClient.Record
         if let base {
@@ -272,6 +273,7 @@ extension SyncController {
         try bookkeeping.setBase(
             saved.recordID.recordName,
             BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate))
+        try noteSavedAssets(saved)
         bumpGeneration(saved.recordID.recordName)
     }
 
@@ -294,7 +296,7 @@ extension SyncController {
         entity.setValue(saved.recordID.recordName, forKey: description.syncIdKey)
         entity.setValue(saved.modificationDate, forKey: description.changeDateKey)
         guard applyFields else { return }
-        for (local, remote) in description.mapping {
+        for (local, remote) in description.mapping where !applyAssetField(of: saved, local: local, remote: remote, to: entity) {
             let current = entity.value(forKey: local)
             if FieldConversion.fieldValue(of: current) != saved.fields[remote] {
                 entity.setValue(FieldConversion.localValue(of: saved.fields[remote], like: current), forKey: local)

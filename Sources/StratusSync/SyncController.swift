@@ -52,6 +52,8 @@ public actor SyncController {
     /// Placeholders the delegate handed out (they stay alive in the entities that show them).
     var placeholders: [ObjectIdentifier: any SyncableEntity] = [:]
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    /// Assets being uploaded, by record name and asset field: the bytes' digest and the temporary file.
+    var assetUploads: [String: [String: (digest: String, file: URL)]] = [:]
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
     public static let ownerField = "stratusOwner"

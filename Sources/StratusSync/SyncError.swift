@@ -15,6 +15,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let missingKey = Code(rawValue: "missingKey")
         /// An entity's type is not among the controller's entity types.
         public static let unknownEntityType = Code(rawValue: "unknownEntityType")
+        /// A local property is not among the entity type's mapped fields.
+        public static let unknownKey = Code(rawValue: "unknownKey")
         /// No ``SyncController`` is current for `entity.cloud`.
         public static let noController = Code(rawValue: "noController")
         /// The configuration asks for something this version does not do yet.

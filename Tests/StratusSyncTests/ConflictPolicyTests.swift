@@ -12,10 +12,13 @@ struct OfflineConflict {
     let noteA: Note
     let noteB: Note
 
-    /// Sets up the shared note (title, body and one tag) on both devices, then takes both offline.
-    static func make(_ world: SyncWorld, policy: ConflictPolicy) async throws -> OfflineConflict {
-        let a = try world.device("a", policy: policy)
-        let b = try world.device("b", policy: policy)
+    /// Sets up the shared note (title, body and one tag) on both devices, then takes both offline;
+    /// `configure` adjusts both devices' setup (the public database, for one).
+    static func make(
+        _ world: SyncWorld, policy: ConflictPolicy, configure: (inout SyncConfiguration) -> Void = { _ in }
+    ) async throws -> OfflineConflict {
+        let a = try world.device("a", policy: policy, configure: configure)
+        let b = try world.device("b", policy: policy, configure: configure)
         let tag = StratusSyncTests.make(Tag.self, ["name": "base"])
         let note = StratusSyncTests.make(Note.self, ["title": "Base", "body": "base body"])
         note["tags"] = [tag] as [any SyncableEntity]

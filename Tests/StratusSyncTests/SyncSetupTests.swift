@@ -22,11 +22,12 @@ import Testing
             #expect(error?.message.contains("Orphan") == true)
             #expect(error?.message.contains("syncIdKey") == true)
 
-            var publicDatabase = configuration
-            publicDatabase.syncIdKey = "syncID"
-            publicDatabase.databaseScope = .public
-            let unsupported = #expect(throws: SyncError.self) { try SyncController(configuration: publicDatabase, delegate: MemoryStore()) }
+            var sharedDatabase = configuration
+            sharedDatabase.syncIdKey = "syncID"
+            sharedDatabase.databaseScope = .shared
+            let unsupported = #expect(throws: SyncError.self) { try SyncController(configuration: sharedDatabase, delegate: MemoryStore()) }
             #expect(unsupported?.code == .unsupported)
+            #expect(unsupported?.message.contains("shared") == true)
         }
     }
 

@@ -31,7 +31,7 @@ struct BaseRecord: Sendable {
 ///
 /// Calls run synchronously on the caller (the ``SyncController`` actor) through a serial queue.
 final class SyncBookkeeping: Sendable {
-    private let database: SQLiteDatabaseQueue
+    let database: SQLiteDatabaseQueue
 
     init(path: String) throws {
         var configuration = SQLiteConfiguration(path: path)
@@ -57,6 +57,14 @@ final class SyncBookkeeping: Sendable {
         migrator.registerMigration("v2 dangling references") { db in
             try db.execute(
                 "CREATE TABLE sync_dangling (target TEXT NOT NULL, source TEXT NOT NULL, PRIMARY KEY (target, source)) WITHOUT ROWID")
+        }
+        migrator.registerMigration("v3 assets held") { db in
+            try db.execute(
+                """
+                CREATE TABLE sync_assets (
+                    record_name TEXT NOT NULL, field TEXT NOT NULL, checksum TEXT NOT NULL, digest TEXT NOT NULL,
+                    PRIMARY KEY (record_name, field)) WITHOUT ROWID
+                """)
         }
         try database.writeWithoutTransactionSync { try migrator.migrate($0) }
     }

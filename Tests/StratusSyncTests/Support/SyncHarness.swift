@@ -156,7 +156,7 @@ final class SyncWorld: Sendable {
 
     func device(
         _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
-        logger: Logger = .disabled, reconnect: Duration? = nil
+        logger: Logger = .disabled, reconnect: Duration? = nil, configure: (inout SyncConfiguration) -> Void = { _ in }
     ) throws -> Device {
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(20)
@@ -172,6 +172,7 @@ final class SyncWorld: Sendable {
             ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
         var configured = configuration
         configured.reconnectInterval = reconnect
+        configure(&configured)
         let controller = try SyncController(configuration: configured, delegate: store)
         return Device(name: name, store: store, sync: controller, transport: transport, bookkeepingPath: path)
     }
