@@ -146,7 +146,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusSyncTests",
-            dependencies: ["StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusSQLite", "StratusLogging"]
+            dependencies: [
+                "StratusSync", "StratusClient", "StratusServer", "StratusTesting", "StratusWire", "StratusSQLite", "StratusLogging",
+            ]
         ),
     ]
 )

@@ -1,8 +1,10 @@
 import Foundation
 import StratusClient
+import StratusServer
 import StratusSync
 import StratusTesting
 import StratusWire
+import Synchronization
 import Testing
 
 /// The public database: queries by modification time, Device and DeleteQueue records, retirement.
@@ -197,6 +199,73 @@ import Testing
             try await scene.reconnect()
             scene.expectConverged(title: expected.title, body: expected.body, tags: expected.tags)
             #expect(!scene.b.store.conflicts.isEmpty)
+        }
+    }
+}
+
+/// Fetching by modification time never loses a change to equal timestamps or late commits.
+@Suite struct PublicQueryWindowTests {
+    /// The server's clock, set by hand: every write gets the time it reads.
+    final class Clock: Sendable {
+        let milliseconds = Mutex<Int64>(1_760_000_000_000)
+        func set(_ value: Int64) { milliseconds.withLock { $0 = value } }
+    }
+
+    /// Two writes in the same millisecond, and a write stamped before the last one seen (committed
+    /// late), all reach the other device, each once.
+    @Test func equalTimestampsAndLateCommitsAreNotLost() async throws {
+        let clock = Clock()
+        try await SyncWorld.run(configure: { configuration in
+            configuration.now = { clock.milliseconds.withLock { $0 } }
+        }) { world in
+            let a = try SyncPublicDatabaseTests.publicDevice(world, "a")
+            let b = try SyncPublicDatabaseTests.publicDevice(world, "b")
+            for device in [a, b] { try await device.sync.sync() }
+            let first = make(Tag.self, ["name": "first"])
+            a.store.insert(first)
+            try await a.cloud(first).save()
+            #expect(try await b.sync.sync().inserted.count == 1)
+
+            // Same millisecond as the last record B saw.
+            let twin = make(Tag.self, ["name": "twin"])
+            a.store.insert(twin)
+            try await a.cloud(twin).save()
+            // Stamped 10 ms earlier: a write that committed after B's last fetch.
+            clock.set(1_760_000_000_000 - 10)
+            let late = make(Tag.self, ["name": "late"])
+            a.store.insert(late)
+            try await a.cloud(late).save()
+            clock.set(1_760_000_000_000)
+
+            let changes = try await b.sync.sync()
+            #expect(Set(changes.inserted.compactMap { ($0.entity as? Tag)?.name }) == ["twin", "late"])
+            #expect(changes.updated.isEmpty)
+            #expect(try await b.sync.sync().isEmpty)
+            #expect(Set(b.store.all(Tag.self).compactMap(\.name)) == ["first", "twin", "late"])
+        }
+    }
+
+    /// Without the overlap window the late write would be missed: the window is what catches it.
+    @Test func withoutOverlapALateCommitIsMissed() async throws {
+        let clock = Clock()
+        try await SyncWorld.run(configure: { configuration in
+            configuration.now = { clock.milliseconds.withLock { $0 } }
+        }) { world in
+            let a = try SyncPublicDatabaseTests.publicDevice(world, "a")
+            let b = try world.device("b") { configuration in
+                configuration.databaseScope = .public
+                configuration.publicQueryOverlap = .zero
+            }
+            for device in [a, b] { try await device.sync.sync() }
+            let first = make(Tag.self, ["name": "first"])
+            a.store.insert(first)
+            try await a.cloud(first).save()
+            #expect(try await b.sync.sync().inserted.count == 1)
+            clock.set(1_760_000_000_000 - 10)
+            let late = make(Tag.self, ["name": "late"])
+            a.store.insert(late)
+            try await a.cloud(late).save()
+            #expect(try await b.sync.sync().isEmpty)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import StratusClient
 import StratusLogging
+import StratusServer
 import StratusSync
 import StratusTesting
 import StratusWire
@@ -134,8 +135,10 @@ final class SyncWorld: Sendable {
         self.directory = directory
     }
 
-    static func run(_ body: (SyncWorld) async throws -> Void) async throws {
-        let server = try await TestCloudKitServer.start()
+    static func run(
+        configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (SyncWorld) async throws -> Void
+    ) async throws {
+        let server = try await TestCloudKitServer.start(configure: configure)
         let world = SyncWorld(server: server, directory: try TemporaryDirectory(prefix: "stratus-sync"))
         do {
             try await body(world)
