@@ -269,3 +269,52 @@ import Testing
         }
     }
 }
+
+/// Two signed-in users share the public database: records are creator-writable.
+@Suite struct PublicDatabaseUsersTests {
+    static func userDevice(_ world: SyncWorld, _ name: String, _ user: TestCloudKitServer.SignedInUser) throws -> Device {
+        try world.device(name) { configuration in
+            configuration.databaseScope = .public
+            configuration.container = Container(
+                identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
+                authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), transport: SwitchableTransport.shared)
+        }
+    }
+
+    /// Each user changes only their own records; deletions still reach the other user's device, and
+    /// a DeleteQueue entry the device may not remove is remembered as applied, never delivered twice.
+    @Test func creatorsWriteEveryoneReadsAndDeletionsArrive() async throws {
+        try await SyncWorld.run(configure: { configuration in
+            configuration.authentication.requiresAuthentication = true
+        }) { world in
+            let a = try Self.userDevice(world, "a", try await world.server.signedInUser("ada@example.com"))
+            let b = try Self.userDevice(world, "b", try await world.server.signedInUser("bob@example.com"))
+            for device in [a, b] { try await device.sync.sync() }
+
+            let mine = make(Tag.self, ["name": "ada's"])
+            a.store.insert(mine)
+            try await a.cloud(mine).save()
+            try await b.sync.sync()
+            let onB = try #require(b.store.find(Tag.self, mine.syncID))
+            #expect(onB.name == "ada's")
+
+            // Bob may not change Ada's record: the save is refused by name.
+            onB["name"] = "bob's now"
+            let refused = await #expect(throws: SyncError.self) { try await b.cloud(onB).save() }
+            #expect(refused?.code == .rejected)
+
+            let theirs = make(Tag.self, ["name": "bob's"])
+            b.store.insert(theirs)
+            try await b.cloud(theirs).save()
+            #expect(try await a.sync.sync().inserted.map { $0.record.recordID.recordName } == [theirs.syncID])
+
+            // Ada deletes her tag: Bob's device applies it once, though it cannot remove Ada's entry.
+            try await a.cloud(mine).delete()
+            a.store.remove(mine)
+            #expect(try await b.sync.sync().deleted.map(\.syncID) == [mine.syncID])
+            #expect(b.store.find(Tag.self, mine.syncID) == nil)
+            #expect(try await b.sync.sync().isEmpty)
+            #expect(try await SyncPublicDatabaseTests.queuedFor(a) == ["device-b"])  // Ada's record; Bob may not delete it
+        }
+    }
+}
