@@ -112,6 +112,16 @@ final class Photo: MemoryEntity {
             #expect(try await b.sync.downloadAsset(for: onB, key: "image") == larger)
             #expect(try await a.sync.downloadAsset(for: photo, key: "image") == larger)  // A holds it: no download
 
+            // C never downloaded the new asset; an empty `Data` clears it (it travels inline).
+            try await c.sync.sync()
+            #expect(try await c.sync.isAssetPending(for: onC, key: "image"))
+            onC["image"] = Data()
+            try await c.cloud(onC).save()
+            record = try await Self.serverRecord(a, photo.syncID, scope: scope)
+            #expect(record["image_asset"] as FieldValue? == nil)
+            try await a.sync.sync()
+            #expect(photo.image?.isEmpty == true)
+
             // Unknown keys are refused by name.
             await #expect(throws: SyncError.self) { try await b.sync.downloadAsset(for: onB, key: "nope") }
         }
