@@ -49,7 +49,7 @@ public struct SyncConfiguration: Sendable {
     ///
     /// - Parameters:
     ///   - container: The container.
-    ///   - databaseScope: The database (`.private`).
+    ///   - databaseScope: The database (`.private`, or `.public` with Device and DeleteQueue records).
     ///   - entityTypes: The entity types to sync.
     ///   - syncIdKey: The default `syncIdKey`.
     ///   - changeDateKey: The default `changeDateKey`.

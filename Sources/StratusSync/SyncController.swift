@@ -5,7 +5,8 @@ public import StratusWire
 import Synchronization
 
 /// Syncs a local store's entities with a CloudKit database: uploads through a durable outbox,
-/// fetches the zone's change feed, resolves conflicts by policy.
+/// fetches the zone's change feed, resolves conflicts by policy. With `databaseScope: .public` it
+/// queries by modification time and carries deletions in DeleteQueue records instead.
 ///
 /// ```swift
 /// let sync = try SyncController(configuration: SyncConfiguration(
