@@ -3,8 +3,8 @@ import StratusServer
 import StratusSQLite
 import Synchronization
 
-/// A counter row that triggers bump on every change to `server_keys` (design note 0006,
-/// "Server-to-server keys").
+/// A counter row that triggers bump on every change to `server_keys` and `api_tokens` (design
+/// note 0006, "Key records and the credential generation").
 ///
 /// Triggers, not the store's Swift code, keep it: a revocation by `stratus key revoke` in
 /// another process, by an older or newer Stratus, or by hand in the `sqlite3` shell bumps it
@@ -15,19 +15,21 @@ enum SQLiteCredentialGenerationSchema {
     static func register(in migrator: inout SQLiteMigrator) {
         migrator.registerMigration(migrationIdentifier) { db in
             try db.execute(sql: """
-                -- One row; `generation` grows with every insert, update and delete of a server key.
+                -- One row; `generation` grows with every insert, update and delete of a server key or an API token.
                 CREATE TABLE credential_generation (
                     id INTEGER PRIMARY KEY CHECK (id = 1),
                     generation INTEGER NOT NULL
                 );
                 INSERT INTO credential_generation (id, generation) VALUES (1, 0);
-                CREATE TRIGGER server_keys_inserted AFTER INSERT ON server_keys
-                BEGIN UPDATE credential_generation SET generation = generation + 1 WHERE id = 1; END;
-                CREATE TRIGGER server_keys_updated AFTER UPDATE ON server_keys
-                BEGIN UPDATE credential_generation SET generation = generation + 1 WHERE id = 1; END;
-                CREATE TRIGGER server_keys_deleted AFTER DELETE ON server_keys
-                BEGIN UPDATE credential_generation SET generation = generation + 1 WHERE id = 1; END;
                 """)
+            for table in ["server_keys", "api_tokens"] {
+                for event in ["INSERT", "UPDATE", "DELETE"] {
+                    try db.execute(sql: """
+                        CREATE TRIGGER \(table)_\(event.lowercased())_moves_credential_generation AFTER \(event) ON \(table)
+                        BEGIN UPDATE credential_generation SET generation = generation + 1 WHERE id = 1; END;
+                        """)
+                }
+            }
         }
     }
 }
@@ -37,7 +39,7 @@ enum SQLiteCredentialGenerationSchema {
 /// The read is one row of a one-row table in autocommit mode: in WAL mode it looks at the
 /// shared-memory index and the page cache, a few microseconds, without waiting for a pool
 /// reader (all of them may be busy with long queries) or hopping to a dispatch queue. It never
-/// waits: when every connection is in use it answers `nil` and the caller reads the key itself,
+/// waits: when every connection is in use it answers `nil` and the caller reads the record itself,
 /// and a short busy timeout bounds the rare wait inside SQLite (WAL recovery).
 final class SQLiteCredentialGeneration: Sendable {
     /// One connection and the lock that confines it to one thread at a time.
@@ -98,7 +100,7 @@ final class SQLiteCredentialGeneration: Sendable {
 }
 
 extension SQLiteRecordStore {
-    /// The counter the `server_keys` triggers bump, read without the reader pool.
+    /// The counter the `server_keys` and `api_tokens` triggers bump, read without the reader pool.
     public func credentialGeneration() throws -> Int64? {
         try credentials.read()
     }

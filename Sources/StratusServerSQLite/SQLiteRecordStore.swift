@@ -17,7 +17,7 @@ import Synchronization
 /// ```
 public final class SQLiteRecordStore: RecordStore {
     let pool: SQLiteDatabasePool
-    /// The server-key change counter, on a connection of its own.
+    /// The server-key and API-token change counter, on connections of its own.
     let credentials: SQLiteCredentialGeneration
     private let schemas: SQLiteSchemaMemo
     private let writes: SQLiteWriteCoalescer

@@ -21,7 +21,9 @@ final class Authenticator: Sendable {
     let throttle: SignInThrottle
     let logger: Logger
     /// Server-to-server keys read recently, parsed, while the store's credential generation holds.
-    private let serverKeys: ServerKeyCache
+    private let serverKeys: CredentialCache<ServerKey>
+    /// API-token records of anonymous requests, by token hash, while the credential generation holds.
+    private let apiTokens = CredentialCache<APITokenRecord>()
     /// Parsed public keys by PEM, for key records read again (a PEM parse costs about a millisecond).
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
     /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
@@ -37,7 +39,7 @@ final class Authenticator: Sendable {
         self.tokens = WebAuthTokenCodec(secret: configuration.tokenSecret)
         self.hasher = PasswordHasher(configuration: configuration.authentication.passwordHashing)
         self.throttle = SignInThrottle(limits: configuration.authentication.signInLimits)
-        self.serverKeys = ServerKeyCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
+        self.serverKeys = CredentialCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
         self.logger = logger
     }
 
@@ -81,9 +83,18 @@ final class Authenticator: Sendable {
             contents = opened
         }
         let tokenHash = Self.hash(apiToken)
-        let sessionID = contents?.sessionID
-        let (record, session) = try await accounts.readAccounts { tx in
-            (try tx.apiToken(hash: tokenHash), try sessionID.flatMap { try tx.session(id: $0) })
+        let record: APITokenRecord?
+        let session: WebAuthSession?
+        if let sessionID = contents?.sessionID {
+            // The session changes with use, so it is read every time, with the token in the same read.
+            (record, session) = try await accounts.readAccounts { tx in (try tx.apiToken(hash: tokenHash), try tx.session(id: sessionID)) }
+        } else {
+            let generation = (try? accounts.credentialGeneration()) ?? nil
+            let accounts = self.accounts
+            record = try await apiTokens.value(tokenHash, generation: generation, now: now()) {
+                try await accounts.readAccounts { try $0.apiToken(hash: tokenHash) }
+            }
+            session = nil
         }
         guard let record else { throw failure("unknown API token", request) }
         remember(origins: record.revokedAt == nil ? record.allowedOrigins : nil, tokenHash: tokenHash)
@@ -159,7 +170,7 @@ final class Authenticator: Sendable {
         guard keyID.utf8.count <= 256 else { throw failure("server-to-server key ID is too long", request) }
         // Read before the key, so a change committed while the key loads is seen next time.
         let generation = (try? accounts.credentialGeneration()) ?? nil
-        guard let key = try await serverKeys.key(keyID, generation: generation, now: now(), load: { try await loadKey(keyID, request) }) else {
+        guard let key = try await serverKeys.value(keyID, generation: generation, now: now(), load: { try await loadKey(keyID, request) }) else {
             throw failure("unknown server-to-server key '\(keyID)'", request)
         }
         guard key.record.revokedAt == nil, let publicKey = key.publicKey else {
@@ -173,6 +184,15 @@ final class Authenticator: Sendable {
         }
         guard valid else { throw failure("server-to-server signature does not match key '\(keyID)', date, body and path", request) }
         return .serverKey(keyID: keyID, userRecordName: key.userRecordName)
+    }
+
+    /// A key record and what a signed request needs from it.
+    struct ServerKey: Sendable {
+        var record: ServerKeyRecord
+        /// The parsed public key; `nil` for a revoked key (never verified against).
+        var publicKey: P256PublicKey?
+        /// The identity records written with the key carry.
+        var userRecordName: String
     }
 
     /// The server-to-server headers of a request, each looked up once.
@@ -189,12 +209,12 @@ final class Authenticator: Sendable {
     }
 
     /// Reads a key record and parses its public key (a revoked key's is not parsed).
-    private func loadKey(_ keyID: String, _ request: HTTPRequest) async throws -> ServerKeyCache.Key? {
+    private func loadKey(_ keyID: String, _ request: HTTPRequest) async throws -> ServerKey? {
         guard let record = try await accounts.readAccounts({ try $0.serverKey(id: keyID) }) else { return nil }
-        guard record.revokedAt == nil else { return ServerKeyCache.Key(record: record, publicKey: nil, userRecordName: "") }
+        guard record.revokedAt == nil else { return ServerKey(record: record, publicKey: nil, userRecordName: "") }
         let userRecordName = Self.userRecordName(ofKey: keyID)
         if let parsed = parsedKeys.withLock({ $0[record.publicKeyPEM] }) {
-            return ServerKeyCache.Key(record: record, publicKey: parsed, userRecordName: userRecordName)
+            return ServerKey(record: record, publicKey: parsed, userRecordName: userRecordName)
         }
         do {
             let publicKey = try P256PublicKey(pemRepresentation: record.publicKeyPEM)
@@ -202,7 +222,7 @@ final class Authenticator: Sendable {
                 if table.count >= 1_000 { table.removeAll() }
                 table[record.publicKeyPEM] = publicKey
             }
-            return ServerKeyCache.Key(record: record, publicKey: publicKey, userRecordName: userRecordName)
+            return ServerKey(record: record, publicKey: publicKey, userRecordName: userRecordName)
         } catch {
             throw failure("server-to-server key '\(keyID)' has an unreadable public key: \(error)", request)
         }
