@@ -13,7 +13,8 @@ enum ServeCommand {
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
                       [--log-level info] [--log-format text|json] [--open]
                       [--public-url https://stratus.example.com] [--asset-limit-mb 50]
-                      [--requests-per-second 40] [--public-db-mb 100] [--private-db-mb 1024]
+                      [--requests-per-second 40] [--client-requests-per-second 0]
+                      [--public-db-mb 100] [--private-db-mb 1024]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
@@ -22,7 +23,10 @@ enum ServeCommand {
         --public-url is the server's external base URL, used in sign-in links, web-courier
         and asset URLs (default: http:// and each request's Host header).
         --requests-per-second limits each container (a burst of as many again is allowed;
-        0 turns the limit off); --public-db-mb and --private-db-mb are the record quota of
+        0 turns the limit off); --client-requests-per-second limits each client within a
+        container — a signed-in user, an API token alone, a server-to-server key, or in open
+        mode a client address — with the same burst rule (0, the default: no per-client limit);
+        --public-db-mb and --private-db-mb are the record quota of
         each public database and the quota of each user's private database.
 
         --database postgres://user@host:5432/db keeps the records, accounts and push queues in
@@ -39,7 +43,8 @@ enum ServeCommand {
         let unknown = options.unknownFlags(
             known: [
                 "host", "port", "data-dir", "database", "threads", "log-level", "log-format", "open", "public-url",
-                "asset-limit-mb", "requests-per-second", "public-db-mb", "private-db-mb",
+                "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb",
+                "private-db-mb",
             ]
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
@@ -74,6 +79,10 @@ enum ServeCommand {
         } else {
             serviceConfiguration.quotas.defaults.requestsPerSecond = Double(rate)
             serviceConfiguration.quotas.defaults.burst = Double(rate)
+        }
+        let clientRate = try options.integer("client-requests-per-second", default: 0, in: 0...10_000_000)
+        if clientRate > 0 {
+            serviceConfiguration.quotas.defaults.clientRequestsPerSecond = Double(clientRate)
         }
         serviceConfiguration.quotas.defaults.publicRecordBytes = Int64(try options.integer("public-db-mb", default: 100, in: 1...100_000_000)) << 20
         serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20

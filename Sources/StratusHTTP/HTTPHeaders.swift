@@ -57,6 +57,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// ASCII case-insensitive equality without allocating (header names are ASCII tokens).
     private static func same(_ a: String, _ b: String) -> Bool {
+        // Case folding keeps ASCII lengths, so names of different lengths differ (O(1) for native strings).
+        guard a.utf8.count == b.utf8.count else { return false }
         var left = a.utf8.makeIterator()
         var right = b.utf8.makeIterator()
         while true {

@@ -17,13 +17,16 @@ import Synchronization
 /// ```
 public final class SQLiteRecordStore: RecordStore {
     let pool: SQLiteDatabasePool
+    /// The server-key and API-token change counter, on connections of its own.
+    let credentials: SQLiteCredentialGeneration
     private let schemas: SQLiteSchemaMemo
     private let writes: SQLiteWriteCoalescer
     /// System-field indexes known to exist.
     private let systemIndexes = Mutex<Set<SQLiteSystemIndexes.Index>>([])
 
-    private init(pool: SQLiteDatabasePool) {
+    private init(pool: SQLiteDatabasePool, credentials: SQLiteCredentialGeneration) {
         self.pool = pool
+        self.credentials = credentials
         let schemas = SQLiteSchemaMemo()
         self.schemas = schemas
         self.writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas)
@@ -45,7 +48,8 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.mmapSize = 256 << 20
         let pool = try SQLiteDatabasePool(configuration: configuration, logger: logger)
         try await SQLiteRecordStoreSchema.migrator.migrate(pool)
-        return SQLiteRecordStore(pool: pool)
+        let credentials = try SQLiteCredentialGeneration(configuration: pool.configuration, logger: logger)
+        return SQLiteRecordStore(pool: pool, credentials: credentials)
     }
 
     /// Runs `body` in a read snapshot on a reader connection.
@@ -71,6 +75,7 @@ public final class SQLiteRecordStore: RecordStore {
 
     /// Closes every connection.
     public func close() async throws {
+        try credentials.close()
         try pool.close()
     }
 }

@@ -129,6 +129,7 @@ enum SQLiteRecordStoreSchema {
         SQLitePushStoreSchema.register(in: &migrator)
         SQLiteUsageSchema.register(in: &migrator)
         SQLiteShareSchema.register(in: &migrator)
+        SQLiteCredentialGenerationSchema.register(in: &migrator)
         return migrator
     }()
 }

@@ -106,4 +106,35 @@ import Testing
             _ = store
         }
     }
+
+    @Test func credentialGenerationMovesWithEveryKeyAndTokenChangeFromAnyHandleAndOnlyThen() async throws {
+        let directory = try TemporaryDirectory(prefix: "stratus-generation")
+        defer { directory.remove() }
+        let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"))
+        let admin = AccountAdministration(accounts: store, configuration: ServiceConfiguration(tokenSecret: Data(repeating: 3, count: 32)))
+        let start = try #require(try store.credentialGeneration())
+        // Users and sessions leave it alone, so they do not void cached keys and tokens.
+        let user = try await admin.createUser(email: "g@example.com", password: nil)
+        _ = try await admin.webAuthToken(for: user.userRecordName, container: "iCloud.a")
+        #expect(try store.credentialGeneration() == start)
+        let (token, _) = try await admin.createAPIToken(container: "iCloud.a", environment: .development, name: "t")
+        let withToken = try #require(try store.credentialGeneration())
+        #expect(withToken > start)
+        let key = try await admin.addServerKey(
+            container: "iCloud.a", environment: .development, name: "k", publicKeyPEM: try P256PrivateKey().publicKey.pemRepresentation)
+        let added = try #require(try store.credentialGeneration())
+        #expect(added > withToken)
+        #expect(try store.credentialGeneration() == added)
+        // Another handle on the file, as another process: its revocations move this handle's generation.
+        let other = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"))
+        #expect(try await other.writeAccounts { try $0.revokeServerKey(id: key.keyID, at: 5) })
+        let keyRevoked = try #require(try store.credentialGeneration())
+        #expect(keyRevoked > added)
+        #expect(try await other.writeAccounts { try $0.revokeAPIToken(hash: SHA256.hash(token).hexString, at: 6) })
+        try await other.close()
+        let revoked = try #require(try store.credentialGeneration())
+        #expect(revoked > keyRevoked)
+        try await store.close()
+        #expect(throws: (any Error).self) { try store.credentialGeneration() }
+    }
 }

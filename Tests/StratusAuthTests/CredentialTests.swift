@@ -1,6 +1,8 @@
 import Foundation
+import StratusCrypto
 import StratusHTTP
 import StratusServer
+import StratusServerSQLite
 import StratusTesting
 import StratusWire
 import Testing
@@ -34,6 +36,28 @@ import Testing
             let reply = try await server.exchange("zones/list", method: "GET", query: user.query)
             #expect(reply.status == 401)
             #expect(reply.serverErrorCode == "AUTHENTICATION_FAILED")
+        }
+    }
+
+    @Test func anAPITokenAloneRevokedHereOrThroughAnotherStoreHandleFailsOnTheVeryNextRequest() async throws {
+        try await withAuthServer { server in
+            let here = try await server.makeAPIToken()
+            let there = try await server.makeAPIToken()
+            // Twice each, so the second request is answered from the server's token cache.
+            for token in [here, there, here, there] {
+                #expect(try await server.exchange("zones/list", method: "GET", database: "public", query: [("ckAPIToken", token)]).status == 200)
+            }
+            _ = try await server.admin().revokeAPIToken(here)
+            #expect(try await server.exchange("zones/list", method: "GET", database: "public", query: [("ckAPIToken", here)]).status == 401)
+            #expect(try await server.exchange("zones/list", method: "GET", database: "public", query: [("ckAPIToken", there)]).status == 200)
+            // What `stratus token revoke` in another process does: its own handle on the file.
+            let other = try await SQLiteRecordStore.open(path: server.directory.path("stratus.sqlite"))
+            let revoked = try await other.writeAccounts { try $0.revokeAPIToken(hash: SHA256.hash(there).hexString, at: 1) }
+            try await other.close()
+            #expect(revoked)
+            let refused = try await server.exchange("zones/list", method: "GET", database: "public", query: [("ckAPIToken", there)])
+            #expect(refused.status == 401, "\(refused.text)")
+            #expect(refused.serverErrorCode == "AUTHENTICATION_FAILED")
         }
     }
 

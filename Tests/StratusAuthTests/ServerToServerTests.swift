@@ -2,6 +2,7 @@ import Foundation
 import StratusClient
 import StratusCrypto
 import StratusServer
+import StratusServerSQLite
 import StratusTesting
 import StratusWire
 import Testing
@@ -112,6 +113,24 @@ import Testing
             #expect(try await signer.send("zones/list", method: "GET").status == 200)
             _ = try await server.admin().revokeServerKey(signer.keyID)
             #expect(try await signer.send("zones/list", method: "GET").status == 401)
+        }
+    }
+
+    @Test func keyRevokedThroughAnotherStoreHandleFailsOnTheVeryNextRequest() async throws {
+        try await withAuthServer { server in
+            let signer = try await Signer.register(server)
+            // Twice, so the second request is answered from the server's key cache.
+            #expect(try await signer.send("zones/list", method: "GET").status == 200)
+            #expect(try await signer.send("zones/list", method: "GET").status == 200)
+            // What `stratus key revoke` in another process does: its own handle on the file, a
+            // plain revocation, nothing this process's AccountAdministration would hear of.
+            let other = try await SQLiteRecordStore.open(path: server.directory.path("stratus.sqlite"))
+            let revoked = try await other.writeAccounts { try $0.revokeServerKey(id: signer.keyID, at: 1) }
+            try await other.close()
+            #expect(revoked)
+            let refused = try await signer.send("zones/list", method: "GET")
+            #expect(refused.status == 401, "\(refused.text)")
+            #expect(refused.serverErrorCode == "AUTHENTICATION_FAILED")
         }
     }
 

@@ -129,7 +129,7 @@ public struct AccountAdministration: Sendable {
     public func revokeAPIToken(_ tokenOrPrefix: String, container: String? = nil) async throws -> APITokenRecord {
         let now = authenticator.now()
         let hash = Authenticator.hash(tokenOrPrefix)
-        return try await authenticator.accounts.writeAccounts { tx in
+        let revoked = try await authenticator.accounts.writeAccounts { tx in
             let candidates =
                 try tx.apiToken(hash: hash).map { [$0] }
                 ?? tx.apiTokens(container: container).filter { $0.prefix == tokenOrPrefix && $0.revokedAt == nil }
@@ -145,6 +145,8 @@ public struct AccountAdministration: Sendable {
             token.revokedAt = now
             return token
         }
+        CredentialRevision.noteRevocation()
+        return revoked
     }
 
     // MARK: Server-to-server keys
@@ -190,7 +192,7 @@ public struct AccountAdministration: Sendable {
             key.revokedAt = now
             return key
         }
-        ServerKeyCache.noteRevocation()
+        CredentialRevision.noteRevocation()
         return revoked
     }
 

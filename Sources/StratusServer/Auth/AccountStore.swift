@@ -15,6 +15,22 @@ public protocol AccountStore: Sendable {
 
     /// Runs `body` in one serializable transaction that commits if `body` returns and rolls back if it throws.
     func writeAccounts<T: Sendable>(_ body: @escaping @Sendable (any AccountStoreWriter) throws -> T) async throws -> T
+
+    /// A number that changes whenever a server-to-server key or an API token is added, changed,
+    /// revoked or deleted, by this process or any other; `nil` when the store cannot read one cheaply.
+    ///
+    /// Read synchronously on the request path, so it must take microseconds and never wait
+    /// long; the authenticator reuses key and token records read while it held the same value.
+    ///
+    /// ```swift
+    /// let before = try accounts.credentialGeneration()
+    /// ```
+    func credentialGeneration() throws -> Int64?
+}
+
+extension AccountStore {
+    /// No cheap change stamp: the authenticator reads key and token records on every request.
+    public func credentialGeneration() throws -> Int64? { nil }
 }
 
 /// Read primitives, valid only inside ``AccountStore/readAccounts(_:)`` or ``AccountStore/writeAccounts(_:)``.

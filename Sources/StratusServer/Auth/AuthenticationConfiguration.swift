@@ -25,12 +25,14 @@ public struct AuthenticationConfiguration: Sendable {
     public var webAuthTokenGracePeriod: Duration = .seconds(5 * 60)
     /// How far a server-to-server request's date may be from the server's clock: 10 minutes.
     public var serverToServerDateTolerance: TimeInterval = ServerToServerSignature.defaultDateTolerance
-    /// How long a server-to-server key record read from the account store is reused; zero (the
-    /// default) reads the store on every signed request.
+    /// How long a server-to-server key record is reused by a store **without** a credential
+    /// generation (``AccountStore/credentialGeneration()`` is `nil`, as for PostgreSQL); zero (the
+    /// default) reads such a store on every signed request.
     ///
-    /// A revocation made through this process's ``AccountAdministration`` applies to the next
-    /// request regardless; one made by another process (`stratus key revoke`) applies only after
-    /// this time, so the default keeps "revoked means refused on the next request" true everywhere.
+    /// Stores with a generation (SQLite) ignore it: their key records are reused exactly while the
+    /// generation is unchanged, so a revocation by any process applies to the next request. Here a
+    /// revocation made through this process's ``AccountAdministration`` applies to the next request
+    /// regardless; one made by another process (`stratus key revoke`) only after this time.
     public var serverKeyCacheLifetime: Duration = .zero
     /// Argon2id costs and the number of password hashes computed at once.
     public var passwordHashing: PasswordHasher.Configuration = .interactive

@@ -20,12 +20,12 @@ final class Authenticator: Sendable {
     let hasher: PasswordHasher
     let throttle: SignInThrottle
     let logger: Logger
-    /// Parsed public keys by PEM, so a signature check does not parse the key each time.
+    /// Server-to-server keys read recently, parsed, while the store's credential generation holds.
+    private let serverKeys: CredentialCache<ServerKey>
+    /// API-token records of anonymous requests, by token hash, while the credential generation holds.
+    private let apiTokens = CredentialCache<APITokenRecord>()
+    /// Parsed public keys by PEM, for key records read again (a PEM parse costs about a millisecond).
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
-    /// Key records read recently.
-    private let serverKeys: ServerKeyCache
-    /// The identities of server-to-server keys, by key ID.
-    private let keyUserRecordNames = Mutex<[String: String]>([:])
     /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
     private let originsByToken = Mutex<[String: [String]]>([:])
     /// A hash no password matches, verified for unknown e-mail addresses so they take as long as known ones.
@@ -39,7 +39,7 @@ final class Authenticator: Sendable {
         self.tokens = WebAuthTokenCodec(secret: configuration.tokenSecret)
         self.hasher = PasswordHasher(configuration: configuration.authentication.passwordHashing)
         self.throttle = SignInThrottle(limits: configuration.authentication.signInLimits)
-        self.serverKeys = ServerKeyCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
+        self.serverKeys = CredentialCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
         self.logger = logger
     }
 
@@ -65,14 +65,12 @@ final class Authenticator: Sendable {
             return Outcome(principal: .openMode(userRecordName: openModeUserRecordName))
         }
         let apiToken = request.query[Self.apiTokenParameter].flatMap { $0.isEmpty ? nil : $0 }
-        let signatureHeaders = [
-            ServerToServerSignature.keyIDHeaderName, ServerToServerSignature.dateHeaderName, ServerToServerSignature.signatureHeaderName,
-        ]
-        if signatureHeaders.contains(where: { request.headers[$0] != nil }) {
+        let signed = SignatureHeaders(request.headers)
+        if signed.keyID != nil || signed.date != nil || signed.signature != nil {
             guard apiToken == nil else {
                 throw failure("a request carries both ckAPIToken and server-to-server signature headers", request)
             }
-            return Outcome(principal: try await verifySignature(request, container: container, environment: environment))
+            return Outcome(principal: try await verifySignature(signed, request, container: container, environment: environment))
         }
         guard let apiToken else {
             throw failure("the request has neither a ckAPIToken nor server-to-server signature headers", request)
@@ -85,9 +83,18 @@ final class Authenticator: Sendable {
             contents = opened
         }
         let tokenHash = Self.hash(apiToken)
-        let sessionID = contents?.sessionID
-        let (record, session) = try await accounts.readAccounts { tx in
-            (try tx.apiToken(hash: tokenHash), try sessionID.flatMap { try tx.session(id: $0) })
+        let record: APITokenRecord?
+        let session: WebAuthSession?
+        if let sessionID = contents?.sessionID {
+            // The session changes with use, so it is read every time, with the token in the same read.
+            (record, session) = try await accounts.readAccounts { tx in (try tx.apiToken(hash: tokenHash), try tx.session(id: sessionID)) }
+        } else {
+            let generation = (try? accounts.credentialGeneration()) ?? nil
+            let accounts = self.accounts
+            record = try await apiTokens.value(tokenHash, generation: generation, now: now()) {
+                try await accounts.readAccounts { try $0.apiToken(hash: tokenHash) }
+            }
+            session = nil
         }
         guard let record else { throw failure("unknown API token", request) }
         remember(origins: record.revokedAt == nil ? record.allowedOrigins : nil, tokenHash: tokenHash)
@@ -150,40 +157,74 @@ final class Authenticator: Sendable {
     }
 
     /// Checks the server-to-server headers exactly as protocol.md §10.3 says.
-    private func verifySignature(_ request: HTTPRequest, container: String, environment: Environment) async throws -> Principal {
-        guard let keyID = request.headers[ServerToServerSignature.keyIDHeaderName],
-            let date = request.headers[ServerToServerSignature.dateHeaderName],
-            let signature = request.headers[ServerToServerSignature.signatureHeaderName]
-        else { throw failure("incomplete server-to-server signature headers", request) }
+    private func verifySignature(
+        _ headers: SignatureHeaders, _ request: HTTPRequest, container: String, environment: Environment
+    ) async throws -> Principal {
+        guard let keyID = headers.keyID, let date = headers.date, let signature = headers.signature else {
+            throw failure("incomplete server-to-server signature headers", request)
+        }
         let nowDate = Date(timeIntervalSince1970: TimeInterval(now()) / 1000)
         guard ServerToServerSignature.isDateAcceptable(date, now: nowDate, tolerance: configuration.serverToServerDateTolerance) else {
             throw failure("server-to-server date '\(date)' is malformed or too far from the server's clock", request)
         }
         guard keyID.utf8.count <= 256 else { throw failure("server-to-server key ID is too long", request) }
-        let accounts = self.accounts
-        guard let key = try await serverKeys.record(keyID, now: now(), load: { try await accounts.readAccounts { try $0.serverKey(id: keyID) } }) else {
+        // Read before the key, so a change committed while the key loads is seen next time.
+        let generation = (try? accounts.credentialGeneration()) ?? nil
+        guard let key = try await serverKeys.value(keyID, generation: generation, now: now(), load: { try await loadKey(keyID, request) }) else {
             throw failure("unknown server-to-server key '\(keyID)'", request)
         }
-        guard key.revokedAt == nil else { throw failure("server-to-server key '\(keyID)' was revoked", request) }
-        guard key.container == container, key.environment == environment else {
-            throw failure("server-to-server key '\(keyID)' belongs to \(key.container)/\(key.environment.rawValue)", request)
+        guard key.record.revokedAt == nil, let publicKey = key.publicKey else {
+            throw failure("server-to-server key '\(keyID)' was revoked", request)
         }
-        let publicKey = try publicKey(of: key, request)
+        guard key.record.container == container, key.record.environment == environment else {
+            throw failure("server-to-server key '\(keyID)' belongs to \(key.record.container)/\(key.record.environment.rawValue)", request)
+        }
         let valid = Self.signedPaths(request.path).contains { path in
             ServerToServerSignature.isValidSignature(signature, date: date, body: request.body, path: path, publicKey: publicKey)
         }
         guard valid else { throw failure("server-to-server signature does not match key '\(keyID)', date, body and path", request) }
-        return .serverKey(keyID: keyID, userRecordName: keyUserRecordName(keyID))
+        return .serverKey(keyID: keyID, userRecordName: key.userRecordName)
     }
 
-    private func publicKey(of key: ServerKeyRecord, _ request: HTTPRequest) throws -> P256PublicKey {
-        if let cached = parsedKeys.withLock({ $0[key.publicKeyPEM] }) { return cached }
+    /// A key record and what a signed request needs from it.
+    struct ServerKey: Sendable {
+        var record: ServerKeyRecord
+        /// The parsed public key; `nil` for a revoked key (never verified against).
+        var publicKey: P256PublicKey?
+        /// The identity records written with the key carry.
+        var userRecordName: String
+    }
+
+    /// The server-to-server headers of a request, each looked up once.
+    struct SignatureHeaders {
+        var keyID: String?
+        var date: String?
+        var signature: String?
+
+        init(_ headers: HTTPHeaders) {
+            keyID = headers[ServerToServerSignature.keyIDHeaderName]
+            date = headers[ServerToServerSignature.dateHeaderName]
+            signature = headers[ServerToServerSignature.signatureHeaderName]
+        }
+    }
+
+    /// Reads a key record and parses its public key (a revoked key's is not parsed).
+    private func loadKey(_ keyID: String, _ request: HTTPRequest) async throws -> ServerKey? {
+        guard let record = try await accounts.readAccounts({ try $0.serverKey(id: keyID) }) else { return nil }
+        guard record.revokedAt == nil else { return ServerKey(record: record, publicKey: nil, userRecordName: "") }
+        let userRecordName = Self.userRecordName(ofKey: keyID)
+        if let parsed = parsedKeys.withLock({ $0[record.publicKeyPEM] }) {
+            return ServerKey(record: record, publicKey: parsed, userRecordName: userRecordName)
+        }
         do {
-            let parsed = try P256PublicKey(pemRepresentation: key.publicKeyPEM)
-            parsedKeys.withLock { $0[key.publicKeyPEM] = parsed }
-            return parsed
+            let publicKey = try P256PublicKey(pemRepresentation: record.publicKeyPEM)
+            parsedKeys.withLock { table in
+                if table.count >= 1_000 { table.removeAll() }
+                table[record.publicKeyPEM] = publicKey
+            }
+            return ServerKey(record: record, publicKey: publicKey, userRecordName: userRecordName)
         } catch {
-            throw failure("server-to-server key '\(key.keyID)' has an unreadable public key: \(error)", request)
+            throw failure("server-to-server key '\(keyID)' has an unreadable public key: \(error)", request)
         }
     }
 
@@ -202,17 +243,6 @@ final class Authenticator: Sendable {
             .map { String($0).addingPercentEncoding(withAllowedCharacters: URLText.unreserved) ?? String($0) }
             .joined(separator: "/")
         return encoded == path ? [path] : [path, encoded]
-    }
-
-    /// ``userRecordName(ofKey:)``, remembered for the keys this process has seen (bounded).
-    private func keyUserRecordName(_ keyID: String) -> String {
-        if let known = keyUserRecordNames.withLock({ $0[keyID] }) { return known }
-        let name = Self.userRecordName(ofKey: keyID)
-        keyUserRecordNames.withLock { table in
-            if table.count >= 1_000 { table.removeAll() }
-            table[keyID] = name
-        }
-        return name
     }
 
     /// The identity records written with a server-to-server key carry: `_` + 32 hex derived from the key ID.

@@ -1,3 +1,4 @@
+import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
@@ -13,6 +14,39 @@ extension CloudKitService {
                 "container '\(container)' is over its limit of \(Self.rate(limits.requestsPerSecond)) requests per second; retry after \(wait) s",
                 retryAfter: wait
             )
+        }
+    }
+
+    /// Takes one request from the client's own rate budget in the container, when
+    /// ``QuotaLimits/clientRequestsPerSecond`` is set; a refused request gives its token back to
+    /// the container's bucket, so a client over its rate cannot spend the others' budget.
+    ///
+    /// - Throws: `THROTTLED` (429) with `retryAfter` in seconds past the client's rate.
+    func throttle(client principal: Principal, of request: HTTPRequest, container: String) throws(ServiceError) {
+        let limits = configuration.quotas.limits(for: container)
+        guard let rate = limits.clientRequestsPerSecond else { return }
+        let now = configuration.quotas.now?() ?? configuration.now()
+        let (key, who) = Self.client(principal, request)
+        guard let wait = clientRateLimiter.admit(container + "\u{0}" + key, requestsPerSecond: rate, burst: limits.clientBurst ?? rate, now: now) else {
+            return
+        }
+        rateLimiter.refund(container, limits: limits)
+        throw ServiceError(
+            .throttled,
+            "\(who) is over its limit of \(Self.rate(rate)) requests per second in container '\(container)'; retry after \(wait) s",
+            retryAfter: wait
+        )
+    }
+
+    /// The bucket key of a client and how the error names it (never by its secret).
+    private static func client(_ principal: Principal, _ request: HTTPRequest) -> (key: String, name: String) {
+        switch principal {
+        case .user(let userRecordName, _, _): ("user " + userRecordName, "user '\(userRecordName)'")
+        case .anonymous(let apiToken): ("token " + apiToken, "this API token")
+        case .serverKey(let keyID, _): ("key " + keyID, "server-to-server key '\(keyID)'")
+        case .openMode:
+            // Every open-mode request is the same user: the socket's address tells clients apart.
+            ("address " + (request.remoteAddress ?? "unknown"), "client address '\(request.remoteAddress ?? "unknown")'")
         }
     }
 

@@ -35,18 +35,32 @@ public struct QuotaLimits: Hashable, Sendable {
     public var publicAssetBytes: Int64
     /// Bytes of record data and assets in each user's private database.
     public var privateBytesPerUser: Int64
+    /// Requests per second of one client within the container — a signed-in user, an API token
+    /// used alone, a server-to-server key, or in open mode a client address — so one client
+    /// cannot spend the whole container budget; `nil` (the default) for no per-client bucket.
+    ///
+    /// ```swift
+    /// configuration.quotas.defaults.clientRequestsPerSecond = 10   // each client 10/s of the container's 40/s
+    /// ```
+    public var clientRequestsPerSecond: Double?
+    /// Requests one client may make at once above its steady rate; `nil` for as many as ``clientRequestsPerSecond``.
+    public var clientBurst: Double?
 
     /// Creates limits; the defaults are CloudKit's: 40 requests/s plus a burst of 40, public database
     /// 100 MB of records and 10 GB of assets, 1 GB per user's private database.
+    /// Per-client buckets are off unless `clientRequestsPerSecond` is given.
     public init(
         requestsPerSecond: Double = 40, burst: Double = 40, publicRecordBytes: Int64 = 100 << 20,
-        publicAssetBytes: Int64 = 10 << 30, privateBytesPerUser: Int64 = 1 << 30
+        publicAssetBytes: Int64 = 10 << 30, privateBytesPerUser: Int64 = 1 << 30,
+        clientRequestsPerSecond: Double? = nil, clientBurst: Double? = nil
     ) {
         self.requestsPerSecond = requestsPerSecond
         self.burst = burst
         self.publicRecordBytes = publicRecordBytes
         self.publicAssetBytes = publicAssetBytes
         self.privateBytesPerUser = privateBytesPerUser
+        self.clientRequestsPerSecond = clientRequestsPerSecond
+        self.clientBurst = clientBurst
     }
 
     /// Limits no test or development server reaches.

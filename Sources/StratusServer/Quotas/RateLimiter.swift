@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Token buckets per key (a container): each request takes one token; tokens come back at
-/// the configured rate up to the bucket's capacity (rate + burst).
+/// Token buckets per key (a container, or a client within a container): each request takes one
+/// token; tokens come back at the configured rate up to the bucket's capacity (rate + burst).
 ///
 /// Buckets live in memory, a restart refills them. The table is bounded: full buckets are
 /// dropped first when it grows past its limit, as they hold no state worth keeping.
@@ -16,8 +16,14 @@ final class RateLimiter: Sendable {
 
     /// Takes a token from `key`'s bucket; returns the whole seconds to wait when it is empty.
     func admit(_ key: String, limits: QuotaLimits, now: Int64) -> Int? {
-        let rate = max(limits.requestsPerSecond, 0.001)
-        let capacity = max(limits.requestsPerSecond + limits.burst, 1)
+        admit(key, requestsPerSecond: limits.requestsPerSecond, burst: limits.burst, now: now)
+    }
+
+    /// Takes a token from `key`'s bucket of `requestsPerSecond` plus `burst`; returns the whole
+    /// seconds to wait when it is empty.
+    func admit(_ key: String, requestsPerSecond: Double, burst: Double, now: Int64) -> Int? {
+        let rate = max(requestsPerSecond, 0.001)
+        let capacity = max(requestsPerSecond + burst, 1)
         return buckets.withLock { table -> Int? in
             var bucket = table[key] ?? Bucket(tokens: capacity, updated: now)
             let elapsed = Double(max(0, now - bucket.updated)) / 1000
@@ -29,6 +35,17 @@ final class RateLimiter: Sendable {
             }
             bucket.tokens -= 1
             return nil
+        }
+    }
+
+    /// Gives back the token a request took from `key`'s bucket (a request refused later, by
+    /// another bucket, does not spend this one), up to the bucket's capacity.
+    func refund(_ key: String, limits: QuotaLimits) {
+        let capacity = max(limits.requestsPerSecond + limits.burst, 1)
+        buckets.withLock { table in
+            guard var bucket = table[key] else { return }
+            bucket.tokens = min(capacity, bucket.tokens + 1)
+            table[key] = bucket
         }
     }
 

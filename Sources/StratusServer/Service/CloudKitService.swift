@@ -26,6 +26,8 @@ public final class CloudKitService: Sendable {
     let assetFiles: AssetFileStore?
     /// Request budgets per container.
     let rateLimiter = RateLimiter()
+    /// Buckets of clients within containers (``QuotaLimits/clientRequestsPerSecond``), a table of their own.
+    let clientRateLimiter = RateLimiter()
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -117,6 +119,7 @@ public final class CloudKitService: Sendable {
         try await checkContainer(container)
         try throttle(container: container)
         let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
+        try throttle(client: principal, of: request, container: container)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
         try checkScope(operation, scope)
