@@ -1,0 +1,295 @@
+import Foundation
+import StratusClient
+import StratusLogging
+import StratusWire
+
+extension DocumentsContainer {
+    /// Uploads local changes, then applies the server's: one full sync.
+    ///
+    /// Creations, edits (only changed chunks are sent; nothing when the content hash is unchanged),
+    /// renames and moves, and deletions go up; then `changes/zone` of the reserved zone comes down
+    /// (only documents whose content hash changed are downloaded, reusing unchanged chunks of the
+    /// local file). A save against a stale change tag is a conflict: the server's version stays
+    /// current and this device's content becomes a conflict version.
+    ///
+    /// ```swift
+    /// let report = try await documents.sync()
+    /// for activity in report.activities { print(activity) }
+    /// ```
+    ///
+    /// - Returns: What moved.
+    /// - Throws: ``DocumentsError`` or `StratusError` when a request or a download failed; what was
+    ///   applied stays applied, and the next sync picks up the rest (the change token only moves
+    ///   forward when every change was applied).
+    @discardableResult
+    public func sync() async throws -> DocumentsSyncReport {
+        try await serialized { try await self.performSync() }
+    }
+
+    func performSync() async throws -> DocumentsSyncReport {
+        var report = DocumentsSyncReport()
+        try await ensureZone()
+        var failure: (any Error)?
+        do {
+            try await uploadLocalChanges(into: &report)
+        } catch {
+            failure = error
+        }
+        try await uploadPendingVersions(into: &report)
+        try await fetchChanges(into: &report)
+        if let failure { throw failure }
+        return report
+    }
+
+    private func ensureZone() async throws {
+        guard try state.meta("zone") == nil else { return }
+        _ = try await database.save(RecordZone(zoneName: DocumentRecord.zoneName))
+        try state.setMeta("zone", "1")
+    }
+
+    /// One local change turned into a record to save.
+    private struct Upload {
+        var record: StratusClient.Record
+        var document: DocumentRecord
+        var entry: DiskEntry
+        var change: LocalChangeDetector.Change
+        var temporaryFiles: [URL]
+        var bytes: Int64
+        var chunks: Int
+    }
+
+    private func uploadLocalChanges(into report: inout DocumentsSyncReport) async throws {
+        let hints = moveHints
+        moveHints = [:]
+        let known = try state.documents()
+        let chunkSize = configuration.chunkSize
+        let root = directory
+        let changes = try LocalChangeDetector.changes(disk: try DiskScanner.scan(directory), known: known, moves: hints) { entry in
+            try self.coordinator.read(entry.path) { try ChunkedFile.digest(of: DocumentPath.url(entry.path, in: root), chunkSize: chunkSize) }
+        }
+        var uploads: [Upload] = []
+        var deletions: [LocalDocument] = []
+        defer { for upload in uploads { for file in upload.temporaryFiles { try? FileManager.default.removeItem(at: file) } } }
+        for change in changes {
+            switch change {
+            case .touched(var row, let entry):
+                row.inode = entry.inode
+                row.mtimeNs = entry.mtimeNs
+                try state.save(row)
+            case .deleted(let row):
+                deletions.append(row)
+            case .created(let entry, let digest):
+                uploads.append(try makeUpload(change, entry: entry, base: nil, digest: digest))
+            case .modified(let row, let entry, let digest):
+                uploads.append(try makeUpload(change, entry: entry, base: row.record, digest: digest))
+            case .renamed(let row, let entry, let digest):
+                uploads.append(try makeUpload(change, entry: entry, base: row.record, digest: digest))
+            }
+        }
+        var firstError: (any Error)?
+        if !uploads.isEmpty {
+            let results = try await database.modifyRecords(
+                saving: uploads.map(\.record), deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+            for upload in uploads {
+                switch results.saveResults[upload.record.recordID] {
+                case .success(let savedRecord)?:
+                    try recordSaved(upload, record: savedRecord, into: &report)
+                case .failure(let error)? where error.code == .serverRecordChanged:
+                    try await conflicted(upload, error: error, into: &report)
+                case .failure(let error)?:
+                    configuration.logger.warning("cannot upload '\(upload.entry.path)': \(error)")
+                    firstError = firstError ?? error
+                case nil:
+                    firstError = firstError ?? DocumentsError(.badRecord, "the server did not answer for '\(upload.entry.path)'")
+                }
+            }
+        }
+        try await delete(deletions, into: &report)
+        if let firstError { throw firstError }
+    }
+
+    /// The record to save for a creation, edit or rename; unchanged chunks are echoed, new ones uploaded from files.
+    private func makeUpload(_ change: LocalChangeDetector.Change, entry: DiskEntry, base: DocumentRecord?, digest: FileDigest?) throws
+        -> Upload
+    {
+        let name = base?.recordName ?? UUID().uuidString
+        var document =
+            base
+            ?? DocumentRecord(
+                recordName: name, path: entry.path, size: 0, contentHash: "", modified: Date(), device: "", chunkSize: configuration.chunkSize,
+                chunkHashes: [])
+        document.path = entry.path
+        var record: StratusClient.Record
+        if let base, base.changeTag != nil {
+            record = try base.baseRecord()
+        } else {
+            record = StratusClient.Record(recordType: DocumentRecord.documentType, recordID: document.recordID)
+        }
+        guard let digest else {
+            document.writePath(into: &record)
+            return Upload(record: record, document: document, entry: entry, change: change, temporaryFiles: [], bytes: 0, chunks: 0)
+        }
+        document.size = entry.size
+        document.contentHash = digest.contentHash
+        document.chunkHashes = digest.chunkHashes
+        document.chunkSize = configuration.chunkSize
+        document.modified = Date(timeIntervalSince1970: Double(entry.mtimeNs) / 1e9)
+        document.device = configuration.deviceName
+        var assets: [Asset] = []
+        var temporary: [URL] = []
+        var bytes: Int64 = 0
+        let file = url(entry.path)
+        for (index, hash) in digest.chunkHashes.enumerated() {
+            if let base, base.chunkSize == document.chunkSize, let old = base.chunkHashes.firstIndex(of: hash), old < base.chunks.count,
+                let checksum = base.chunks[old].fileChecksum
+            {
+                assets.append(Asset(fileChecksum: checksum, size: base.chunks[old].size))
+                continue
+            }
+            let length = min(document.chunkSize, entry.size - Int64(index) * document.chunkSize)
+            bytes += length
+            if digest.chunkHashes.count == 1 {
+                assets.append(Asset(fileURL: file))
+            } else {
+                let chunkFile = temporaryFolder.appendingPathComponent("up-" + UUID().uuidString)
+                let data = try coordinator.read(entry.path) { try ChunkedFile.chunk(index, of: file, chunkSize: document.chunkSize) }
+                try ChunkedFile.write(data, to: chunkFile)
+                temporary.append(chunkFile)
+                assets.append(Asset(fileURL: chunkFile))
+            }
+        }
+        document.write(into: &record, chunks: assets)
+        return Upload(
+            record: record, document: document, entry: entry, change: change, temporaryFiles: temporary, bytes: bytes,
+            chunks: assets.filter { $0.localFileURL != nil }.count)
+    }
+
+    private func recordSaved(_ upload: Upload, record: StratusClient.Record, into report: inout DocumentsSyncReport) throws {
+        var document = upload.document
+        document.changeTag = record.recordChangeTag
+        if let stored = try? DocumentRecord(record) { document.chunks = stored.chunks }
+        try state.save(LocalDocument(record: document, downloaded: true, inode: upload.entry.inode, mtimeNs: upload.entry.mtimeNs))
+        report.bytesUploaded += upload.bytes
+        report.chunksUploaded += upload.chunks
+        switch upload.change {
+        case .renamed(let row, _, let digest):
+            self.announce(.renamed(from: row.path, to: upload.entry.path), into: &report)
+            if digest != nil { self.announce(.uploaded(path: upload.entry.path, bytes: upload.bytes), into: &report) }
+        default:
+            self.announce(.uploaded(path: upload.entry.path, bytes: upload.bytes), into: &report)
+        }
+    }
+
+    /// A save against a stale change tag: keep the server's version current; this device's content becomes a conflict version.
+    ///
+    /// The row keeps the old change tag but describes the file as it is now, so the fetch that follows
+    /// sees the server's newer record and brings its content (and path) over the file.
+    private func conflicted(_ upload: Upload, error: StratusError, into report: inout DocumentsSyncReport) async throws {
+        guard let serverRecord = error.serverRecord, let server = try? DocumentRecord(serverRecord) else {
+            throw error
+        }
+        let previous = try state.document(named: upload.document.recordName)
+        var row = LocalDocument(
+            record: previous?.record ?? upload.document, downloaded: true, inode: upload.entry.inode, mtimeNs: upload.entry.mtimeNs)
+        row.record.path = upload.entry.path
+        row.record.contentHash = upload.document.contentHash
+        row.record.size = upload.document.size
+        let contentChanged = upload.document.contentHash != previous?.record.contentHash
+        if case .renamed(_, _, nil) = upload.change, server.path != upload.entry.path {
+            // A rename only: apply it over the server's version (its content comes down with the fetch).
+            var retry = serverRecord
+            retry["path"] = upload.entry.path
+            if (try? await database.save(retry)) != nil {
+                announce(.renamed(from: server.path, to: upload.entry.path), into: &report)
+            }
+        } else if contentChanged, server.contentHash != upload.document.contentHash {
+            try keepConflictVersion(of: upload, documentID: server.recordName)
+            announce(.conflict(path: upload.entry.path, device: configuration.deviceName), into: &report)
+        }
+        try state.save(row)
+    }
+
+    /// Copies this device's content to the versions folder and queues its `DocumentVersion` record.
+    private func keepConflictVersion(of upload: Upload, documentID: String) throws {
+        let name = UUID().uuidString
+        let copy = versionsFolder.appendingPathComponent(name)
+        try coordinator.read(upload.entry.path) {
+            do {
+                try FileManager.default.copyItem(at: url(upload.entry.path), to: copy)
+            } catch {
+                throw DocumentsError(.fileSystem, "cannot keep a conflict copy: \(error)", path: upload.entry.path, underlying: error)
+            }
+        }
+        var version = upload.document
+        version.recordName = name
+        version.document = documentID
+        version.changeTag = nil
+        version.chunks = []
+        try state.save(LocalVersion(record: version, uploaded: false, downloaded: true))
+    }
+
+    /// Saves the `DocumentVersion` records this device made and could not upload yet.
+    func uploadPendingVersions(into report: inout DocumentsSyncReport) async throws {
+        let pending = try state.versions().filter { !$0.uploaded }
+        guard !pending.isEmpty else { return }
+        var records: [StratusClient.Record] = []
+        var temporary: [URL] = []
+        defer { for file in temporary { try? FileManager.default.removeItem(at: file) } }
+        for version in pending {
+            var record = StratusClient.Record(recordType: DocumentRecord.versionType, recordID: version.record.recordID)
+            let copy = versionsFolder.appendingPathComponent(version.record.recordName)
+            var assets: [Asset] = []
+            for index in version.record.chunkHashes.indices {
+                let chunkFile = temporaryFolder.appendingPathComponent("up-" + UUID().uuidString)
+                try ChunkedFile.write(try ChunkedFile.chunk(index, of: copy, chunkSize: version.record.chunkSize), to: chunkFile)
+                temporary.append(chunkFile)
+                assets.append(Asset(fileURL: chunkFile))
+            }
+            version.record.write(into: &record, chunks: assets)
+            records.append(record)
+        }
+        let results = try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+        for var version in pending {
+            guard case .success(let saved)? = results.saveResults[version.record.recordID] else { continue }
+            version.uploaded = true
+            version.record.changeTag = saved.recordChangeTag
+            try state.save(version)
+            report.bytesUploaded += version.record.size
+            report.chunksUploaded += version.record.chunkHashes.count
+        }
+    }
+
+    /// Deletes the records of files deleted here, unless another device changed them since (then the fetch brings them back).
+    private func delete(_ rows: [LocalDocument], into report: inout DocumentsSyncReport) async throws {
+        guard !rows.isEmpty else { return }
+        let current = try await database.records(for: rows.map(\.record.recordID), desiredKeys: ["path"])
+        var doomed: [LocalDocument] = []
+        for var row in rows {
+            switch current[row.record.recordID] {
+            case .success(let record)? where record.recordChangeTag != row.record.changeTag:
+                row.downloaded = false  // edited elsewhere: the edit wins, the fetch downloads it again
+                row.record.contentHash = ""
+                try state.save(row)
+            case .failure(let error)? where error.code == .unknownItem:
+                try state.removeDocument(named: row.record.recordName)
+            default:
+                doomed.append(row)
+            }
+        }
+        let results = try await database.modifyRecords(saving: [], deleting: doomed.map(\.record.recordID), atomically: false)
+        for row in doomed {
+            guard case .success? = results.deleteResults[row.record.recordID] else { continue }
+            try state.removeDocument(named: row.record.recordName)
+            try removeVersions(of: row.record.recordName)
+            announce(.deletedRemotely(path: row.path), into: &report)
+        }
+    }
+
+    /// Forgets a document's conflict versions locally (their records go with the document or a resolution).
+    func removeVersions(of documentID: String) throws {
+        for version in try state.versions() where version.record.document == documentID {
+            try state.removeVersion(named: version.record.recordName)
+            try? FileManager.default.removeItem(at: versionsFolder.appendingPathComponent(version.record.recordName))
+        }
+    }
+}
