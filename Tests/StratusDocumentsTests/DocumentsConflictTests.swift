@@ -1,0 +1,87 @@
+import Foundation
+import StratusDocuments
+import StratusTesting
+import Testing
+
+/// Offline edits on two devices: one current version, one conflict version, on both; resolving clears both.
+@Suite struct DocumentsConflictTests {
+    @Test func offlineEditsOnBothDevicesKeepBothVersionsUntilResolved() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("laptop")
+            let b = try fixture.device("desktop")
+            try a.write("report.txt", "base")
+            try await a.sync()
+            try await b.sync()
+
+            a.transport.isOffline = true  // both offline: neither sees the other's change
+            b.transport.isOffline = true
+            try a.write("report.txt", "laptop edit")
+            try b.write("report.txt", "desktop edit")
+            await #expect(throws: (any Error).self) { try await a.sync() }
+            await #expect(throws: (any Error).self) { try await b.sync() }
+            a.transport.isOffline = false
+            b.transport.isOffline = false
+            try await a.sync()
+            let conflicted = try await b.sync()
+            #expect(conflicted.activities.contains(.conflict(path: "report.txt", device: "desktop")))
+            try await a.sync()
+
+            for device in [a, b] {
+                #expect(try device.read("report.txt") == "laptop edit", "the first save stays current")
+                let current = try await device.documents.currentVersion(of: "report.txt")
+                #expect(current.device == "laptop" && current.isCurrent)
+                let versions = try await device.documents.unresolvedConflictVersions(of: "report.txt")
+                #expect(versions.count == 1)
+                #expect(versions.first?.device == "desktop")
+                if let version = versions.first {
+                    let file = try await device.documents.contents(of: version)
+                    #expect(try String(contentsOf: file, encoding: .utf8) == "desktop edit")
+                }
+            }
+
+            let kept = try #require(try await a.documents.unresolvedConflictVersions(of: "report.txt").first)
+            try await a.documents.resolveConflict(keeping: kept)
+            try await b.sync()
+            for device in [a, b] {
+                #expect(try await device.documents.unresolvedConflictVersions(of: "report.txt").isEmpty)
+                #expect(try await device.documents.allUnresolvedConflicts().isEmpty)
+                #expect(try device.read("report.txt") == "desktop edit", "the kept version is current everywhere")
+            }
+        }
+    }
+
+    @Test func resolvingInFavourOfTheCurrentVersionDeletesTheOthers() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("A")
+            let b = try fixture.device("B")
+            try a.write("x.txt", "0")
+            try await a.sync()
+            try await b.sync()
+            try a.write("x.txt", "a")
+            try b.write("x.txt", "b")
+            try await a.sync()
+            try await b.sync()
+            try await b.documents.resolveConflict(keeping: try await b.documents.currentVersion(of: "x.txt"))
+            try await a.sync()
+            for device in [a, b] {
+                #expect(try await device.documents.unresolvedConflictVersions(of: "x.txt").isEmpty)
+                #expect(try device.read("x.txt") == "a")
+            }
+        }
+    }
+
+    @Test func aDeletionDoesNotDiscardAnEditFromAnotherDevice() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("A")
+            let b = try fixture.device("B")
+            try a.write("keep.txt", "v1")
+            try await a.sync()
+            try await b.sync()
+            try a.write("keep.txt", "v2")
+            try FileManager.default.removeItem(at: b.root.appendingPathComponent("keep.txt"))
+            try await a.sync()
+            try await b.sync()
+            #expect(try b.read("keep.txt") == "v2", "the edit wins over the deletion")
+        }
+    }
+}
