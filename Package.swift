@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusDocumentsTests",
-            dependencies: ["StratusDocuments", "StratusClient", "StratusTesting", "StratusWire", "StratusServer", "StratusCrypto"]
+            dependencies: ["StratusDocuments", "StratusClient", "StratusClientCommands", "StratusTesting", "StratusWire", "StratusServer"]
         ),
         .testTarget(
             name: "StratusSyncTests",
