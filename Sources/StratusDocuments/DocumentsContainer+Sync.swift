@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusCrypto
 import StratusLogging
 import StratusWire
 
@@ -79,11 +80,11 @@ extension DocumentsContainer {
             case .deleted(let row):
                 deletions.append(row)
             case .created(let entry, let digest):
-                uploads.append(try makeUpload(change, entry: entry, base: nil, digest: digest))
+                if let upload = try makeUpload(change, entry: entry, base: nil, digest: digest) { uploads.append(upload) }
             case .modified(let row, let entry, let digest):
-                uploads.append(try makeUpload(change, entry: entry, base: row.record, digest: digest))
+                if let upload = try makeUpload(change, entry: entry, base: row.record, digest: digest) { uploads.append(upload) }
             case .renamed(let row, let entry, let digest):
-                uploads.append(try makeUpload(change, entry: entry, base: row.record, digest: digest))
+                if let upload = try makeUpload(change, entry: entry, base: row.record, digest: digest) { uploads.append(upload) }
             }
         }
         var firstError: (any Error)?
@@ -110,7 +111,7 @@ extension DocumentsContainer {
 
     /// The record to save for a creation, edit or rename; unchanged chunks are echoed, new ones uploaded from files.
     private func makeUpload(_ change: LocalChangeDetector.Change, entry: DiskEntry, base: DocumentRecord?, digest: FileDigest?) throws
-        -> Upload
+        -> Upload?
     {
         let name = base?.recordName ?? UUID().uuidString
         var document =
@@ -148,20 +149,27 @@ extension DocumentsContainer {
             }
             let length = min(document.chunkSize, entry.size - Int64(index) * document.chunkSize)
             bytes += length
-            if digest.chunkHashes.count == 1 {
-                assets.append(Asset(fileURL: file))
-            } else {
-                let chunkFile = temporaryFolder.appendingPathComponent("up-" + UUID().uuidString)
-                let data = try coordinator.read(entry.path) { try ChunkedFile.chunk(index, of: file, chunkSize: document.chunkSize) }
-                try ChunkedFile.write(data, to: chunkFile)
-                temporary.append(chunkFile)
-                assets.append(Asset(fileURL: chunkFile))
+            guard let chunkFile = try snapshotChunk(index, of: entry.path, file: file, chunkSize: document.chunkSize, expecting: hash) else {
+                for file in temporary { try? FileManager.default.removeItem(at: file) }
+                return nil  // written again since the scan: the next sync uploads the new content
             }
+            temporary.append(chunkFile)
+            assets.append(Asset(fileURL: chunkFile))
         }
         document.write(into: &record, chunks: assets)
         return Upload(
             record: record, document: document, entry: entry, change: change, temporaryFiles: temporary, bytes: bytes,
             chunks: assets.filter { $0.localFileURL != nil }.count)
+    }
+
+    /// Copies chunk `index` of a file to `.stratus/tmp` (under the path's read lock) for the SDK to upload;
+    /// `nil` when its bytes no longer have the hash the scan saw (the file was written meanwhile).
+    private func snapshotChunk(_ index: Int, of path: String, file: URL, chunkSize: Int64, expecting hash: String) throws -> URL? {
+        let data = try coordinator.read(path) { try ChunkedFile.chunk(index, of: file, chunkSize: chunkSize) }
+        guard SHA256.hash(data).hexString == hash else { return nil }
+        let chunkFile = temporaryFolder.appendingPathComponent("up-" + UUID().uuidString)
+        try ChunkedFile.write(data, to: chunkFile)
+        return chunkFile
     }
 
     private func recordSaved(_ upload: Upload, record: StratusClient.Record, into report: inout DocumentsSyncReport) throws {
@@ -239,11 +247,13 @@ extension DocumentsContainer {
             var record = StratusClient.Record(recordType: DocumentRecord.versionType, recordID: version.record.recordID)
             let copy = versionsFolder.appendingPathComponent(version.record.recordName)
             var assets: [Asset] = []
-            for index in version.record.chunkHashes.indices {
-                let chunkFile = temporaryFolder.appendingPathComponent("up-" + UUID().uuidString)
-                try ChunkedFile.write(try ChunkedFile.chunk(index, of: copy, chunkSize: version.record.chunkSize), to: chunkFile)
-                temporary.append(chunkFile)
-                assets.append(Asset(fileURL: chunkFile))
+            for (index, hash) in version.record.chunkHashes.enumerated() {
+                let chunk = try snapshotChunk(index, of: version.record.path, file: copy, chunkSize: version.record.chunkSize, expecting: hash)
+                guard let chunk else {
+                    throw DocumentsError(.contentMismatch, "the local copy of conflict version '\(version.record.recordName)' is damaged")
+                }
+                temporary.append(chunk)
+                assets.append(Asset(fileURL: chunk))
             }
             version.record.write(into: &record, chunks: assets)
             records.append(record)
