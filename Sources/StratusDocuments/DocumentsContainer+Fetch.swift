@@ -26,9 +26,14 @@ extension DocumentsContainer {
                 configuration.logger.warning("skipping record '\(id.recordName)': \(error)")
             }
         }
+        var colliding: [DocumentRecord] = []
         for record in documents.sorted(by: { $0.path < $1.path }) {
             do {
-                try await apply(record, into: &report)
+                if try holder(of: record.path, other: record.recordName) != nil {
+                    colliding.append(record)  // settled after the moves and deletions that may free the path
+                } else {
+                    try await apply(record, into: &report)
+                }
             } catch {
                 configuration.logger.warning("cannot apply '\(record.path)': \(error)")
                 failure = failure ?? error
@@ -36,6 +41,14 @@ extension DocumentsContainer {
         }
         for deletion in changes.deletions {
             try applyDeletion(of: deletion.recordID.recordName, into: &report)
+        }
+        for record in colliding {
+            do {
+                try await settleCollision(record, into: &report)
+            } catch {
+                configuration.logger.warning("cannot settle two documents at '\(record.path)': \(error)")
+                failure = failure ?? error
+            }
         }
         for record in versions {
             let known = try state.versions().first { $0.record.recordName == record.recordName }
@@ -47,7 +60,7 @@ extension DocumentsContainer {
     }
 
     /// Applies one changed `Document` record: a move, a download, or a placeholder.
-    private func apply(_ record: DocumentRecord, into report: inout DocumentsSyncReport) async throws {
+    func apply(_ record: DocumentRecord, into report: inout DocumentsSyncReport) async throws {
         let row = try state.document(named: record.recordName)
         if let row, row.record.changeTag == record.changeTag { return }
         if let row, row.downloaded {
@@ -55,9 +68,8 @@ extension DocumentsContainer {
                 return  // changed here since the scan: the next sync uploads it against the old tag (a conflict)
             }
         }
-        if let other = try state.document(atPath: record.path), other.record.recordName != record.recordName {
-            configuration.logger.warning("'\(record.path)' is held by two documents; keeping the local one until it moves")
-            return
+        if try holder(of: record.path, other: record.recordName) != nil {
+            throw DocumentsError(.badRecord, "another document holds this path", path: record.path)
         }
         if let row, row.record.contentHash == record.contentHash, row.downloaded {
             var moved = row

@@ -84,4 +84,30 @@ import Testing
             #expect(try b.read("keep.txt") == "v2", "the edit wins over the deletion")
         }
     }
+
+    @Test func twoNewDocumentsAtOnePathBothSurviveUnderDistinctNames() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("A")
+            let b = try fixture.device("B")
+            try a.write("Inbox/same.txt", "from A")
+            try b.write("Inbox/same.txt", "from B")
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            try await b.sync()
+            let expected = try a.files()
+            #expect(expected.count == 2)
+            #expect(try b.files() == expected)
+            #expect(expected.contains("Inbox/same.txt"))
+            #expect(expected.contains("Inbox/same (A).txt") || expected.contains("Inbox/same (B).txt"))
+            for path in expected {
+                #expect(try a.read(path) == b.read(path))
+            }
+            let contents = Set(try expected.compactMap { try a.read($0) })
+            #expect(contents == ["from A", "from B"], "neither document is lost")
+            for device in [a, b] {
+                #expect(try await device.documents.documents().map(\.path) == expected)
+            }
+        }
+    }
 }
