@@ -7,11 +7,8 @@ import Testing
 @Suite struct DocumentsConflictTests {
     @Test func offlineEditsOnBothDevicesKeepBothVersionsUntilResolved() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("laptop")
-            let b = try fixture.device("desktop")
-            try a.write("report.txt", "base")
-            try await a.sync()
-            try await b.sync()
+            let (a, b) = try fixture.pair("laptop", "desktop")
+            try await seed("report.txt", "base", from: a, to: b)
 
             a.transport.isOffline = true  // both offline: neither sees the other's change
             b.transport.isOffline = true
@@ -52,11 +49,8 @@ import Testing
 
     @Test func resolvingInFavourOfTheCurrentVersionDeletesTheOthers() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A")
-            let b = try fixture.device("B")
-            try a.write("x.txt", "0")
-            try await a.sync()
-            try await b.sync()
+            let (a, b) = try fixture.pair()
+            try await seed("x.txt", "0", from: a, to: b)
             try a.write("x.txt", "a")
             try b.write("x.txt", "b")
             try await a.sync()
@@ -72,11 +66,8 @@ import Testing
 
     @Test func aDeletionDoesNotDiscardAnEditFromAnotherDevice() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A")
-            let b = try fixture.device("B")
-            try a.write("keep.txt", "v1")
-            try await a.sync()
-            try await b.sync()
+            let (a, b) = try fixture.pair()
+            try await seed("keep.txt", "v1", from: a, to: b)
             try a.write("keep.txt", "v2")
             try FileManager.default.removeItem(at: b.root.appendingPathComponent("keep.txt"))
             try await a.sync()
@@ -87,8 +78,7 @@ import Testing
 
     @Test func twoNewDocumentsAtOnePathBothSurviveUnderDistinctNames() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A")
-            let b = try fixture.device("B")
+            let (a, b) = try fixture.pair()
             try a.write("Inbox/same.txt", "from A")
             try b.write("Inbox/same.txt", "from B")
             try await a.sync()

@@ -8,14 +8,11 @@ import Testing
 @Suite struct DocumentsSyncTests {
     @Test func createEditRenameMoveAndDeleteReachTheOtherDevice() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A")
-            let b = try fixture.device("B")
+            let (a, b) = try fixture.pair()
 
             try a.write("notes.txt", "first")
             try a.write("Projects/plan/todo.md", "- ship")
-            try a.write("empty.bin", Data())
-            try await a.sync()
-            try await b.sync()
+            try await seed("empty.bin", Data(), from: a, to: b)
             #expect(try b.files() == ["Projects/plan/todo.md", "empty.bin", "notes.txt"])
             #expect(try b.read("notes.txt") == "first")
             #expect(try b.read("Projects/plan/todo.md") == "- ship")
@@ -49,8 +46,7 @@ import Testing
 
     @Test func twentyMegabyteFileSyncsByteExact() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A", chunkSize: 8 << 20)
-            let b = try fixture.device("B", chunkSize: 8 << 20)
+            let (a, b) = try fixture.pair(chunkSize: 8 << 20)
             let big = randomBytes(20 << 20, seed: 42)
             try a.write("video.bin", big)
             let up = try await a.sync()
@@ -62,13 +58,10 @@ import Testing
 
     @Test func oneByteEditSendsOneChunkAndRescansSendNothing() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A", chunkSize: 256 << 10)
-            let b = try fixture.device("B", chunkSize: 256 << 10)
+            let (a, b) = try fixture.pair(chunkSize: 256 << 10)
             var big = randomBytes(2 << 20, seed: 7)  // 8 chunks
             try a.write("big.bin", big)
-            try a.write("small.txt", "unchanged")
-            try await a.sync()
-            try await b.sync()
+            try await seed("small.txt", "unchanged", from: a, to: b)
 
             a.transport.resetCounts()
             b.transport.resetCounts()
@@ -91,12 +84,9 @@ import Testing
 
     @Test func aFailedDownloadLeavesTheOldFileIntact() async throws {
         try await DocumentsFixture.run { fixture in
-            let a = try fixture.device("A", chunkSize: 64 << 10)
-            let b = try fixture.device("B", chunkSize: 64 << 10)
+            let (a, b) = try fixture.pair(chunkSize: 64 << 10)
             let old = randomBytes(256 << 10, seed: 1)
-            try a.write("doc.bin", old)
-            try await a.sync()
-            try await b.sync()
+            try await seed("doc.bin", old, from: a, to: b)
 
             let new = randomBytes(256 << 10, seed: 2)  // every chunk differs
             try a.write("doc.bin", new)

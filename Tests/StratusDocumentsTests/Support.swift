@@ -167,3 +167,22 @@ func randomBytes(_ count: Int, seed: UInt64) -> Data {
     }
     return data
 }
+
+extension DocumentsFixture {
+    /// Two devices with the same settings (`A` and `B` unless named).
+    func pair(_ first: String = "A", _ second: String = "B", chunkSize: Int64 = 1 << 20) throws -> (Device, Device) {
+        (try device(first, chunkSize: chunkSize), try device(second, chunkSize: chunkSize))
+    }
+}
+
+/// Writes a document on `a` and syncs it to `b`: the common base of a two-device test.
+func seed(_ path: String, _ text: String, from a: Device, to b: Device) async throws {
+    try await seed(path, Data(text.utf8), from: a, to: b)
+}
+
+/// Writes a document on `a` and syncs it to `b`.
+func seed(_ path: String, _ data: Data, from a: Device, to b: Device) async throws {
+    try a.write(path, data)
+    try await a.sync()
+    try await b.sync()
+}

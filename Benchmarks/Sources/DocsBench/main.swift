@@ -13,22 +13,10 @@ import StratusWire
 // 1,000 small files to a fresh device, and one 100 MB file up and down — next to a plain
 // local copy of the same files measured in the same run.
 
-func option(_ name: String, _ fallback: Int) -> Int {
-    guard let index = CommandLine.arguments.firstIndex(of: "--\(name)"), index + 1 < CommandLine.arguments.count,
-        let value = Int(CommandLine.arguments[index + 1])
-    else { return fallback }
-    return value
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-let rounds = option("rounds", 3)
-let smallFiles = option("files", 1_000)
-let smallSize = option("file-bytes", 2_048)
-let bigMB = option("big-mb", 100)
+let rounds = CommandLineOption.integer("rounds", default: 3)
+let smallFiles = CommandLineOption.integer("files", default: 1_000)
+let smallSize = CommandLineOption.integer("file-bytes", default: 2_048)
+let bigMB = CommandLineOption.integer("big-mb", default: 100)
 let containerID = "iCloud.com.example.DocsBench"
 
 // MARK: Server
@@ -54,7 +42,7 @@ httpConfiguration.port = 0
 httpConfiguration.threadPoolSize = 4
 let http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
 try http.start()
-guard let serverURL = URL(string: "http://127.0.0.1:\(http.port)") else { throw BenchFailure("bad URL") }
+guard let serverURL = URL(string: "http://127.0.0.1:\(http.port)") else { throw BenchmarkFailure("bad URL") }
 
 func device(round: Int) throws -> DocumentsContainer {
     let name = "device-" + UUID().uuidString.prefix(8)
@@ -107,7 +95,7 @@ for round in 0..<rounds {
     let target = try device(round: round)
     fresh.append(try await seconds { try await target.sync() })
     let count = try await target.documents().count
-    guard count == smallFiles else { throw BenchFailure("fresh device has \(count) documents") }
+    guard count == smallFiles else { throw BenchmarkFailure("fresh device has \(count) documents") }
     let copy = root.appendingPathComponent("plain-copy-\(round)")
     plain.append(
         try await seconds {
@@ -138,7 +126,7 @@ for round in 0..<rounds {
     let target = try device(round: rounds + round)
     down.append(try await seconds { try await target.sync() })
     guard try Data(contentsOf: target.directory.appendingPathComponent("big.bin")) == content else {
-        throw BenchFailure("the 100 MB file differs on the fresh device")
+        throw BenchmarkFailure("the 100 MB file differs on the fresh device")
     }
     let copy = root.appendingPathComponent("plain-big-\(round).bin")
     copyTimes.append(try await seconds { try FileManager.default.copyItem(at: source.directory.appendingPathComponent("big.bin"), to: copy) })

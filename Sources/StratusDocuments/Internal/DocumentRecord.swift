@@ -8,7 +8,7 @@ import StratusWire
 /// `contentHash` (SHA-256 hex), `modified`, `device`, `chunkSize`, `chunkHashes` (SHA-256 hex per
 /// chunk) and `chunks` (an asset per chunk; absent for an empty file). `DocumentVersion` adds
 /// `document`, the record name of the document it is a conflict version of.
-struct DocumentRecord: Sendable, Equatable {
+struct DocumentRecord: Sendable, Equatable, Codable {
     static let zoneName = "StratusDocuments"
     static let documentType = "Document"
     static let versionType = "DocumentVersion"

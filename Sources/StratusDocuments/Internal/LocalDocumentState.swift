@@ -162,33 +162,14 @@ struct LocalDocumentState: Sendable {
 }
 
 /// The JSON a state row stores for a ``DocumentRecord`` (download URLs are dropped: they expire).
-private struct StoredDocument: Codable {
-    var recordName: String
-    var path: String
-    var size: Int64
-    var contentHash: String
-    var modified: Date
-    var device: String
-    var chunkSize: Int64
-    var chunkHashes: [String]
-    var chunks: [Asset]
-    var changeTag: String?
-    var document: String?
-
+enum StoredDocument {
     static func encode(_ record: DocumentRecord) throws -> Data {
-        let stored = StoredDocument(
-            recordName: record.recordName, path: record.path, size: record.size, contentHash: record.contentHash, modified: record.modified,
-            device: record.device, chunkSize: record.chunkSize, chunkHashes: record.chunkHashes,
-            chunks: record.chunks.map { Asset(fileChecksum: $0.fileChecksum, size: $0.size) }, changeTag: record.changeTag?.rawValue,
-            document: record.document)
+        var stored = record
+        stored.chunks = record.chunks.map { Asset(fileChecksum: $0.fileChecksum, size: $0.size) }
         return try JSONEncoder().encode(stored)
     }
 
     static func decode(_ data: Data) throws -> DocumentRecord {
-        let stored = try JSONDecoder().decode(StoredDocument.self, from: data)
-        return DocumentRecord(
-            recordName: stored.recordName, path: stored.path, size: stored.size, contentHash: stored.contentHash, modified: stored.modified,
-            device: stored.device, chunkSize: stored.chunkSize, chunkHashes: stored.chunkHashes, chunks: stored.chunks,
-            changeTag: stored.changeTag.map(ChangeTag.init(rawValue:)), document: stored.document)
+        try JSONDecoder().decode(DocumentRecord.self, from: data)
     }
 }
