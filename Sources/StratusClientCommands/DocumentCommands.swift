@@ -5,8 +5,8 @@ import StratusDocuments
 /// `stratus docs sync|conflicts`: keep a folder in sync with the private database, list conflicts.
 enum DocumentCommands {
     static let usage = """
-          stratus docs sync <dir> [--once] [--device NAME] [--on-demand] [--interval SECONDS]
-                                   keep a folder in sync (inotify + periodic rescan), printing what moves
+          stratus docs sync <dir> [--once] [--device NAME] [--on-demand] [--no-push] [--interval SECONDS]
+                                   keep a folder in sync (inotify, pushes, periodic rescan), printing what moves
           stratus docs conflicts <dir>   list documents with unresolved conflict versions
           stratus docs download <dir> <path>   download a placeholder now, printing progress
         """
@@ -19,6 +19,7 @@ enum DocumentCommands {
         var configuration = DocumentsContainer.Configuration()
         if let device = options.string("device") { configuration.deviceName = device }
         configuration.downloadsEagerly = !options.flag("on-demand")
+        configuration.observesPushes = !options.flag("no-push")
         if let seconds = try options.integer("interval") { configuration.rescanInterval = .seconds(seconds) }
         configuration.onActivity = { output.line($0.description) }
         let documents = try DocumentsContainer(directory: folder, container: container, configuration: configuration)

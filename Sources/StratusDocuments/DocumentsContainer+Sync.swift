@@ -42,7 +42,7 @@ extension DocumentsContainer {
         return report
     }
 
-    private func ensureZone() async throws {
+    func ensureZone() async throws {
         guard try state.meta("zone") == nil else { return }
         _ = try await database.save(RecordZone(zoneName: DocumentRecord.zoneName))
         try state.setMeta("zone", "1")

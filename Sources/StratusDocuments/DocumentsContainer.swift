@@ -35,6 +35,11 @@ public actor DocumentsContainer {
         public var rescanInterval: Duration? = .seconds(30)
         /// How long ``startWatching()`` waits after an event before syncing, to coalesce bursts.
         public var debounce: Duration = .milliseconds(300)
+        /// Whether ``startWatching()`` also syncs when the server pushes a change of the documents zone
+        /// (a zone subscription and `Container.notifications()`, the web-courier long poll).
+        public var observesPushes = false
+        /// How pushes are received when ``observesPushes`` is on.
+        public var notifications = NotificationConfiguration()
         /// The transport of asset downloads; a shared `URLSessionTransport` by default.
         public var transport: (any HTTPTransport)?
         /// The deadline of one chunk download.
@@ -63,6 +68,7 @@ public actor DocumentsContainer {
     /// The per-path locks the app and the sync engine share.
     public nonisolated let coordinator = FileCoordinator()
     let configuration: Configuration
+    let container: Container
     let database: Database
     let state: LocalDocumentState
     let temporaryFolder: URL
@@ -87,6 +93,7 @@ public actor DocumentsContainer {
     public init(directory: URL, container: Container, configuration: Configuration = Configuration()) throws {
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
+        self.container = container
         self.database = container.privateCloudDatabase
         let hidden = self.directory.appendingPathComponent(DocumentPath.reservedFolder, isDirectory: true)
         temporaryFolder = hidden.appendingPathComponent("tmp", isDirectory: true)

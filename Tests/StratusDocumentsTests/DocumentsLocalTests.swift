@@ -62,6 +62,26 @@ import Testing
             #expect(try b.read("auto.txt") == "auto")
         }
     }
+
+    @Test func aPushFromAnotherDeviceTriggersASync() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("A")
+            let b = try fixture.device("B", pushes: true)
+            try await b.documents.startWatching()  // no rescan interval: only inotify or a push can start a sync
+            // A push sent before B's courier token is registered is not delivered: save again until one arrives.
+            var arrived = false
+            for attempt in 1...30 where !arrived {
+                try a.write("pushed-\(attempt).txt", "via the courier")
+                try await a.sync()
+                for _ in 0..<50 where !arrived {
+                    arrived = (try? b.files().isEmpty) == false
+                    if !arrived { try await Task.sleep(for: .milliseconds(20)) }
+                }
+            }
+            #expect(arrived, "a push made B sync")
+            await b.documents.stopWatching()
+        }
+    }
 }
 
 /// Polls `condition` every 20 ms until it holds, failing after `timeout`.

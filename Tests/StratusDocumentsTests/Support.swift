@@ -1,6 +1,7 @@
 import Foundation
 import StratusClient
 import StratusDocuments
+import StratusServer
 import StratusTesting
 import StratusWire
 import Synchronization
@@ -18,7 +19,8 @@ struct DocumentsFixture {
 
     /// A device: a documents container over `<tmp>/<name>`, with a transport that counts and can fail.
     func device(
-        _ name: String, chunkSize: Int64 = 1 << 20, eager: Bool = true, transport: CountingTransport = CountingTransport()
+        _ name: String, chunkSize: Int64 = 1 << 20, eager: Bool = true, pushes: Bool = false,
+        transport: CountingTransport = CountingTransport()
     ) throws -> Device {
         var configuration = ClientConfiguration()
         configuration.requestTimeout = .seconds(60)
@@ -31,6 +33,10 @@ struct DocumentsFixture {
         options.chunkSize = chunkSize
         options.downloadsEagerly = eager
         options.transport = transport
+        options.observesPushes = pushes
+        options.notifications.pollTimeout = .seconds(20)
+        options.notifications.backoff.initialBackoff = .milliseconds(50)
+        options.rescanInterval = nil
         let root = directory.url.appendingPathComponent(name, isDirectory: true)
         return Device(documents: try DocumentsContainer(directory: root, container: container, configuration: options), transport: transport)
     }
@@ -42,12 +48,19 @@ struct DocumentsFixture {
             let user = try await server.signedInUser("docs@example.com")
             try await body(DocumentsFixture(server: server, user: user, directory: directory))
         } catch {
-            await server.stop()
+            await stop(server)
             directory.remove()
             throw error
         }
-        await server.stop()
+        await stop(server)
         directory.remove()
+    }
+
+    /// Answers parked courier polls and lets libmicrohttpd resume them before stopping (as KeyValueFixture does).
+    private static func stop(_ server: TestCloudKitServer) async {
+        server.service.beginShutdown()
+        try? await Task.sleep(for: .milliseconds(300))
+        await server.stop()
     }
 }
 
