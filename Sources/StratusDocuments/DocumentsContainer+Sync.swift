@@ -68,10 +68,12 @@ extension DocumentsContainer {
         let changes = try LocalChangeDetector.changes(disk: try DiskScanner.scan(directory), known: known, moves: hints) { entry in
             try self.coordinator.read(entry.path) { try ChunkedFile.digest(of: DocumentPath.url(entry.path, in: root), chunkSize: chunkSize) }
         }
-        var uploads: [Upload] = []
+        var batch: [Upload] = []
         var deletions: [LocalDocument] = []
-        defer { for upload in uploads { for file in upload.temporaryFiles { try? FileManager.default.removeItem(at: file) } } }
+        var firstError: (any Error)?
+        defer { Self.removeTemporaryFiles(of: batch) }
         for change in changes {
+            var upload: Upload?
             switch change {
             case .touched(var row, let entry):
                 row.inode = entry.inode
@@ -80,33 +82,55 @@ extension DocumentsContainer {
             case .deleted(let row):
                 deletions.append(row)
             case .created(let entry, let digest):
-                if let upload = try makeUpload(change, entry: entry, base: nil, digest: digest) { uploads.append(upload) }
+                upload = try makeUpload(change, entry: entry, base: nil, digest: digest)
             case .modified(let row, let entry, let digest):
-                if let upload = try makeUpload(change, entry: entry, base: row.record, digest: digest) { uploads.append(upload) }
+                upload = try makeUpload(change, entry: entry, base: row.record, digest: digest)
             case .renamed(let row, let entry, let digest):
-                if let upload = try makeUpload(change, entry: entry, base: row.record, digest: digest) { uploads.append(upload) }
+                upload = try makeUpload(change, entry: entry, base: row.record, digest: digest)
+            }
+            guard let upload else { continue }
+            batch.append(upload)
+            // Bounded batches: at most 200 records and about 64 MB of snapshotted chunks wait in `.stratus/tmp`.
+            if batch.count >= Database.maximumOperationsPerRequest || batch.reduce(0, { $0 + $1.bytes }) >= Self.batchBytes {
+                let failed = try await save(batch, into: &report)
+                firstError = firstError ?? failed
+                Self.removeTemporaryFiles(of: batch)
+                batch = []
             }
         }
-        var firstError: (any Error)?
-        if !uploads.isEmpty {
-            let results = try await database.modifyRecords(
-                saving: uploads.map(\.record), deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
-            for upload in uploads {
-                switch results.saveResults[upload.record.recordID] {
-                case .success(let savedRecord)?:
-                    try recordSaved(upload, record: savedRecord, into: &report)
-                case .failure(let error)? where error.code == .serverRecordChanged:
-                    try await conflicted(upload, error: error, into: &report)
-                case .failure(let error)?:
-                    configuration.logger.warning("cannot upload '\(upload.entry.path)': \(error)")
-                    firstError = firstError ?? error
-                case nil:
-                    firstError = firstError ?? DocumentsError(.badRecord, "the server did not answer for '\(upload.entry.path)'")
-                }
-            }
-        }
+        let failed = try await save(batch, into: &report)
+        firstError = firstError ?? failed
         try await delete(deletions, into: &report)
         if let firstError { throw firstError }
+    }
+
+    /// How many bytes of new chunks one upload batch snapshots at most (one chunk more may push it over).
+    private static let batchBytes: Int64 = 64 << 20
+
+    private static func removeTemporaryFiles(of uploads: [Upload]) {
+        for upload in uploads { for file in upload.temporaryFiles { try? FileManager.default.removeItem(at: file) } }
+    }
+
+    /// Saves one batch; returns the first failure that is not a conflict (conflicts are handled here).
+    private func save(_ uploads: [Upload], into report: inout DocumentsSyncReport) async throws -> (any Error)? {
+        guard !uploads.isEmpty else { return nil }
+        var firstError: (any Error)?
+        let results = try await database.modifyRecords(
+            saving: uploads.map(\.record), deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+        for upload in uploads {
+            switch results.saveResults[upload.record.recordID] {
+            case .success(let savedRecord)?:
+                try recordSaved(upload, record: savedRecord, into: &report)
+            case .failure(let error)? where error.code == .serverRecordChanged:
+                try await conflicted(upload, error: error, into: &report)
+            case .failure(let error)?:
+                configuration.logger.warning("cannot upload '\(upload.entry.path)': \(error)")
+                firstError = firstError ?? error
+            case nil:
+                firstError = firstError ?? DocumentsError(.badRecord, "the server did not answer for '\(upload.entry.path)'")
+            }
+        }
+        return firstError
     }
 
     /// The record to save for a creation, edit or rename; unchanged chunks are echoed, new ones uploaded from files.

@@ -139,3 +139,21 @@ final class ProgressLog: Sendable {
     func append(_ value: Double) { log.withLock { $0.append(value) } }
     var values: [Double] { log.withLock { $0 } }
 }
+
+/// More documents than one request carries.
+@Suite struct DocumentsBatchTests {
+    @Test func moreThanTwoHundredFilesSyncInSeveralBatches() async throws {
+        try await DocumentsFixture.run { fixture in
+            let (a, b) = try fixture.pair()
+            for index in 0..<205 { try a.write("many/\(index % 5)/file-\(index).txt", "content \(index)") }
+            let up = try await a.sync()
+            #expect(up.chunksUploaded == 205)
+            try await b.sync()
+            #expect(try b.files().count == 205)
+            #expect(try b.read("many/4/file-204.txt") == "content 204")
+            let rescanA = try await a.sync()
+            let rescanB = try await b.sync()
+            #expect(rescanA.isEmpty && rescanB.isEmpty)
+        }
+    }
+}
