@@ -26,6 +26,8 @@ extension DocumentsContainer {
                 configuration.logger.warning("skipping record '\(id.recordName)': \(error)")
             }
         }
+        defer { discardPrefetched() }
+        try await prefetch(documents)
         var colliding: [DocumentRecord] = []
         for record in documents.sorted(by: { $0.path < $1.path }) {
             do {
@@ -124,54 +126,23 @@ extension DocumentsContainer {
         announce(.deletedLocally(path: row.path), into: &report)
     }
 
-    /// Downloads a document into a temporary file in `.stratus/tmp` and renames it over the target.
+    /// Puts a document's content in place: fetched into `.stratus/tmp` (or taken from this sync's
+    /// prefetch), then renamed over the target.
     ///
-    /// Chunks the old file already has (same SHA-256) are copied from it, not downloaded. Every chunk and
-    /// the whole content are checked against the record's hashes before the rename; on any failure the
-    /// temporary file is deleted and the old file is untouched.
+    /// The rename happens under the write lock and only if the local file still matches the state row
+    /// (not edited since the last sync); otherwise, or on any failure, the temporary file is deleted and
+    /// the old file is untouched.
     func install(
         _ record: DocumentRecord, replacing row: LocalDocument?, progress: (@Sendable (DownloadProgress) -> Void)?
     ) async throws -> (bytes: Int64, chunks: Int) {
-        let temporary = temporaryFolder.appendingPathComponent("download-" + UUID().uuidString)
+        let fetched: FetchedContent
+        if let ready = prefetched.removeValue(forKey: PrefetchKey(record)) {
+            fetched = try ready.get()
+        } else {
+            fetched = try await fetcher.fetch(record, reusing: row, progress: progress)
+        }
+        let temporary = fetched.file
         defer { try? FileManager.default.removeItem(at: temporary) }
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil), let output = try? FileHandle(forWritingTo: temporary)
-        else {
-            throw DocumentsError(.fileSystem, "cannot create a temporary file in '\(temporaryFolder.path)'", path: record.path)
-        }
-        defer { try? output.close() }
-        var whole = SHA256()
-        var completed: Int64 = 0
-        var downloaded: (bytes: Int64, chunks: Int) = (0, 0)
-        let old = row.flatMap { $0.downloaded && $0.record.chunkSize == record.chunkSize ? $0 : nil }
-        for (index, hash) in record.chunkHashes.enumerated() {
-            var data: Data?
-            if let old, let position = old.record.chunkHashes.firstIndex(of: hash) {
-                data = try? coordinator.read(old.path) { try ChunkedFile.chunk(position, of: url(old.path), chunkSize: record.chunkSize) }
-                if let bytes = data, SHA256.hash(bytes).hexString != hash { data = nil }
-            }
-            if data == nil {
-                let bytes = try await record.chunks[index].data(timeout: configuration.downloadTimeout, transport: configuration.transport)
-                guard SHA256.hash(bytes).hexString == hash else {
-                    throw DocumentsError(.contentMismatch, "chunk \(index) does not match its hash", path: record.path)
-                }
-                downloaded.bytes += Int64(bytes.count)
-                downloaded.chunks += 1
-                data = bytes
-            }
-            guard let data else { continue }
-            do {
-                try output.write(contentsOf: data)
-            } catch {
-                throw DocumentsError(.fileSystem, "cannot write the download: \(error)", path: record.path, underlying: error)
-            }
-            whole.update(data)
-            completed += Int64(data.count)
-            progress?(DownloadProgress(completedBytes: completed, totalBytes: record.size))
-        }
-        guard completed == record.size, whole.finalize().hexString == record.contentHash else {
-            throw DocumentsError(.contentMismatch, "the downloaded content does not match the document's hash", path: record.path)
-        }
-        try? output.close()
         let target = record.path
         let previous = row?.downloaded == true ? row?.path : nil
         let replaced: Bool = try coordinator.write(target, previous ?? target) {
@@ -188,7 +159,50 @@ extension DocumentsContainer {
         if let previous, previous != target { removeEmptyFolders(above: previous) }
         let entry = DiskScanner.entry(target, in: directory)
         try state.save(LocalDocument(record: record, downloaded: true, inode: entry?.inode, mtimeNs: entry?.mtimeNs))
-        return downloaded
+        return (fetched.bytes, fetched.chunks)
+    }
+
+    /// Downloads, a few at a time, the content of every record this fetch will install; ``install(_:replacing:progress:)``
+    /// then takes the files in order. Leftovers (records that turned out not to need them) are deleted by the caller.
+    func prefetch(_ records: [DocumentRecord]) async throws {
+        var wanted: [(DocumentRecord, LocalDocument?)] = []
+        for record in records {
+            let row = try state.document(named: record.recordName)
+            if let row, row.record.changeTag == record.changeTag || (row.downloaded && row.record.contentHash == record.contentHash) { continue }
+            guard row?.downloaded == true || configuration.downloadsEagerly, !record.chunkHashes.isEmpty else { continue }
+            wanted.append((record, row))
+        }
+        guard !wanted.isEmpty else { return }
+        let fetcher = self.fetcher
+        let lanes = max(1, configuration.concurrentTransfers)
+        let results = await withTaskGroup(of: [(PrefetchKey, Result<FetchedContent, any Error>)].self) { group in
+            for lane in 0..<lanes {
+                let mine = stride(from: lane, to: wanted.count, by: lanes).map { wanted[$0] }
+                group.addTask {
+                    var done: [(PrefetchKey, Result<FetchedContent, any Error>)] = []
+                    for (record, row) in mine {
+                        do {
+                            done.append((PrefetchKey(record), .success(try await fetcher.fetch(record, reusing: row, progress: nil))))
+                        } catch {
+                            done.append((PrefetchKey(record), .failure(error)))
+                        }
+                    }
+                    return done
+                }
+            }
+            var all: [(PrefetchKey, Result<FetchedContent, any Error>)] = []
+            for await done in group { all += done }
+            return all
+        }
+        for (key, result) in results { prefetched[key] = result }
+    }
+
+    /// Deletes prefetched files nobody installed.
+    func discardPrefetched() {
+        for result in prefetched.values {
+            if case .success(let content) = result { try? FileManager.default.removeItem(at: content.file) }
+        }
+        prefetched = [:]
     }
 
     /// Removes folders left empty by a move or deletion, up to the container directory.

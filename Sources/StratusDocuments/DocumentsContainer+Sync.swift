@@ -104,6 +104,24 @@ extension DocumentsContainer {
         if let firstError { throw firstError }
     }
 
+    /// Saves records in `lanes` concurrent `modifyRecords` calls (the SDK sends one asset at a time per call).
+    private static func saveConcurrently(_ records: [StratusClient.Record], in database: Database, lanes: Int) async throws
+        -> [RecordID: Result<StratusClient.Record, StratusError>]
+    {
+        let size = max(1, (records.count + max(1, lanes) - 1) / max(1, lanes))
+        let groups = stride(from: 0, to: records.count, by: size).map { Array(records[$0..<min($0 + size, records.count)]) }
+        return try await withThrowingTaskGroup(of: Database.ModifyResults.self) { group in
+            for records in groups {
+                group.addTask {
+                    try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+                }
+            }
+            var merged: [RecordID: Result<StratusClient.Record, StratusError>] = [:]
+            for try await results in group { merged.merge(results.saveResults) { first, _ in first } }
+            return merged
+        }
+    }
+
     /// How many bytes of new chunks one upload batch snapshots at most (one chunk more may push it over).
     private static let batchBytes: Int64 = 64 << 20
 
@@ -115,10 +133,9 @@ extension DocumentsContainer {
     private func save(_ uploads: [Upload], into report: inout DocumentsSyncReport) async throws -> (any Error)? {
         guard !uploads.isEmpty else { return nil }
         var firstError: (any Error)?
-        let results = try await database.modifyRecords(
-            saving: uploads.map(\.record), deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+        let results = try await Self.saveConcurrently(uploads.map(\.record), in: database, lanes: configuration.concurrentTransfers)
         for upload in uploads {
-            switch results.saveResults[upload.record.recordID] {
+            switch results[upload.record.recordID] {
             case .success(let savedRecord)?:
                 try recordSaved(upload, record: savedRecord, into: &report)
             case .failure(let error)? where error.code == .serverRecordChanged:

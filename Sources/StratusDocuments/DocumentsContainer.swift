@@ -40,6 +40,9 @@ public actor DocumentsContainer {
         public var observesPushes = false
         /// How pushes are received when ``observesPushes`` is on.
         public var notifications = NotificationConfiguration()
+        /// How many transfers run at once: `records/modify` requests (each uploads its assets one after
+        /// another) and document downloads.
+        public var concurrentTransfers = 4
         /// The transport of asset downloads; a shared `URLSessionTransport` by default.
         public var transport: (any HTTPTransport)?
         /// The deadline of one chunk download.
@@ -79,6 +82,8 @@ public actor DocumentsContainer {
     var watcher: DirectoryWatcher?
     var watchTasks: [Task<Void, Never>] = []
     var syncPending = false
+    /// Content this fetch downloaded ahead, by record and content hash.
+    var prefetched: [PrefetchKey: Result<FetchedContent, any Error>] = [:]
 
     /// Opens (or creates) a documents container over `directory`.
     ///
@@ -201,4 +206,22 @@ public actor DocumentsContainer {
     }
 
     func url(_ path: String) -> URL { DocumentPath.url(path, in: directory) }
+
+    /// Downloads content without the actor, so several run at once.
+    var fetcher: ContentFetcher {
+        ContentFetcher(
+            root: directory, temporaryFolder: temporaryFolder, coordinator: coordinator, timeout: configuration.downloadTimeout,
+            transport: configuration.transport)
+    }
+}
+
+/// A prefetched download is for one record at one content hash.
+struct PrefetchKey: Hashable, Sendable {
+    var recordName: String
+    var contentHash: String
+
+    init(_ record: DocumentRecord) {
+        recordName = record.recordName
+        contentHash = record.contentHash
+    }
 }
