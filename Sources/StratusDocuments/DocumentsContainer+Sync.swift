@@ -310,7 +310,8 @@ extension DocumentsContainer {
         }
     }
 
-    /// Deletes the records of files deleted here, unless another device changed them since (then the fetch brings them back).
+    /// Deletes the records of files deleted here (and their conflict versions), unless another device changed
+    /// them since (then the fetch brings them back).
     private func delete(_ rows: [LocalDocument], into report: inout DocumentsSyncReport) async throws {
         guard !rows.isEmpty else { return }
         let current = try await database.records(for: rows.map(\.record.recordID), desiredKeys: ["path"])
@@ -327,7 +328,9 @@ extension DocumentsContainer {
                 doomed.append(row)
             }
         }
-        let results = try await database.modifyRecords(saving: [], deleting: doomed.map(\.record.recordID), atomically: false)
+        let names = Set(doomed.map(\.record.recordName))
+        let versions = try state.versions().filter { $0.uploaded && names.contains($0.record.document ?? "") }.map(\.record.recordID)
+        let results = try await database.modifyRecords(saving: [], deleting: doomed.map(\.record.recordID) + versions, atomically: false)
         for row in doomed {
             guard case .success? = results.deleteResults[row.record.recordID] else { continue }
             try state.removeDocument(named: row.record.recordName)

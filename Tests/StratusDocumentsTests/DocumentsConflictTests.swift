@@ -76,6 +76,27 @@ import Testing
         }
     }
 
+    @Test func deletingADocumentDeletesItsConflictVersionsEverywhere() async throws {
+        try await DocumentsFixture.run { fixture in
+            let (a, b) = try fixture.pair()
+            try await seed("doomed.txt", "0", from: a, to: b)
+            try a.write("doomed.txt", "a")
+            try b.write("doomed.txt", "b")
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            #expect(try await a.documents.allUnresolvedConflicts().count == 1)
+            try FileManager.default.removeItem(at: a.root.appendingPathComponent("doomed.txt"))
+            try await a.sync()
+            try await b.sync()
+            for device in [a, b] {
+                #expect(try device.files().isEmpty)
+                #expect(try await device.documents.allUnresolvedConflicts().isEmpty)
+            }
+            #expect(try await fixture.serverRecordNames().isEmpty, "no orphan version records on the server")
+        }
+    }
+
     @Test func twoNewDocumentsAtOnePathBothSurviveUnderDistinctNames() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair()

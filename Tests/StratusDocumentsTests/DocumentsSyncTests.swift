@@ -36,6 +36,11 @@ import Testing
             #expect(try b.read("renamed.txt") == "second")
             #expect(!FileManager.default.fileExists(atPath: b.root.appendingPathComponent("Projects").path), "emptied folders go")
 
+            try b.write("renamed.txt", Data())
+            try await b.sync()
+            try await a.sync()
+            #expect(try a.data("renamed.txt") == Data(), "a document can become empty")
+
             try FileManager.default.removeItem(at: b.root.appendingPathComponent("Archive/todo.md"))
             try await b.sync()
             try await a.sync()

@@ -22,12 +22,7 @@ struct DocumentsFixture {
         _ name: String, chunkSize: Int64 = 1 << 20, eager: Bool = true, pushes: Bool = false,
         transport: CountingTransport = CountingTransport()
     ) throws -> Device {
-        var configuration = ClientConfiguration()
-        configuration.requestTimeout = .seconds(60)
-        configuration.sleep = { _ in }
-        let container = Container(
-            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
-            authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), configuration: configuration, transport: transport)
+        let container = container(transport: transport)
         var options = DocumentsContainer.Configuration()
         options.deviceName = name
         options.chunkSize = chunkSize
@@ -39,6 +34,22 @@ struct DocumentsFixture {
         options.rescanInterval = nil
         let root = directory.url.appendingPathComponent(name, isDirectory: true)
         return Device(documents: try DocumentsContainer(directory: root, container: container, configuration: options), transport: transport)
+    }
+
+    /// A container signed in as the user.
+    func container(transport: (any HTTPTransport)? = nil) -> Container {
+        var configuration = ClientConfiguration()
+        configuration.requestTimeout = .seconds(60)
+        configuration.sleep = { _ in }
+        return Container(
+            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
+            authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), configuration: configuration, transport: transport)
+    }
+
+    /// The names of every record in the documents zone on the server.
+    func serverRecordNames() async throws -> [String] {
+        let changes = try await container().privateCloudDatabase.allRecordZoneChanges(inZoneWith: ZoneID(zoneName: "StratusDocuments"), since: nil)
+        return changes.modificationResultsByID.keys.map(\.recordName).sorted()
     }
 
     static func run(_ body: (DocumentsFixture) async throws -> Void) async throws {

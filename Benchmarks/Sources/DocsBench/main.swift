@@ -17,6 +17,7 @@ let rounds = CommandLineOption.integer("rounds", default: 3)
 let smallFiles = CommandLineOption.integer("files", default: 1_000)
 let smallSize = CommandLineOption.integer("file-bytes", default: 2_048)
 let bigMB = CommandLineOption.integer("big-mb", default: 100)
+let lanes = CommandLineOption.integer("lanes", default: 4)
 let containerID = "iCloud.com.example.DocsBench"
 
 // MARK: Server
@@ -53,6 +54,7 @@ func device(round: Int) throws -> DocumentsContainer {
         configuration: clientConfiguration)
     var options = DocumentsContainer.Configuration()
     options.deviceName = name
+    options.concurrentTransfers = lanes
     return try DocumentsContainer(
         directory: root.appendingPathComponent(name, isDirectory: true), container: container, configuration: options)
 }
@@ -107,6 +109,7 @@ for round in 0..<rounds {
     await source.close()
     await target.close()
 }
+print("concurrent transfers per device: \(lanes)")
 print("1. \(smallFiles) small files (\(smallSize) bytes each, 10 folders), \(rounds) rounds")
 print("   upload from the first device: median \(fmt(median(upload))) s (\(fmt(Double(smallFiles) / median(upload), 0)) files/s)")
 print("   sync to a fresh device:       median \(fmt(median(fresh))) s (\(fmt(Double(smallFiles) / median(fresh), 0)) files/s)")
