@@ -21,7 +21,7 @@ import Glibc
 public final class DirectoryWatcher: Sendable {
     /// One thing inotify saw, as document paths relative to the watched directory.
     public enum Event: Sendable, Hashable {
-        /// A file (or folder) was created or written.
+        /// A file (or folder) was created, or a file written and closed.
         case changed(String)
         /// A file (or folder) was deleted or moved out of the tree.
         case removed(String)
@@ -75,8 +75,9 @@ public final class DirectoryWatcher: Sendable {
         source.cancel()
     }
 
-    private static let mask = UInt32(
-        IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_MODIFY | IN_DELETE_SELF)
+    /// Writes are reported when the writer closes the file (`IN_CLOSE_WRITE`), not at every `IN_MODIFY`,
+    /// so a file being written in place is not synced half-way through.
+    private static let mask = UInt32(IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
 
     /// Adds a watch on `relative` and every folder below it.
     private func addWatches(below relative: String) throws {
