@@ -252,10 +252,42 @@ extension DocumentsContainer {
                 announce(.renamed(from: server.path, to: upload.entry.path), into: &report)
             }
         } else if contentChanged, server.contentHash != upload.document.contentHash {
+            if let previous, server.contentHash == previous.record.contentHash,
+                try await rebase(upload, onto: serverRecord, path: server.path, into: &report)
+            {
+                return
+            }
             try keepConflictVersion(of: upload, documentID: server.recordName)
             announce(.conflict(path: upload.entry.path, device: configuration.deviceName), into: &report)
         }
         try state.save(row)
+    }
+
+    /// The server's version only moved the document: save this device's content on top of it and follow its path.
+    ///
+    /// - Returns: Whether the rebased save succeeded (else the caller keeps a conflict version).
+    private func rebase(_ upload: Upload, onto serverRecord: StratusClient.Record, path: String, into report: inout DocumentsSyncReport)
+        async throws -> Bool
+    {
+        var retry = serverRecord
+        for key in upload.record.changedKeys() where key != "path" {
+            retry[key] = upload.record.fields[key]
+        }
+        guard let saved = try? await database.save(retry) else { return false }
+        if path != upload.entry.path {
+            try coordinator.write(upload.entry.path, path) { try Self.replace(url(path), with: url(upload.entry.path), path: path) }
+            removeEmptyFolders(above: upload.entry.path)
+            announce(.renamed(from: upload.entry.path, to: path), into: &report)
+        }
+        var document = upload.document
+        document.path = path
+        document.changeTag = saved.recordChangeTag
+        if let stored = try? DocumentRecord(saved) { document.chunks = stored.chunks }
+        try state.save(LocalDocument(record: document, downloaded: true, inode: upload.entry.inode, mtimeNs: upload.entry.mtimeNs))
+        report.bytesUploaded += upload.bytes
+        report.chunksUploaded += upload.chunks
+        announce(.uploaded(path: path, bytes: upload.bytes), into: &report)
+        return true
     }
 
     /// Copies this device's content to the versions folder and queues its `DocumentVersion` record.

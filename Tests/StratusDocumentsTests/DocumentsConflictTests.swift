@@ -76,6 +76,34 @@ import Testing
         }
     }
 
+    @Test func anEditAndARenameOnTwoDevicesMergeWithoutAConflict() async throws {
+        try await DocumentsFixture.run { fixture in
+            let (a, b) = try fixture.pair()
+            try await seed("draft.txt", "v1", from: a, to: b)
+            try FileManager.default.createDirectory(at: a.root.appendingPathComponent("Final"), withIntermediateDirectories: true)
+            try FileManager.default.moveItem(at: a.root.appendingPathComponent("draft.txt"), to: a.root.appendingPathComponent("Final/paper.txt"))
+            try b.write("draft.txt", "v2 from B")
+            try await a.sync()
+            let merged = try await b.sync()
+            #expect(merged.activities.contains(.renamed(from: "draft.txt", to: "Final/paper.txt")))
+            try await a.sync()
+            for device in [a, b] {
+                #expect(try device.files() == ["Final/paper.txt"])
+                #expect(try device.read("Final/paper.txt") == "v2 from B")
+                #expect(try await device.documents.allUnresolvedConflicts().isEmpty)
+            }
+
+            // Renamed on both: the later rename is applied over the earlier one.
+            try FileManager.default.moveItem(at: a.root.appendingPathComponent("Final/paper.txt"), to: a.root.appendingPathComponent("x.txt"))
+            try FileManager.default.moveItem(at: b.root.appendingPathComponent("Final/paper.txt"), to: b.root.appendingPathComponent("y.txt"))
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            #expect(try a.files() == ["y.txt"] && b.files() == ["y.txt"])
+            #expect(try a.read("y.txt") == "v2 from B")
+        }
+    }
+
     @Test func deletingADocumentDeletesItsConflictVersionsEverywhere() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair()
