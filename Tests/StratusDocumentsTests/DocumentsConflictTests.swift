@@ -104,6 +104,32 @@ import Testing
         }
     }
 
+    @Test func aRenameAgainstAnEditAndIdenticalEditsMergeWithoutAConflict() async throws {
+        try await DocumentsFixture.run { fixture in
+            let (a, b) = try fixture.pair()
+            try await seed("doc.txt", "v1", from: a, to: b)
+            try a.write("doc.txt", "edited on A")
+            try FileManager.default.moveItem(at: b.root.appendingPathComponent("doc.txt"), to: b.root.appendingPathComponent("moved.txt"))
+            try await a.sync()
+            try await b.sync()
+            try await a.sync()
+            for device in [a, b] {
+                #expect(try device.files() == ["moved.txt"])
+                #expect(try device.read("moved.txt") == "edited on A")
+            }
+
+            try a.write("moved.txt", "same bytes")
+            try b.write("moved.txt", "same bytes")
+            try await a.sync()
+            let second = try await b.sync()
+            #expect(!second.activities.contains { if case .conflict = $0 { true } else { false } })
+            for device in [a, b] {
+                #expect(try device.read("moved.txt") == "same bytes")
+                #expect(try await device.documents.allUnresolvedConflicts().isEmpty)
+            }
+        }
+    }
+
     @Test func deletingADocumentDeletesItsConflictVersionsEverywhere() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair()
