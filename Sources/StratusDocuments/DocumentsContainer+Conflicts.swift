@@ -63,14 +63,9 @@ extension DocumentsContainer {
         let file = versionsFolder.appendingPathComponent(id)
         if local.downloaded { return file }
         let fresh = try DocumentRecord(try await database.record(for: local.record.recordID))
-        let temporary = temporaryFolder.appendingPathComponent("version-" + UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        var content = Data()
-        for asset in fresh.chunks {
-            content.append(try await asset.data(timeout: configuration.downloadTimeout, transport: configuration.transport))
-        }
-        try ChunkedFile.write(content, to: temporary)
-        try Self.replace(file, with: temporary, path: fresh.path)
+        let fetched = try await fetcher.fetch(fresh, reusing: nil, progress: nil)
+        defer { try? FileManager.default.removeItem(at: fetched.file) }
+        try Self.replace(file, with: fetched.file, path: fresh.path)
         local.downloaded = true
         try state.save(local)
         return file

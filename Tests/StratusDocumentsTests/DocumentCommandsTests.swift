@@ -31,6 +31,14 @@ import Testing
             #expect(listed.first?.hasPrefix("notes.txt\tcurrent: ") == true && listed.first?.contains("from A") == true)
             #expect(listed.last?.hasPrefix("notes.txt\tconflict: ") == true && listed.last?.contains("from cli") == true)
 
+            let lazy = fixture.directory.url.appendingPathComponent("lazy").path
+            let listed2 = try await run(["sync", lazy, "--once", "--on-demand"] + flags)
+            #expect(listed2.contains { $0.hasPrefix("○ notes.txt") })
+            #expect(!FileManager.default.fileExists(atPath: lazy + "/notes.txt"))
+            let progress = try await run(["download", lazy, "notes.txt", "--on-demand"] + flags)
+            #expect(progress.last == "notes.txt 100%")
+            #expect(try String(contentsOfFile: lazy + "/notes.txt", encoding: .utf8) == "from A")
+
             let help = try await run(["--help"])
             #expect(help.contains { $0.contains("stratus docs sync <dir>") })
             await #expect(throws: ClientCommandError.self) { try await run(["frobnicate", folder] + flags) }
