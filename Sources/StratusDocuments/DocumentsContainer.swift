@@ -96,6 +96,10 @@ public actor DocumentsContainer {
     ///   - configuration: Device name, chunk size, download policy, watching intervals.
     /// - Throws: ``DocumentsError`` when the folder or the state database cannot be created.
     public init(directory: URL, container: Container, configuration: Configuration = Configuration()) throws {
+        precondition(configuration.chunkSize > 0, "DocumentsContainer.Configuration.chunkSize must be positive, not \(configuration.chunkSize)")
+        precondition(
+            configuration.concurrentTransfers > 0,
+            "DocumentsContainer.Configuration.concurrentTransfers must be positive, not \(configuration.concurrentTransfers)")
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
         self.container = container
