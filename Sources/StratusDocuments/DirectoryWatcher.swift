@@ -56,15 +56,16 @@ public final class DirectoryWatcher: Sendable {
             throw DocumentsError(.watcher, "inotify_init1 failed: \(String(cString: strerror(errno)))")
         }
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "stratus.documents.inotify"))
+        let fd = descriptor
+        source.setCancelHandler { close(fd) }
         do {
             try addWatches(below: "")
         } catch {
-            close(descriptor)
+            source.resume()  // a suspended source must not be released; cancelling closes the descriptor
+            source.cancel()
             throw error
         }
-        let fd = descriptor
         source.setEventHandler { [weak self] in self?.drain() }
-        source.setCancelHandler { close(fd) }
         source.resume()
     }
 
