@@ -33,7 +33,15 @@ public final class DirectoryWatcher: Sendable {
 
     private struct State {
         var paths: [Int32: String] = [:]
+        /// `IN_MOVED_FROM` events still waiting for their `IN_MOVED_TO` (by cookie), with the drain that saw them.
+        var movedFrom: [UInt32: (path: String, isDirectory: Bool, drain: Int)] = [:]
+        var drains = 0
     }
+
+    /// How long an unpaired `IN_MOVED_FROM` waits for its `IN_MOVED_TO` (the kernel may queue the pair
+    /// across two reads) before it counts as a move out of the tree.
+    private static let pairingDelay: DispatchTimeInterval = .milliseconds(50)
+    private let queue = DispatchQueue(label: "stratus.documents.inotify")
 
     private let root: URL
     private let descriptor: Int32
@@ -55,7 +63,7 @@ public final class DirectoryWatcher: Sendable {
         guard descriptor >= 0 else {
             throw DocumentsError(.watcher, "inotify_init1 failed: \(String(cString: strerror(errno)))")
         }
-        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: DispatchQueue(label: "stratus.documents.inotify"))
+        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         let fd = descriptor
         source.setCancelHandler { close(fd) }
         do {
@@ -104,7 +112,10 @@ public final class DirectoryWatcher: Sendable {
     private func drain() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var events: [Event] = []
-        var movedFrom: [UInt32: (path: String, isDirectory: Bool)] = [:]
+        let drain = state.withLock { state -> Int in
+            state.drains += 1
+            return state.drains
+        }
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
@@ -117,17 +128,28 @@ public final class DirectoryWatcher: Sendable {
                 let nameStart = offset + MemoryLayout<inotify_event>.size
                 let nameBytes = buffer[nameStart..<(nameStart + nameLength)].prefix { $0 != 0 }
                 offset = nameStart + nameLength
-                handle(event, name: String(decoding: nameBytes, as: UTF8.self), movedFrom: &movedFrom, into: &events)
+                handle(event, name: String(decoding: nameBytes, as: UTF8.self), drain: drain, into: &events)
             }
         }
-        for (_, orphan) in movedFrom {
-            events.append(.removed(orphan.path))
-            if orphan.isDirectory { removeWatches(below: orphan.path) }
+        if state.withLock({ !$0.movedFrom.isEmpty }) {
+            queue.asyncAfter(deadline: .now() + Self.pairingDelay) { [weak self] in self?.flushUnpaired(before: drain + 1) }
         }
         if !events.isEmpty { handler(events) }
     }
 
-    private func handle(_ event: inotify_event, name: String, movedFrom: inout [UInt32: (path: String, isDirectory: Bool)], into events: inout [Event]) {
+    /// Reports `IN_MOVED_FROM` events seen in drains before `drain` that found no partner: moves out of the tree.
+    private func flushUnpaired(before drain: Int) {
+        let orphans = state.withLock { state -> [(path: String, isDirectory: Bool)] in
+            let old = state.movedFrom.filter { $0.value.drain < drain }
+            for cookie in old.keys { state.movedFrom[cookie] = nil }
+            return old.values.map { ($0.path, $0.isDirectory) }
+        }
+        guard !orphans.isEmpty else { return }
+        for orphan in orphans where orphan.isDirectory { removeWatches(below: orphan.path) }
+        handler(orphans.map { .removed($0.path) })
+    }
+
+    private func handle(_ event: inotify_event, name: String, drain: Int, into events: inout [Event]) {
         let mask = event.mask
         if mask & UInt32(IN_Q_OVERFLOW) != 0 {
             events.append(.overflow)
@@ -142,9 +164,9 @@ public final class DirectoryWatcher: Sendable {
         let path = folder.isEmpty ? name : folder + "/" + name
         let isDirectory = mask & UInt32(IN_ISDIR) != 0
         if mask & UInt32(IN_MOVED_FROM) != 0 {
-            movedFrom[event.cookie] = (path, isDirectory)
+            state.withLock { $0.movedFrom[event.cookie] = (path, isDirectory, drain) }
         } else if mask & UInt32(IN_MOVED_TO) != 0 {
-            if let source = movedFrom.removeValue(forKey: event.cookie) {
+            if let source = state.withLock({ $0.movedFrom.removeValue(forKey: event.cookie) }) {
                 events.append(.moved(from: source.path, to: path))
                 if isDirectory { renameWatches(from: source.path, to: path) }
             } else {

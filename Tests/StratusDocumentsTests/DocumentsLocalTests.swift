@@ -24,6 +24,12 @@ import Testing
         try await waitFor { events.withLock { $0.contains(.moved(from: "a/b/one.txt", to: "two.txt")) } }
         try FileManager.default.removeItem(at: directory.url.appendingPathComponent("two.txt"))
         try await waitFor { events.withLock { $0.contains(.removed("two.txt")) } }
+        // A move out of the tree has no IN_MOVED_TO: after a short wait for a partner it is a removal.
+        let outside = try TemporaryDirectory(prefix: "docs-watch-out")
+        defer { outside.remove() }
+        try Data("3".utf8).write(to: directory.url.appendingPathComponent("three.txt"))
+        try FileManager.default.moveItem(at: directory.url.appendingPathComponent("three.txt"), to: outside.url.appendingPathComponent("three.txt"))
+        try await waitFor { events.withLock { $0.contains(.removed("three.txt")) } }
         try FileManager.default.createDirectory(at: directory.url.appendingPathComponent(".stratus"), withIntermediateDirectories: true)
         try Data().write(to: directory.url.appendingPathComponent(".stratus/ignored"))
         #expect(!events.withLock { $0.contains { $0 == .changed(".stratus") || $0 == .changed(".stratus/ignored") } })
@@ -84,19 +90,24 @@ import Testing
     }
 }
 
-/// Polls `condition` every 20 ms until it holds, failing after `timeout`.
-func waitFor(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
+/// Polls `condition` every 20 ms until it holds, failing (at the caller's line) after `timeout`.
+func waitFor(
+    timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return }
         try await Task.sleep(for: .milliseconds(20))
     }
-    Issue.record("condition not met within \(timeout)")
+    Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
     throw CancellationError()
 }
 
 /// Repeats `action` until `condition` holds (an inotify watch on a new folder is added just after it appears).
-func retryUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool, _ action: () throws -> Void) async throws {
+func retryUntil(
+    timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool,
+    _ action: () throws -> Void
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         try action()
@@ -105,6 +116,6 @@ func retryUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool, _ act
             try await Task.sleep(for: .milliseconds(20))
         }
     }
-    Issue.record("condition not met within \(timeout)")
+    Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
     throw CancellationError()
 }
