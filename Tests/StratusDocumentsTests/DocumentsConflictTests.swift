@@ -4,7 +4,8 @@ import StratusTesting
 import Testing
 
 /// Offline edits on two devices: one current version, one conflict version, on both; resolving clears both.
-@Suite struct DocumentsConflictTests {
+/// Serialized: each test runs a server and devices; one at a time leaves the 2 cores to other suites' servers.
+@Suite(.serialized) struct DocumentsConflictTests {
     @Test func offlineEditsOnBothDevicesKeepBothVersionsUntilResolved() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair("laptop", "desktop")

@@ -5,7 +5,8 @@ import Synchronization
 import Testing
 
 /// The watcher, coordinated writes and paths, without a server.
-@Suite struct DocumentsLocalTests {
+/// Serialized: each test runs a server and devices; one at a time leaves the 2 cores to other suites' servers.
+@Suite(.serialized) struct DocumentsLocalTests {
     @Test func watcherReportsNestedChangesAndPairsRenames() async throws {
         let directory = try TemporaryDirectory(prefix: "docs-watch")
         defer { directory.remove() }

@@ -5,7 +5,8 @@ import Synchronization
 import Testing
 
 /// Two devices, one server on loopback: every kind of local change reaches the other device.
-@Suite struct DocumentsSyncTests {
+/// Serialized: each test runs a server and devices; one at a time leaves the 2 cores to other suites' servers.
+@Suite(.serialized) struct DocumentsSyncTests {
     @Test func createEditRenameMoveAndDeleteReachTheOtherDevice() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair()
@@ -52,7 +53,7 @@ import Testing
     @Test func twentyMegabyteFileSyncsByteExact() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair(chunkSize: 8 << 20)
-            let big = randomBytes(20 << 20, seed: 42)
+            let big = try randomBytes(20 << 20)
             try a.write("video.bin", big)
             let up = try await a.sync()
             #expect(up.chunksUploaded == 3)
@@ -64,7 +65,7 @@ import Testing
     @Test func oneByteEditSendsOneChunkAndRescansSendNothing() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair(chunkSize: 256 << 10)
-            var big = randomBytes(2 << 20, seed: 7)  // 8 chunks
+            var big = try randomBytes(2 << 20)  // 8 chunks
             try a.write("big.bin", big)
             try await seed("small.txt", "unchanged", from: a, to: b)
 
@@ -90,10 +91,10 @@ import Testing
     @Test func aFailedDownloadLeavesTheOldFileIntact() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair(chunkSize: 64 << 10)
-            let old = randomBytes(256 << 10, seed: 1)
+            let old = try randomBytes(256 << 10)
             try await seed("doc.bin", old, from: a, to: b)
 
-            let new = randomBytes(256 << 10, seed: 2)  // every chunk differs
+            let new = try randomBytes(256 << 10)  // every chunk differs
             try a.write("doc.bin", new)
             try await a.sync()
             b.transport.failDownloads(after: 2)  // dies mid-download, after two of four chunks
@@ -121,7 +122,7 @@ import Testing
         try await DocumentsFixture.run { fixture in
             let a = try fixture.device("A", chunkSize: 64 << 10)
             let b = try fixture.device("B", chunkSize: 64 << 10, eager: false)
-            let content = randomBytes(300 << 10, seed: 3)
+            let content = try randomBytes(300 << 10)
             try a.write("Photos/cat.raw", content)
             try await a.sync()
             let report = try await b.sync()
@@ -146,7 +147,8 @@ final class ProgressLog: Sendable {
 }
 
 /// More documents than one request carries.
-@Suite struct DocumentsBatchTests {
+/// Serialized: each test runs a server and devices; one at a time leaves the 2 cores to other suites' servers.
+@Suite(.serialized) struct DocumentsBatchTests {
     @Test func moreThanTwoHundredFilesSyncInSeveralBatches() async throws {
         try await DocumentsFixture.run { fixture in
             let (a, b) = try fixture.pair()

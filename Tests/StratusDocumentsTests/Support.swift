@@ -176,19 +176,13 @@ final class CountingTransport: HTTPTransport {
     }
 }
 
-/// Deterministic pseudo-random bytes (xorshift), so big files are not all zeros.
-func randomBytes(_ count: Int, seed: UInt64) -> Data {
-    var state = seed | 1
-    var data = Data(count: count)
-    data.withUnsafeMutableBytes { raw in
-        let words = raw.bindMemory(to: UInt8.self)
-        for index in 0..<count {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            words[index] = UInt8(truncatingIfNeeded: state)
-        }
-    }
+/// `count` random bytes from the kernel (fast even in debug builds, so big fixtures do not hold a
+/// cooperative thread that other tests' servers need).
+func randomBytes(_ count: Int) throws -> Data {
+    let source = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom"))
+    defer { try? source.close() }
+    let data = try source.read(upToCount: count) ?? Data()
+    guard data.count == count else { throw CocoaError(.fileReadUnknown) }
     return data
 }
 
