@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import StratusClient
 import StratusCrypto
@@ -65,8 +66,12 @@ extension DocumentsContainer {
         let known = try state.documents()
         let chunkSize = configuration.chunkSize
         let root = directory
-        let changes = try LocalChangeDetector.changes(disk: try DiskScanner.scan(directory), known: known, moves: hints) { entry in
-            try self.coordinator.read(entry.path) { try ChunkedFile.digest(of: DocumentPath.url(entry.path, in: root), chunkSize: chunkSize) }
+        let coordinator = self.coordinator
+        // Listing and hashing block on the disk: on a dispatch thread, not on the cooperative pool.
+        let changes = try await Self.offload {
+            try LocalChangeDetector.changes(disk: try DiskScanner.scan(root), known: known, moves: hints) { entry in
+                try coordinator.read(entry.path) { try ChunkedFile.digest(of: DocumentPath.url(entry.path, in: root), chunkSize: chunkSize) }
+            }
         }
         var batch: [Upload] = []
         var deletions: [LocalDocument] = []
@@ -119,6 +124,13 @@ extension DocumentsContainer {
             var merged: [RecordID: Result<StratusClient.Record, StratusError>] = [:]
             for try await results in group { merged.merge(results.saveResults) { first, _ in first } }
             return merged
+        }
+    }
+
+    /// Runs blocking file work on a global dispatch queue and awaits its result.
+    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(with: Result { try work() }) }
         }
     }
 
