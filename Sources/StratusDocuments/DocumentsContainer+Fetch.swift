@@ -16,6 +16,7 @@ extension DocumentsContainer {
             changes = try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: nil)
         }
         var failure: (any Error)?
+        tokenHeld = false
         var documents: [DocumentRecord] = []
         var versions: [DocumentRecord] = []
         for (id, result) in changes.modificationResultsByID.sorted(by: { $0.key.recordName < $1.key.recordName }) {
@@ -58,7 +59,8 @@ extension DocumentsContainer {
             try state.save(LocalVersion(record: record, uploaded: true, downloaded: known?.downloaded ?? false))
         }
         if let failure { throw failure }
-        try state.setMeta("token", changes.changeToken.rawValue)
+        // A change skipped because the local file changed meanwhile comes again with the next fetch.
+        if !tokenHeld { try state.setMeta("token", changes.changeToken.rawValue) }
     }
 
     /// Applies one changed `Document` record: a move, a download, or a placeholder.
@@ -67,7 +69,8 @@ extension DocumentsContainer {
         if let row, row.record.changeTag == record.changeTag { return }
         if let row, row.downloaded {
             guard let entry = DiskScanner.entry(row.path, in: directory), row.matches(entry) else {
-                return  // changed here since the scan: the next sync uploads it against the old tag (a conflict)
+                tokenHeld = true  // changed here since the scan: the next sync uploads it (a conflict), then applies this
+                return
             }
         }
         if try holder(of: record.path, other: record.recordName) != nil {
@@ -155,7 +158,10 @@ extension DocumentsContainer {
             if let previous, previous != target { try? FileManager.default.removeItem(at: url(previous)) }
             return true
         }
-        guard replaced else { return (0, 0) }
+        guard replaced else {
+            tokenHeld = true
+            return (0, 0)
+        }
         if let previous, previous != target { removeEmptyFolders(above: previous) }
         let entry = DiskScanner.entry(target, in: directory)
         try state.save(LocalDocument(record: record, downloaded: true, inode: entry?.inode, mtimeNs: entry?.mtimeNs))

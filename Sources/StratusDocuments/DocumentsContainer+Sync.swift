@@ -243,8 +243,8 @@ extension DocumentsContainer {
 
     /// A save against a stale change tag: keep the server's version current; this device's content becomes a conflict version.
     ///
-    /// The row keeps the old change tag but describes the file as it is now, so the fetch that follows
-    /// sees the server's newer record and brings its content (and path) over the file.
+    /// The row keeps the old change tag but describes the file as it is now; then the server's current
+    /// record is looked up and applied, which brings its content (and path) over the file.
     private func conflicted(_ upload: Upload, error: StratusError, into report: inout DocumentsSyncReport) async throws {
         guard let serverRecord = error.serverRecord, let server = try? DocumentRecord(serverRecord) else {
             throw error
@@ -273,6 +273,9 @@ extension DocumentsContainer {
             announce(.conflict(path: upload.entry.path, device: configuration.deviceName), into: &report)
         }
         try state.save(row)
+        // Bring the server's version over the file now, whether or not the change feed still holds it.
+        let current = try DocumentRecord(try await database.record(for: server.recordID))
+        try await apply(current, into: &report)
     }
 
     /// The server's version only moved the document: save this device's content on top of it and follow its path.

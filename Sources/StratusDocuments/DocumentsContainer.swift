@@ -82,6 +82,8 @@ public actor DocumentsContainer {
     var watcher: DirectoryWatcher?
     var watchTasks: [Task<Void, Never>] = []
     var syncPending = false
+    /// Whether this fetch skipped a change (the local file changed meanwhile), so the token must not move.
+    var tokenHeld = false
     /// Content this fetch downloaded ahead, by record and content hash.
     var prefetched: [PrefetchKey: Result<FetchedContent, any Error>] = [:]
 
