@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
         .library(name: "StratusKeyValue", targets: ["StratusKeyValue"]),
+        .library(name: "StratusDocuments", targets: ["StratusDocuments"]),
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
@@ -63,8 +64,14 @@ let package = Package(
         // Layer 4: the key-value store (NSUbiquitousKeyValueStore) over the SDK.
         .target(name: "StratusKeyValue", dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusLogging"]),
 
+        // Layer 4: document/file sync with conflict versions over the SDK.
+        .target(
+            name: "StratusDocuments",
+            dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusCrypto", "StratusLogging"]
+        ),
+
         // Layer 5: the CLI's client commands (records, zones, changes, kv, watch), testable as a library.
-        .target(name: "StratusClientCommands", dependencies: ["StratusClient", "StratusKeyValue", "StratusWire"]),
+        .target(name: "StratusClientCommands", dependencies: ["StratusClient", "StratusKeyValue", "StratusDocuments", "StratusWire"]),
 
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
@@ -143,6 +150,10 @@ let package = Package(
             dependencies: [
                 "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
             ]
+        ),
+        .testTarget(
+            name: "StratusDocumentsTests",
+            dependencies: ["StratusDocuments", "StratusClient", "StratusClientCommands", "StratusTesting", "StratusWire", "StratusServer"]
         ),
         .testTarget(
             name: "StratusSyncTests",

@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "StoreBench", dependencies: [stratus("StratusStore"), stratus("StratusSQLite")]),
         .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto")]),
         .executableTarget(name: "SDKBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusKeyValue")]),
+        .executableTarget(name: "DocsBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusDocuments")]),
     ]
 )
 

@@ -15,6 +15,7 @@ let usage = """
       stratus token create|list|revoke …   API tokens (stratus token --help)
       stratus key add|list|revoke …        server-to-server keys (stratus key --help)
       stratus records|zones|changes|kv|watch …   client commands (stratus records --help)
+      stratus docs sync|conflicts <dir>    keep a folder in sync with the private database (stratus docs --help)
       stratus version           print the version
       stratus help              print this help
     """

@@ -4,7 +4,7 @@ import StratusKeyValue
 import StratusWire
 
 /// The `stratus` client commands, built on the SDK: records, zones, change feeds, the key-value
-/// store and notifications. The executable calls ``run(_:arguments:environment:output:transport:)``;
+/// store, notifications and document folders. The executable calls ``run(_:arguments:environment:output:transport:)``;
 /// tests call it with a buffer for output.
 ///
 /// ```swift
@@ -13,15 +13,15 @@ import StratusWire
 /// ```
 public enum ClientCommands {
     /// The command names this module serves.
-    public static let names: Set<String> = ["records", "zones", "changes", "kv", "watch"]
+    public static let names: Set<String> = ["records", "zones", "changes", "kv", "watch", "docs"]
 
     /// The help text of the client commands.
-    public static let usage = RecordCommands.usage + "\n" + KeyValueCommands.usage
+    public static let usage = RecordCommands.usage + "\n" + KeyValueCommands.usage + "\n" + DocumentCommands.usage
 
     /// Runs one client command.
     ///
     /// - Parameters:
-    ///   - command: `records`, `zones`, `changes`, `kv` or `watch`.
+    ///   - command: `records`, `zones`, `changes`, `kv`, `watch` or `docs`.
     ///   - arguments: The words after the command.
     ///   - environment: The process environment (`STRATUS_*` fallbacks).
     ///   - output: Where results are printed.
@@ -43,6 +43,7 @@ public enum ClientCommands {
         case "changes": try await RecordCommands.changes(options, container: container, output: output)
         case "kv": try await KeyValueCommands.keyValue(options, container: container, output: output)
         case "watch": try await KeyValueCommands.watch(options, container: container, output: output)
+        case "docs": try await DocumentCommands.docs(options, container: container, output: output)
         default: throw ClientCommandError("unknown client command '\(command)'\n\n\(usage)")
         }
     }

@@ -15,7 +15,7 @@ public struct ClientOptions: Sendable {
     private var values: [String: String] = [:]
     private let environment: [String: String]
 
-    private static let booleanFlags: Set<String> = ["help", "json"]
+    private static let booleanFlags: Set<String> = ["help", "json", "once", "on-demand", "no-push"]
     private static let repeatableFlags: Set<String> = ["filter", "sort"]
 
     /// Parses `--name value`, `--name=value` and boolean `--flag` words.

@@ -1,0 +1,60 @@
+import Foundation
+
+/// One thing a sync moved or decided, reported as it happens (``DocumentsContainer/Configuration/onActivity``).
+///
+/// ```swift
+/// configuration.onActivity = { activity in print(activity) }   // "↑ notes/todo.txt (1.2 KB)"
+/// ```
+public enum DocumentsActivity: Sendable, Hashable, CustomStringConvertible {
+    /// A local document was uploaded (`bytes` of new content actually sent).
+    case uploaded(path: String, bytes: Int64)
+    /// A document's new content was downloaded (`bytes` fetched from the server).
+    case downloaded(path: String, bytes: Int64)
+    /// A document was renamed or moved (locally or remotely).
+    case renamed(from: String, to: String)
+    /// A document was deleted on the server after a local deletion.
+    case deletedRemotely(path: String)
+    /// A local file was deleted after a remote deletion.
+    case deletedLocally(path: String)
+    /// A remote document is known but not downloaded (a placeholder).
+    case placeholder(path: String, size: Int64)
+    /// Two devices changed a document: `device`'s version was kept as a conflict version.
+    case conflict(path: String, device: String)
+    /// A conflict was resolved and the other versions removed.
+    case resolved(path: String)
+
+    /// A one-line, human-readable form: an arrow or mark, the path, and the size.
+    public var description: String {
+        switch self {
+        case .uploaded(let path, let bytes): "↑ \(path) (\(Self.format(bytes)))"
+        case .downloaded(let path, let bytes): "↓ \(path) (\(Self.format(bytes)))"
+        case .renamed(let from, let to): "→ \(from) → \(to)"
+        case .deletedRemotely(let path): "✕ \(path) (deleted on the server)"
+        case .deletedLocally(let path): "✕ \(path) (deleted here)"
+        case .placeholder(let path, let size): "○ \(path) (\(Self.format(size)), not downloaded)"
+        case .conflict(let path, let device): "! \(path): conflict version from \(device)"
+        case .resolved(let path): "✓ \(path): conflict resolved"
+        }
+    }
+
+    static func format(_ bytes: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
+    }
+}
+
+/// What one ``DocumentsContainer/sync()`` did.
+public struct DocumentsSyncReport: Sendable, Hashable {
+    /// Everything moved or decided, in order.
+    public var activities: [DocumentsActivity] = []
+    /// Asset bytes sent to the server (content that was already there is not sent again).
+    public var bytesUploaded: Int64 = 0
+    /// Asset bytes fetched from the server.
+    public var bytesDownloaded: Int64 = 0
+    /// Chunks uploaded (a chunk is at most ``DocumentsContainer/Configuration/chunkSize`` bytes).
+    public var chunksUploaded = 0
+    /// Chunks downloaded.
+    public var chunksDownloaded = 0
+
+    /// Whether the sync moved nothing at all.
+    public var isEmpty: Bool { activities.isEmpty && bytesUploaded == 0 && bytesDownloaded == 0 }
+}

@@ -1,0 +1,133 @@
+public import Foundation
+import StratusClient
+import StratusWire
+
+extension DocumentsContainer {
+    /// The current version of a document (the conflict winner).
+    ///
+    /// - Parameter path: The document path.
+    /// - Returns: The version whose content is at `path`.
+    /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path.
+    public func currentVersion(of path: String) throws -> DocumentVersion {
+        let path = try DocumentPath.validate(path)
+        guard let row = try state.document(atPath: path) else { throw DocumentsError(.notFound, "no document at this path", path: path) }
+        return Self.version(row.record, current: true, documentID: row.record.recordName)
+    }
+
+    /// The versions of a document that lost a conflict and are not resolved yet, oldest first.
+    ///
+    /// ```swift
+    /// for version in try await documents.unresolvedConflictVersions(of: "notes.txt") {
+    ///     print(version.device, version.modificationDate, version.size)
+    /// }
+    /// ```
+    ///
+    /// - Parameter path: The document path.
+    /// - Returns: The conflict versions (empty when there is no conflict).
+    /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path.
+    public func unresolvedConflictVersions(of path: String) throws -> [DocumentVersion] {
+        let current = try currentVersion(of: path)
+        return try state.versions().filter { $0.record.document == current.documentID }
+            .map { Self.version($0.record, current: false, documentID: current.documentID) }
+            .sorted { ($0.modificationDate, $0.id) < ($1.modificationDate, $1.id) }
+    }
+
+    /// Every document with unresolved conflict versions, by path.
+    ///
+    /// - Returns: The conflict versions of each document that has some.
+    /// - Throws: ``DocumentsError`` when the state database fails.
+    public func allUnresolvedConflicts() throws -> [String: [DocumentVersion]] {
+        var conflicts: [String: [DocumentVersion]] = [:]
+        for row in try state.documents() {
+            let versions = try unresolvedConflictVersions(of: row.path)
+            if !versions.isEmpty { conflicts[row.path] = versions }
+        }
+        return conflicts
+    }
+
+    /// A local file with a version's bytes: the document itself for the current version, else the
+    /// conflict copy in `.stratus/versions` (downloaded on demand).
+    ///
+    /// - Parameter version: A version from ``unresolvedConflictVersions(of:)`` or ``currentVersion(of:)``.
+    /// - Returns: The file's URL; read it, do not change it.
+    /// - Throws: ``DocumentsError/Code/notFound`` when the version is gone; `StratusError` from the download.
+    public func contents(of version: DocumentVersion) async throws -> URL {
+        if version.isCurrent { return url(version.path) }
+        return try await serialized { try await self.versionFile(version.id) }
+    }
+
+    func versionFile(_ id: String) async throws -> URL {
+        guard var local = try state.versions().first(where: { $0.record.recordName == id }) else {
+            throw DocumentsError(.notFound, "no conflict version '\(id)'")
+        }
+        let file = versionsFolder.appendingPathComponent(id)
+        if local.downloaded { return file }
+        let fresh = try DocumentRecord(try await database.record(for: local.record.recordID))
+        let fetched = try await fetcher.fetch(fresh, reusing: nil, progress: nil)
+        defer { try? FileManager.default.removeItem(at: fetched.file) }
+        try Self.replace(file, with: fetched.file, path: fresh.path)
+        local.downloaded = true
+        try state.save(local)
+        return file
+    }
+
+    /// Resolves a document's conflict: `version` becomes (or stays) current and every other version is deleted everywhere.
+    ///
+    /// Keeping a conflict version writes its bytes over the document and uploads them as the new
+    /// current content; then the conflict versions' records are deleted, and every device forgets them
+    /// at its next sync.
+    ///
+    /// ```swift
+    /// let versions = try await documents.unresolvedConflictVersions(of: "notes.txt")
+    /// try await documents.resolveConflict(keeping: versions[0])          // the other device's edit wins
+    /// ```
+    ///
+    /// - Parameter version: The version to keep.
+    /// - Throws: ``DocumentsError/Code/notFound`` when the document is gone; `StratusError` from the server.
+    public func resolveConflict(keeping version: DocumentVersion) async throws {
+        try await serialized {
+            if !version.isCurrent {
+                let file = try await self.versionFile(version.id)
+                guard let row = try self.state.document(named: version.documentID) else {
+                    throw DocumentsError(.notFound, "the document of this version is gone", path: version.path)
+                }
+                try self.coordinateWriting(at: row.path) { temporary in
+                    do {
+                        try FileManager.default.copyItem(at: file, to: temporary)
+                    } catch {
+                        throw DocumentsError(.fileSystem, "cannot copy the kept version: \(error)", path: row.path, underlying: error)
+                    }
+                }
+                _ = try await self.performSync()
+            }
+            try await self.deleteVersions(of: version.documentID)
+        }
+    }
+
+    private func deleteVersions(of documentID: String) async throws {
+        let doomed = try state.versions().filter { $0.record.document == documentID }
+        guard !doomed.isEmpty else { return }
+        let results = try await database.modifyRecords(saving: [], deleting: doomed.map(\.record.recordID), atomically: false)
+        var report = DocumentsSyncReport()
+        for version in doomed {
+            switch results.deleteResults[version.record.recordID] {
+            case .success?:
+                try state.removeVersion(named: version.record.recordName)
+                try? FileManager.default.removeItem(at: versionsFolder.appendingPathComponent(version.record.recordName))
+            case .failure(let error)?:
+                throw error
+            case nil:
+                throw DocumentsError(.badRecord, "the server did not answer for version '\(version.record.recordName)'")
+            }
+        }
+        if let path = doomed.first?.record.path {
+            self.announce(.resolved(path: (try state.document(named: documentID))?.path ?? path), into: &report)
+        }
+    }
+
+    static func version(_ record: DocumentRecord, current: Bool, documentID: String) -> DocumentVersion {
+        DocumentVersion(
+            id: record.recordName, documentID: documentID, path: record.path, size: record.size, contentHash: record.contentHash,
+            device: record.device, modificationDate: record.modified, isCurrent: current)
+    }
+}

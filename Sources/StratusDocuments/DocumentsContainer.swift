@@ -1,0 +1,233 @@
+public import Foundation
+public import StratusClient
+public import StratusLogging
+
+/// A documents container: a local directory kept in sync with the user's private database.
+///
+/// Every regular file below the directory (any type, nested folders) is a document: one `Document`
+/// record in the reserved zone `StratusDocuments` with its path, size, SHA-256, modification date and
+/// its bytes as chunk assets. ``sync()`` uploads local changes (creations, edits, renames, moves,
+/// deletions) and then applies the zone's changes; ``startWatching()`` does that on its own when
+/// inotify reports a change, and rescans periodically. When two devices change a document before
+/// seeing each other's change, the first one saved stays current and the other becomes a conflict
+/// version on every device until ``resolveConflict(keeping:)``. The hidden `.stratus` folder (state,
+/// temporary files, conflict copies) is never synced.
+///
+/// ```swift
+/// let documents = try DocumentsContainer(directory: URL(fileURLWithPath: "/home/ann/Documents"), container: container)
+/// try documents.coordinateWriting(at: "notes/todo.txt") { url in try Data("milk".utf8).write(to: url) }
+/// try await documents.sync()
+/// for version in try await documents.unresolvedConflictVersions(of: "notes/todo.txt") { print(version.device) }
+/// ```
+public actor DocumentsContainer {
+    /// How the container syncs.
+    public struct Configuration: Sendable {
+        /// This device's name, recorded with each version (the host name by default).
+        public var deviceName = ProcessInfo.processInfo.hostName
+        /// Documents are stored as assets of at most this many bytes (8 MB): an edit re-sends only the
+        /// chunks that changed, and no asset comes near the server's upload limit.
+        public var chunkSize: Int64 = 8 << 20
+        /// Download remote documents during ``sync()``; when `false` they stay placeholders until ``download(_:progress:)``.
+        public var downloadsEagerly = true
+        /// The state database; `<directory>/.stratus/state.sqlite` by default.
+        public var stateURL: URL?
+        /// How often ``startWatching()`` rescans even without inotify events; `nil` turns it off.
+        public var rescanInterval: Duration? = .seconds(30)
+        /// How long ``startWatching()`` waits after an event before syncing, to coalesce bursts.
+        public var debounce: Duration = .milliseconds(300)
+        /// Whether ``startWatching()`` also syncs when the server pushes a change of the documents zone
+        /// (a zone subscription and `Container.notifications()`, the web-courier long poll).
+        public var observesPushes = false
+        /// How pushes are received when ``observesPushes`` is on.
+        public var notifications = NotificationConfiguration()
+        /// How many transfers run at once: `records/modify` requests (each uploads its assets one after
+        /// another) and document downloads.
+        public var concurrentTransfers = 4
+        /// The transport of asset downloads; a shared `URLSessionTransport` by default.
+        public var transport: (any HTTPTransport)?
+        /// The deadline of one chunk download.
+        public var downloadTimeout: Duration = .seconds(300)
+        /// Called with everything a sync moves or decides, as it happens.
+        public var onActivity: (@Sendable (DocumentsActivity) -> Void)?
+        /// Where sync problems are logged.
+        public var logger: Logger = .disabled
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// How far an on-demand download is.
+    public struct DownloadProgress: Sendable, Hashable {
+        /// Bytes in place so far.
+        public var completedBytes: Int64
+        /// The document's size.
+        public var totalBytes: Int64
+        /// `completedBytes / totalBytes` (1 for an empty document).
+        public var fractionCompleted: Double { totalBytes == 0 ? 1 : Double(completedBytes) / Double(totalBytes) }
+    }
+
+    /// The synced directory.
+    public nonisolated let directory: URL
+    /// The per-path locks the app and the sync engine share.
+    public nonisolated let coordinator = FileCoordinator()
+    let configuration: Configuration
+    let container: Container
+    let database: Database
+    let state: LocalDocumentState
+    let temporaryFolder: URL
+    let versionsFolder: URL
+    /// Rename hints from inotify (old path → new path), consumed by the next scan.
+    var moveHints: [String: String] = [:]
+    var lastOperation: Task<Void, Never>?
+    var watcher: DirectoryWatcher?
+    var watchTasks: [Task<Void, Never>] = []
+    var syncPending = false
+    /// Whether this fetch skipped a change (the local file changed meanwhile), so the token must not move.
+    var tokenHeld = false
+    /// Content this fetch downloaded ahead, by record and content hash.
+    var prefetched: [PrefetchKey: Result<FetchedContent, any Error>] = [:]
+
+    /// Opens (or creates) a documents container over `directory`.
+    ///
+    /// Leftover temporary files of an interrupted download are deleted; the old files they were to
+    /// replace are untouched.
+    ///
+    /// - Parameters:
+    ///   - directory: The local folder to keep in sync (created if missing).
+    ///   - container: The container whose private database holds the documents.
+    ///   - configuration: Device name, chunk size, download policy, watching intervals.
+    /// - Throws: ``DocumentsError`` when the folder or the state database cannot be created.
+    public init(directory: URL, container: Container, configuration: Configuration = Configuration()) throws {
+        precondition(configuration.chunkSize > 0, "DocumentsContainer.Configuration.chunkSize must be positive, not \(configuration.chunkSize)")
+        precondition(
+            configuration.concurrentTransfers > 0,
+            "DocumentsContainer.Configuration.concurrentTransfers must be positive, not \(configuration.concurrentTransfers)")
+        self.directory = directory.standardizedFileURL
+        self.configuration = configuration
+        self.container = container
+        self.database = container.privateCloudDatabase
+        let hidden = self.directory.appendingPathComponent(DocumentPath.reservedFolder, isDirectory: true)
+        temporaryFolder = hidden.appendingPathComponent("tmp", isDirectory: true)
+        versionsFolder = hidden.appendingPathComponent("versions", isDirectory: true)
+        do {
+            try? FileManager.default.removeItem(at: temporaryFolder)
+            for folder in [temporaryFolder, versionsFolder] {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+        } catch {
+            throw DocumentsError(.fileSystem, "cannot create '\(hidden.path)': \(error)", underlying: error)
+        }
+        let stateURL = configuration.stateURL ?? hidden.appendingPathComponent("state.sqlite")
+        state = try LocalDocumentState(path: stateURL.path)
+    }
+
+    /// Every document this device knows, downloaded or placeholder, sorted by path.
+    ///
+    /// - Returns: The documents as of the last sync.
+    /// - Throws: ``DocumentsError`` when the state database fails.
+    public func documents() throws -> [DocumentInfo] {
+        try state.documents().map(Self.info)
+    }
+
+    /// Stops watching and closes the state database.
+    public func close() {
+        stopWatching()
+        state.close()
+    }
+
+    // MARK: Coordinated access
+
+    /// Reads a document while the sync engine cannot replace it.
+    ///
+    /// ```swift
+    /// let text = try documents.coordinateReading(at: "notes/todo.txt") { try String(contentsOf: $0, encoding: .utf8) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The document path, relative to ``directory``.
+    ///   - body: Reads the file at the URL it is given.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``DocumentsError/Code/invalidPath``, or what `body` throws.
+    public nonisolated func coordinateReading<T>(at path: String, _ body: (URL) throws -> T) throws -> T {
+        let path = try DocumentPath.validate(path)
+        return try coordinator.read(path) { try body(DocumentPath.url(path, in: directory)) }
+    }
+
+    /// Writes a document atomically: `body` writes a temporary file, which then replaces the document with `rename(2)`.
+    ///
+    /// Readers (and the sync engine) see the old bytes or the new ones, never a partial file.
+    ///
+    /// ```swift
+    /// try documents.coordinateWriting(at: "notes/todo.txt") { url in try Data("milk".utf8).write(to: url) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The document path; missing folders are created.
+    ///   - body: Writes the complete new content to the URL it is given.
+    /// - Throws: ``DocumentsError`` (bad path, file system), or what `body` throws; the document is then unchanged.
+    public nonisolated func coordinateWriting(at path: String, _ body: (URL) throws -> Void) throws {
+        let path = try DocumentPath.validate(path)
+        let temporary = temporaryFolder.appendingPathComponent("write-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        try body(temporary)
+        try coordinator.write(path) {
+            try Self.replace(DocumentPath.url(path, in: directory), with: temporary, path: path)
+        }
+    }
+
+    /// Creates the target's folders and renames `temporary` over it (atomic on one file system).
+    static func replace(_ target: URL, with temporary: URL, path: String) throws {
+        do {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw DocumentsError(.fileSystem, "cannot create the folder of '\(path)': \(error)", path: path, underlying: error)
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            throw DocumentsError(.fileSystem, "cannot move the new content into place: \(String(cString: strerror(errno)))", path: path)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs operations that touch the directory and the state one at a time (actor methods interleave at `await`).
+    func serialized<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let previous = lastOperation
+        let task = Task<T, any Error> {
+            await previous?.value
+            return try await body()
+        }
+        lastOperation = Task { _ = try? await task.value }
+        return try await task.value
+    }
+
+    func announce(_ activity: DocumentsActivity, into report: inout DocumentsSyncReport) {
+        report.activities.append(activity)
+        configuration.onActivity?(activity)
+    }
+
+    static func info(_ document: LocalDocument) -> DocumentInfo {
+        DocumentInfo(
+            id: document.record.recordName, path: document.path, size: document.record.size, contentHash: document.record.contentHash,
+            modificationDate: document.record.modified, device: document.record.device, isDownloaded: document.downloaded)
+    }
+
+    func url(_ path: String) -> URL { DocumentPath.url(path, in: directory) }
+
+    /// Downloads content without the actor, so several run at once.
+    var fetcher: ContentFetcher {
+        ContentFetcher(
+            root: directory, temporaryFolder: temporaryFolder, coordinator: coordinator, timeout: configuration.downloadTimeout,
+            transport: configuration.transport)
+    }
+}
+
+/// A prefetched download is for one record at one content hash.
+struct PrefetchKey: Hashable, Sendable {
+    var recordName: String
+    var contentHash: String
+
+    init(_ record: DocumentRecord) {
+        recordName = record.recordName
+        contentHash = record.contentHash
+    }
+}

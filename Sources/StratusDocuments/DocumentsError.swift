@@ -1,0 +1,67 @@
+/// Why a documents-container operation failed: a code, a message naming the problem, the path
+/// involved and the underlying error.
+///
+/// ```swift
+/// do {
+///     try await documents.download("Reports/q3.pdf")
+/// } catch let error as DocumentsError where error.code == .notFound {
+///     print("no such document:", error.message)
+/// }
+/// ```
+public struct DocumentsError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is (an open set of codes).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public var rawValue: String
+        /// Creates a code.
+        ///
+        /// - Parameter rawValue: The code's name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// A path is not a valid document path (absolute, `..`, the reserved `.stratus` folder…).
+        public static let invalidPath = Code(rawValue: "invalidPath")
+        /// No document or version with that path or ID.
+        public static let notFound = Code(rawValue: "notFound")
+        /// A local file or directory could not be read or written.
+        public static let fileSystem = Code(rawValue: "fileSystem")
+        /// The local state database failed.
+        public static let localState = Code(rawValue: "localState")
+        /// A record from the server lacks a field or holds a bad value.
+        public static let badRecord = Code(rawValue: "badRecord")
+        /// Downloaded bytes do not match the document's content hash.
+        public static let contentMismatch = Code(rawValue: "contentMismatch")
+        /// inotify could not be set up.
+        public static let watcher = Code(rawValue: "watcher")
+
+        /// The code's name.
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A message naming the problem.
+    public var message: String
+    /// The document path involved, if any.
+    public var path: String?
+    /// The error that caused this one, if any.
+    public var underlying: (any Error)?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: A message naming the problem.
+    ///   - path: The document path involved.
+    ///   - underlying: The cause.
+    public init(_ code: Code, _ message: String, path: String? = nil, underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.underlying = underlying
+    }
+
+    /// The code, the message and the path.
+    public var description: String {
+        "DocumentsError.\(code): \(message)" + (path.map { " (path '\($0)')" } ?? "")
+    }
+}
