@@ -52,6 +52,8 @@ public actor SyncController {
     /// Placeholders the delegate handed out (they stay alive in the entities that show them).
     var placeholders: [ObjectIdentifier: any SyncableEntity] = [:]
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
+    /// The courier listener, the sync worker and the catch-up of push (``startPush(notifications:listeningTimeout:)``).
+    var pushTasks: [Task<Void, Never>] = []
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
     public static let ownerField = "stratusOwner"
@@ -176,6 +178,7 @@ public actor SyncController {
     public func close() throws {
         reconnectTask?.cancel()
         reconnectTask = nil
+        stopPush()
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()
