@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
+        .library(name: "StratusStoreSync", targets: ["StratusStoreSync"]),
         .library(name: "StratusKeyValue", targets: ["StratusKeyValue"]),
     ],
     targets: [
@@ -69,10 +70,16 @@ let package = Package(
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
 
-        // Layer 4: the sync framework on top of the client SDK (StratusStoreSync bridges to StratusStore later).
+        // Layer 4: the sync framework on top of the client SDK (StratusStoreSync bridges it to StratusStore).
         .target(
             name: "StratusSync",
             dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusCrypto", "StratusLogging"]
+        ),
+
+        // Layer 5: syncs StratusStore entities through StratusSync (the only module that imports both).
+        .target(
+            name: "StratusStoreSync",
+            dependencies: ["StratusStore", "StratusSync", "StratusClient", "StratusLogging"]
         ),
 
         // Layer 4: storage back ends.
@@ -143,6 +150,10 @@ let package = Package(
             dependencies: [
                 "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
             ]
+        ),
+        .testTarget(
+            name: "StratusStoreSyncTests",
+            dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire"]
         ),
         .testTarget(
             name: "StratusSyncTests",

@@ -15,16 +15,6 @@ extension NotificationConfiguration {
     }
 }
 
-/// Waits (up to `timeout`) until `condition` holds; returns whether it did.
-func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return try await condition()
-}
-
 /// Push: a zone subscription and the web courier trigger delta fetches.
 @Suite struct SyncPushTests {
     /// Device A saves; device B, which never calls sync(), receives the changes through its delegate.

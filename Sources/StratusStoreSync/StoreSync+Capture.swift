@@ -1,0 +1,108 @@
+import Foundation
+import StratusLogging
+import StratusStore
+import StratusSync
+
+extension StoreSync {
+    /// One capture: history → sync IDs for new objects → outbox → values sync wrote → token.
+    func capturePass() async throws -> Int {
+        let transactions: [HistoryTransaction]
+        do {
+            transactions = try await store.history(after: historyToken)
+        } catch let error as StoreError where error.code == .historyExpired {
+            // Transactions were pruned before sync saw them: compare everything instead.
+            logger.info("persistent history was pruned past the last capture; running a full sync")
+            let last = try await store.lastHistoryToken()
+            bridge.forgetObjects()
+            try await controller.syncEntities()
+            try await writeBack()
+            if let last { try writeToken(last) }
+            return 0
+        }
+        guard let last = transactions.last?.token else { return 0 }
+        var collector = ChangeCollector(syncedKeys: bridge.infos.mapValues { $0.mapping.syncedKeys })
+        for transaction in transactions where transaction.author != Self.transactionAuthor {
+            collector.add(transaction.changes)
+        }
+        let saves = collector.wantedSaves
+        guard !saves.isEmpty || !collector.deletions.isEmpty else {
+            try writeToken(last)
+            return 0
+        }
+        bridge.forgetObjects()
+        try await assignSyncIDs(saves.map(\.0))
+        var uploads: [SyncUpload] = []
+        for (id, keys) in saves {
+            guard let object = bridge.object(for: id), object.exists else { continue }
+            uploads.append(.save(object, keys: keys))
+        }
+        for id in collector.deletions {
+            guard let syncID = bridge.syncID(of: id), let info = bridge.infos[id.entityName] else { continue }
+            let gone = info.mapping.objectType.init(bridge: bridge, objectID: nil)
+            gone.setValue(syncID, forKey: bridge.syncIdKey)
+            uploads.append(.delete(gone))
+            bridge.unindex(id)
+        }
+        let queued = try await controller.upload(uploads)
+        capturedChanges += queued
+        logger.debug("captured \(queued) local changes up to \(last)")
+        try await writeBack()
+        try writeToken(last)
+        return queued
+    }
+
+    /// Gives new objects (and the synced objects they point to) their record names before anything
+    /// is queued, so a crash between queueing and writing back cannot make a second record.
+    func assignSyncIDs(_ ids: [ObjectID]) async throws {
+        let bridge = bridge
+        let missing = ids.filter { bridge.syncID(of: $0) == nil }
+        guard !missing.isEmpty else { return }
+        let context = bridge.writingContext()
+        let assigned = try await context.perform { context -> [(ObjectID, String)] in
+            var assigned: [(ObjectID, String)] = []
+            var pending = missing
+            var seen = Set(missing)
+            while let id = pending.popLast() {
+                guard let info = bridge.infos[id.entityName], let object = try? context.existingObject(with: id) else { continue }
+                if case .string(let known)? = object.attributeValue(forKey: bridge.syncIdKey) {
+                    assigned.append((id, known))
+                } else {
+                    let name = UUID().uuidString
+                    object.setValue(name, forKey: bridge.syncIdKey)
+                    assigned.append((id, name))
+                }
+                for key in info.mapping.toOne.keys.sorted() + info.mapping.toMany.keys.sorted() {
+                    for target in object.objectIDs(forKey: key) where bridge.syncID(of: target) == nil && !seen.contains(target) {
+                        seen.insert(target)
+                        pending.append(target)
+                    }
+                }
+            }
+            try context.save()
+            return assigned
+        }
+        try await context.saveChain()
+        for (id, name) in assigned { bridge.indexSyncID(name, for: id) }
+    }
+
+    /// Writes back what the controller set on captured objects: sync IDs, server dates, merged values.
+    func writeBack() async throws {
+        let bridge = bridge
+        let dirty = bridge.knownObjects().compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
+            guard let id = object.objectID else { return nil }
+            let values = object.takeDirtyValues()
+            return values.isEmpty ? nil : (id, values)
+        }
+        guard !dirty.isEmpty else { return }
+        let context = bridge.writingContext()
+        try await context.perform { context in
+            for (id, values) in dirty {
+                guard let object = try? context.existingObject(with: id) else { continue }
+                bridge.write(values, to: object, context: context) { target in bridge.existing(target, in: context) }
+                if let name = values[bridge.syncIdKey] as? String { bridge.indexSyncID(name, for: id) }
+            }
+            try context.save()
+        }
+        try await context.saveChain()
+    }
+}

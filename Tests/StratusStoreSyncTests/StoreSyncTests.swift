@@ -1,0 +1,140 @@
+import Foundation
+import StratusClient
+import StratusStore
+import StratusStoreSync
+import StratusSync
+import StratusTesting
+import Testing
+
+/// Two StratusStore devices syncing through one real server, with no delegate code.
+@Suite struct StoreSyncTests {
+    /// Creates, updates and deletes with to-one and to-many references reach the other store; sync's
+    /// own writes (applied changes, record names, server dates) are never uploaded again.
+    @Test func createsUpdatesAndDeletesReachTheOtherStoreWithoutEcho() async throws {
+        try await StoreSyncWorld.run { world in
+            let a = try await world.device("a")
+            let b = try await world.device("b")
+            try await a.sync.start(push: false)
+            try await b.sync.start(push: false)
+
+            try await a.edit { context in
+                let folder = context.insert(entity: "Folder")
+                folder.setValue("Work", forKey: "name")
+                let urgent = context.insert(entity: "Tag")
+                urgent.setValue("urgent", forKey: "label")
+                let later = context.insert(entity: "Tag")
+                later.setValue("later", forKey: "label")
+                let note = context.insert(entity: "Note")
+                note.setValue("Plan", forKey: "title")
+                note.setValue("Q3", forKey: "body")
+                note.setValue(7, forKey: "rank")
+                note.setValue(true, forKey: "pinned")
+                note.setValue(folder, forKey: "folder")
+                note.setValue(Set([urgent, later]), forKey: "tags")
+            }
+            let noteID = try #require(try await a.read { try $0.fetchObjectIDs(FetchRequest(entityName: "Note")).first })
+            try await a.sync.captureLocalChanges()
+            #expect(await a.sync.capturedChanges == 4)
+            // A's own write-back (record names, server dates) is not captured again.
+            try await a.sync.captureLocalChanges()
+            #expect(await a.sync.capturedChanges == 4)
+            let syncID = try #require(try await a.read { try $0.existingObject(with: noteID).value(forKey: "syncID") as? String })
+
+            try await b.sync.sync()
+            let arrived = try await b.read { context in
+                let notes = try context.fetch(FetchRequest(entityName: "Note"))
+                return notes.map { note in
+                    let folder = note.value(forKey: "folder") as? ManagedObject
+                    let tags = (note.value(forKey: "tags") as? Set<ManagedObject> ?? []).compactMap { $0.value(forKey: "label") as? String }
+                    return [
+                        note.value(forKey: "syncID") as? String ?? "-", note.value(forKey: "title") as? String ?? "-",
+                        note.value(forKey: "body") as? String ?? "-", "\(note.value(forKey: "rank") ?? "-")",
+                        "\(note.value(forKey: "pinned") ?? "-")", folder?.value(forKey: "name") as? String ?? "-",
+                        tags.sorted().joined(separator: ","), note.value(forKey: "syncModified") == nil ? "no date" : "dated",
+                    ]
+                }
+            }
+            #expect(arrived == [[syncID, "Plan", "Q3", "7", "true", "Work", "later,urgent", "dated"]])
+            // What sync wrote on B is not uploaded back.
+            try await b.sync.captureLocalChanges()
+            #expect(await b.sync.capturedChanges == 0)
+
+            // An update of an attribute and of a relationship.
+            try await a.edit { context in
+                let note = try context.existingObject(with: noteID)
+                note.setValue("Plan v2", forKey: "title")
+                let tags = note.value(forKey: "tags") as? Set<ManagedObject> ?? []
+                note.setValue(tags.filter { $0.value(forKey: "label") as? String == "urgent" }, forKey: "tags")
+            }
+            try await a.sync.captureLocalChanges()
+            #expect(await a.sync.capturedChanges == 5)
+            try await b.sync.sync()
+            let updated = try await b.read { context in
+                let note = try #require(try context.fetch(FetchRequest(entityName: "Note")).first)
+                let tags = (note.value(forKey: "tags") as? Set<ManagedObject> ?? []).compactMap { $0.value(forKey: "label") as? String }
+                return [note.value(forKey: "title") as? String ?? "-", tags.sorted().joined(separator: ",")]
+            }
+            #expect(updated == ["Plan v2", "urgent"])
+            try await b.sync.captureLocalChanges()
+            #expect(await b.sync.capturedChanges == 0)
+
+            // A deletion on B reaches A.
+            try await b.edit { context in
+                for note in try context.fetch(FetchRequest(entityName: "Note")) { context.delete(note) }
+            }
+            try await b.sync.captureLocalChanges()
+            #expect(await b.sync.capturedChanges == 1)
+            try await a.sync.sync()
+            #expect(try await a.titles().isEmpty)
+            #expect(try await a.read { try $0.count(for: FetchRequest(entityName: "Folder")) } == 1)
+            try await a.sync.captureLocalChanges()
+            #expect(await a.sync.capturedChanges == 5)
+            try await a.sync.stop()
+            try await b.sync.stop()
+        }
+    }
+
+    /// With push, a note saved on A shows up in B's view context without B doing anything.
+    @Test func pushedChangesAreMergedIntoTheViewContext() async throws {
+        try await StoreSyncWorld.run { world in
+            let a = try await world.device("a")
+            let b = try await world.device("b")
+            try await a.sync.start(push: false)
+            try await b.sync.start()
+            let viewContext = b.store.viewContext
+            try await a.edit { context in
+                context.insert(entity: "Note").setValue("Hello from A", forKey: "title")
+            }
+            let seen = await eventually {
+                let titles = try? await viewContext.perform { context in
+                    try context.fetch(FetchRequest(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }
+                }
+                return titles == ["Hello from A"]
+            }
+            #expect(seen)
+            try await a.sync.stop()
+            try await b.sync.stop()
+        }
+    }
+
+    /// A mapping that names an attribute the model lacks is refused, naming it.
+    @Test func mappingsAreCheckedAgainstTheModel() async throws {
+        enum Broken: StoreEntityMapping {
+            static let entityName = "Note"
+            static let attributes = ["subtitle": "subtitle"]
+        }
+        try await StoreSyncWorld.run { world in
+            let device = try await world.device("a")
+            let configuration = device.sync.controller.configuration
+            let error = try #require(throws: SyncError.self) {
+                try StoreSync(store: device.store, entities: [Broken.self], configuration: configuration)
+            }
+            #expect(error.code == .missingKey && error.message.contains("'subtitle'"))
+            let dangling = try #require(throws: SyncError.self) {
+                try StoreSync(store: device.store, entities: [NoteSync.self], configuration: configuration)
+            }
+            #expect(dangling.code == .unknownEntityType && dangling.message.contains("Folder"))
+            try await device.sync.stop()
+        }
+    }
+}
