@@ -106,7 +106,7 @@ let package = Package(
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
-                "StratusClientCommands",
+                "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
             ]
         ),
 

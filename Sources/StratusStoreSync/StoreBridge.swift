@@ -217,3 +217,26 @@ extension StoreBridge {
         identities.withLock { Array($0.values) }
     }
 }
+
+extension StoreBridge {
+    /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
+    /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
+    func writeBack(_ objects: [any AnyStoreObject]) async throws {
+        let dirty = objects.compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
+            guard let id = object.objectID else { return nil }
+            let values = object.takeDirtyValues()
+            return values.isEmpty ? nil : (id, values)
+        }
+        guard !dirty.isEmpty else { return }
+        let context = writingContext()
+        try await context.perform { context in
+            for (id, values) in dirty {
+                guard let object = try? context.existingObject(with: id) else { continue }
+                self.write(values, to: object, context: context) { target in self.existing(target, in: context) }
+                if let name = values[self.syncIdKey] as? String { self.indexSyncID(name, for: id) }
+            }
+            try context.save()
+        }
+        try await context.saveChain()
+    }
+}

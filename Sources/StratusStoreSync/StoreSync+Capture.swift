@@ -87,22 +87,6 @@ extension StoreSync {
 
     /// Writes back what the controller set on captured objects: sync IDs, server dates, merged values.
     func writeBack() async throws {
-        let bridge = bridge
-        let dirty = bridge.knownObjects().compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
-            guard let id = object.objectID else { return nil }
-            let values = object.takeDirtyValues()
-            return values.isEmpty ? nil : (id, values)
-        }
-        guard !dirty.isEmpty else { return }
-        let context = bridge.writingContext()
-        try await context.perform { context in
-            for (id, values) in dirty {
-                guard let object = try? context.existingObject(with: id) else { continue }
-                bridge.write(values, to: object, context: context) { target in bridge.existing(target, in: context) }
-                if let name = values[bridge.syncIdKey] as? String { bridge.indexSyncID(name, for: id) }
-            }
-            try context.save()
-        }
-        try await context.saveChain()
+        try await bridge.writeBack(bridge.knownObjects() + delegate.takeUploaded())
     }
 }

@@ -106,8 +106,10 @@ public actor StoreSync {
     ///
     /// - Throws: An SQLite error from closing the bookkeeping.
     public func stop() async throws {
-        for task in tasks { task.cancel() }
+        let running = tasks
+        for task in running { task.cancel() }
         tasks = []
+        for task in running { await task.value }
         try await controller.close()
     }
 

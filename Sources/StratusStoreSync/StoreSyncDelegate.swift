@@ -3,11 +3,15 @@ import StratusClient
 import StratusLogging
 import StratusStore
 import StratusSync
+import Synchronization
 
 /// Applies fetched changes to the store, in a background context whose saves carry
 /// ``StoreSync/transactionAuthor`` (so they are never captured as local changes), then commits the sync.
 final class StoreSyncDelegate: SyncDelegate {
     let bridge: StoreBridge
+    /// Objects uploaded since the last write-back (the controller may have set values on them), and
+    /// whether a write-back is scheduled.
+    private let uploaded = Mutex<(objects: [any AnyStoreObject], scheduled: Bool)>(([], false))
 
     init(bridge: StoreBridge) {
         self.bridge = bridge
@@ -45,6 +49,30 @@ final class StoreSyncDelegate: SyncDelegate {
 
     func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: Record?, error: (any Error)?) async {
         if let error { bridge.logger.error("the server refused a change: \(error)") }
+        guard let object = entity as? any AnyStoreObject else { return }
+        // Uploads replayed outside a capture (reconnection) write back too, batched by a short delay.
+        let schedule = uploaded.withLock { state in
+            state.objects.append(object)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        guard schedule else { return }
+        Task {
+            try? await Task.sleep(for: .milliseconds(20))
+            do {
+                try await bridge.writeBack(takeUploaded())
+            } catch {
+                bridge.logger.error("could not write uploaded values back to the store: \(error)")
+            }
+        }
+    }
+
+    /// The objects uploaded since the last call.
+    func takeUploaded() -> [any AnyStoreObject] {
+        uploaded.withLock { state in
+            defer { state = ([], false) }
+            return state.objects
+        }
     }
 
     /// Inserts, updates and deletes the changed objects in one save that reaches the store.

@@ -69,9 +69,9 @@ extension SyncController {
                         trigger.yield()
                     }
                 }
-            } catch {
+            } catch where !Task.isCancelled {
                 logger.warning("push stopped; syncs now run only when the app asks: \(error)")
-            }
+            } catch {}
             trigger.finish()
         }
         let worker = Task { [weak self] in

@@ -172,13 +172,16 @@ public actor SyncController {
         try await sync()
     }
 
-    /// Closes the bookkeeping file; the controller must not be used afterwards.
+    /// Stops push and the reconnection retry, waits for the work they started, and closes the
+    /// bookkeeping file; the controller must not be used afterwards.
     ///
     /// - Throws: An SQLite error.
-    public func close() throws {
+    public func close() async throws {
+        let background = pushTasks + [reconnectTask, drainTask].compactMap { $0 }
         reconnectTask?.cancel()
         reconnectTask = nil
         stopPush()
+        for task in background { await task.value }
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()

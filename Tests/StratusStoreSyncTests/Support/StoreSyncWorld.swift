@@ -5,7 +5,6 @@ import StratusStoreSync
 import StratusSync
 import StratusTesting
 import StratusWire
-import Synchronization
 import Testing
 
 /// Folders, notes and tags, each with the two attributes sync needs.
@@ -51,27 +50,11 @@ enum TagSync: StoreEntityMapping {
     static let attributes = ["label": "label"]
 }
 
-/// A transport that can be switched off, to simulate a device going offline.
-final class OfflineSwitch: HTTPTransport {
-    static let shared = URLSessionTransport()
-    private let offline = Mutex(false)
-
-    var isOffline: Bool {
-        get { offline.withLock { $0 } }
-        set { offline.withLock { $0 = newValue } }
-    }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if isOffline { throw URLError(.notConnectedToInternet) }
-        return try await Self.shared.send(request)
-    }
-}
-
 /// One simulated device: its own StratusStore file, sync bookkeeping and network switch.
 struct StoreDevice {
     let store: PersistentContainer
     let sync: StoreSync
-    let network: OfflineSwitch
+    let network: SwitchableTransport
 
     /// Runs `body` in a new background context as the app and saves it to disk.
     func edit<Result: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> Result) async throws -> Result {
@@ -101,6 +84,8 @@ struct StoreDevice {
 
 /// A real server on loopback and StratusStore devices syncing through it.
 final class StoreSyncWorld: Sendable {
+    /// One connection pool for every simulated device of the suite.
+    static let sharedTransport = URLSessionTransport()
     let server: TestCloudKitServer
     let directory: TemporaryDirectory
 
@@ -122,7 +107,7 @@ final class StoreSyncWorld: Sendable {
         client.requestTimeout = .seconds(20)
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
-        let network = OfflineSwitch()
+        let network = SwitchableTransport(StoreSyncWorld.sharedTransport)
         let container = Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
             authentication: .none, configuration: client, transport: network)
