@@ -94,6 +94,47 @@ import Testing
         }
     }
 
+    /// Edits of one note on both devices while B is offline merge field by field, on both stores;
+    /// the merged value the controller writes after B's replayed upload reaches B's store.
+    @Test func offlineEditsMergeIntoBothStores() async throws {
+        try await StoreSyncWorld.run { world in
+            let a = try await world.device("a")
+            let b = try await world.device("b")
+            try await a.sync.start(push: false)
+            try await b.sync.start(push: false)
+            try await a.edit { context in context.insert(entity: "Note").setValue("Draft", forKey: "title") }
+            try await a.sync.captureLocalChanges()
+            try await b.sync.sync()
+            b.network.isOffline = true
+            try await b.edit { context in
+                try context.fetch(FetchRequest(entityName: "Note")).first?.setValue("written offline", forKey: "body")
+            }
+            try await b.sync.captureLocalChanges()
+            #expect(await b.sync.controller.status.pendingCount == 1)
+            try await a.edit { context in try context.fetch(FetchRequest(entityName: "Note")).first?.setValue("Final", forKey: "title") }
+            try await a.sync.captureLocalChanges()
+            b.network.isOffline = false
+            try await b.sync.sync()
+            try await a.sync.sync()
+            let merged = ["Final", "written offline"]
+            for device in [a, b] {
+                let values = { @Sendable () async throws -> [String] in
+                    try await device.read { context in
+                        try context.fetch(FetchRequest(entityName: "Note")).flatMap { note in
+                            [note.value(forKey: "title") as? String ?? "-", note.value(forKey: "body") as? String ?? "-"]
+                        }
+                    }
+                }
+                let held = try await eventually(timeout: .seconds(10)) { try await values() == merged }
+                let final = try await values()
+                #expect(held, "\(final)")
+            }
+            #expect(await b.sync.controller.status.pendingCount == 0)
+            try await a.sync.stop()
+            try await b.sync.stop()
+        }
+    }
+
     /// With push, a note saved on A shows up in B's view context without B doing anything.
     @Test func pushedChangesAreMergedIntoTheViewContext() async throws {
         try await StoreSyncWorld.run { world in
