@@ -14,7 +14,7 @@ import StratusWire
 /// The demo's model: folders and notes, each with the two attributes sync needs.
 enum DemoModel {
     static func make() throws -> ObjectModel {
-        let sync = [AttributeDescription("syncID", .string, isOptional: true), AttributeDescription("syncModified", .date, isOptional: true)]
+        let sync = StoreSync.syncAttributes()
         return try ObjectModel(
             version: "1",
             entities: [

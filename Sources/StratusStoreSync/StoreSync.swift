@@ -41,6 +41,21 @@ public actor StoreSync {
     var capturing = false
     var captureWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// The two attributes every synced entity needs, to add to its description in the model: the
+    /// record name (optional string) and the server's modification date (optional date).
+    ///
+    /// ```swift
+    /// EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - syncIdKey: The record-name attribute (``SyncConfiguration/syncIdKey``).
+    ///   - changeDateKey: The modification-date attribute (``SyncConfiguration/changeDateKey``).
+    /// - Returns: The attribute descriptions.
+    public static func syncAttributes(syncIdKey: String = "syncID", changeDateKey: String = "syncModified") -> [AttributeDescription] {
+        [AttributeDescription(syncIdKey, .string, isOptional: true), AttributeDescription(changeDateKey, .date, isOptional: true)]
+    }
+
     /// Checks the mappings against the store's model and makes the controller.
     ///
     /// - Parameters:

@@ -10,7 +10,7 @@ import Testing
 /// Folders, notes and tags, each with the two attributes sync needs.
 enum NotesModel {
     static func make() throws -> ObjectModel {
-        let syncAttributes = [AttributeDescription("syncID", .string, isOptional: true), AttributeDescription("syncModified", .date, isOptional: true)]
+        let syncAttributes = StoreSync.syncAttributes()
         return try ObjectModel(
             version: "1",
             entities: [
