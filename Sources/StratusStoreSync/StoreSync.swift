@@ -88,7 +88,20 @@ public actor StoreSync {
     ///   - notifications: How the web courier is polled.
     /// - Throws: A store error, or a ``StratusError`` when the server cannot be reached (local changes stay queued).
     public func start(push: Bool = true, notifications: NotificationConfiguration = NotificationConfiguration()) async throws {
-        guard tasks.isEmpty else { return }
+        if tasks.isEmpty {
+            try await followStore()
+            try await captureLocalChanges()
+        }
+        // Push is started again by a later start() if the server could not be reached this time.
+        if push {
+            if await !controller.isPushing { try await controller.startPush(notifications: notifications) }
+        } else {
+            try await controller.sync()
+        }
+    }
+
+    /// Builds the sync-ID index, reads the history token and follows every root save of the store.
+    private func followStore() async throws {
         store.viewContext.automaticallyMergesChangesFromParent = true
         try await bridge.buildIndex()
         historyToken = try readToken()
@@ -109,12 +122,6 @@ public actor StoreSync {
                     }
                 }
             })
-        try await captureLocalChanges()
-        if push {
-            try await controller.startPush(notifications: notifications)
-        } else {
-            try await controller.sync()
-        }
     }
 
     /// Stops following the store and pushes, and closes the controller's bookkeeping.

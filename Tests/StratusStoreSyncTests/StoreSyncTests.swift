@@ -158,6 +158,28 @@ import Testing
         }
     }
 
+    /// Started offline, sync follows the store anyway (changes wait in the outbox); a later start()
+    /// once the server answers starts push and replays them.
+    @Test func startingOfflineQueuesAndALaterStartReplays() async throws {
+        try await StoreSyncWorld.run { world in
+            let a = try await world.device("a")
+            let b = try await world.device("b")
+            a.network.isOffline = true
+            await #expect(throws: (any Error).self) { try await a.sync.start(notifications: .init()) }
+            try await a.edit { context in context.insert(entity: "Note").setValue("Written offline", forKey: "title") }
+            try await a.sync.captureLocalChanges()
+            #expect(await a.sync.controller.status.pendingCount == 1)
+            a.network.isOffline = false
+            try await a.sync.start()
+            #expect(await a.sync.controller.isPushing)
+            #expect(await eventually { await a.sync.controller.status.pendingCount == 0 })
+            try await b.sync.start(push: false)
+            #expect(try await b.titles() == ["Written offline"])
+            try await a.sync.stop()
+            try await b.sync.stop()
+        }
+    }
+
     /// A mapping that names an attribute the model lacks is refused, naming it.
     @Test func mappingsAreCheckedAgainstTheModel() async throws {
         enum Broken: StoreEntityMapping {
