@@ -19,6 +19,7 @@ func option(_ name: String, _ fallback: Int) -> Int {
 let maximum = option("max", 100_000)
 let latencySamples = option("latency-samples", 100)
 let incrementalRounds = option("rounds", 5)
+let chunk = option("chunk", 5_000)
 func ms(_ nanoseconds: Double) -> String { String(format: "%.1f ms", nanoseconds / 1e6) }
 func seconds(_ nanoseconds: Double) -> String { String(format: "%.2f s", nanoseconds / 1e9) }
 
@@ -34,7 +35,7 @@ var notes = 0
     var next = start
     let uploadStart = monotonicNanoseconds()
     while next < target {
-        let end = min(target, next + 5_000)
+        let end = min(target, next + chunk)
         let range = next..<end
         try await a.edit { context in
             var folder: ManagedObject?
