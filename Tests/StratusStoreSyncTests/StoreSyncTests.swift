@@ -135,7 +135,8 @@ import Testing
         }
     }
 
-    /// With push, a note saved on A shows up in B's view context without B doing anything.
+    /// With push, a note saved on A shows up in B's view context without B doing anything, and a
+    /// later edit refreshes the object the view context already holds.
     @Test func pushedChangesAreMergedIntoTheViewContext() async throws {
         try await StoreSyncWorld.run { world in
             let a = try await world.device("a")
@@ -153,6 +154,16 @@ import Testing
                 return titles == ["Hello from A"]
             }
             #expect(seen)
+            // The object the view context already holds is refreshed by the merge, not only new fetches.
+            let id = try #require(try await viewContext.perform { try $0.fetchObjectIDs(FetchRequest(entityName: "Note")).first })
+            #expect(await viewContext.perform { $0.object(with: id).value(forKey: "title") as? String } == "Hello from A")
+            try await a.edit { context in
+                try context.fetch(FetchRequest(entityName: "Note")).first?.setValue("Edited on A", forKey: "title")
+            }
+            let merged = await eventually {
+                await viewContext.perform { $0.object(with: id).value(forKey: "title") as? String } == "Edited on A"
+            }
+            #expect(merged)
             try await a.sync.stop()
             try await b.sync.stop()
         }
