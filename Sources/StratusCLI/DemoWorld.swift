@@ -130,6 +130,11 @@ struct DemoWorld {
         notifications.backoff.initialBackoff = .milliseconds(50)
         notifications.backoff.maximumBackoff = .milliseconds(200)
         try await sync.start(notifications: notifications)
+        // Let push's catch-up sync finish, so what arrives later arrives by push.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await sync.controller.status.lastSyncDate == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         return DemoDevice(name: name, store: store, sync: sync, network: network)
     }
 

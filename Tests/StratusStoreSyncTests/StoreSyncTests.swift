@@ -143,6 +143,8 @@ import Testing
             let b = try await world.device("b")
             try await a.sync.start(push: false)
             try await b.sync.start()
+            // Once push's catch-up sync has committed, whatever B receives comes by push.
+            #expect(await eventually { await b.sync.controller.status.lastSyncDate != nil })
             let viewContext = b.store.viewContext
             try await a.edit { context in
                 context.insert(entity: "Note").setValue("Hello from A", forKey: "title")

@@ -28,6 +28,9 @@ extension NotificationConfiguration {
             try await b.sync.startPush(notifications: .fastTests)
             let subscriptions = try await b.sync.configuration.container.privateCloudDatabase.allSubscriptions()
             #expect(subscriptions.map(\.subscriptionID) == [b.sync.pushSubscriptionID])
+            // Once push's catch-up sync has committed, whatever B receives comes by push.
+            #expect(await eventually { await b.sync.status.lastSyncDate != nil })
+            let deliveriesBefore = b.store.deliveries.count
 
             let folder = make(Folder.self, ["name": "Inbox"])
             let note = make(Note.self, ["title": "Pushed", "body": "hello"])
@@ -36,6 +39,7 @@ extension NotificationConfiguration {
             try await a.cloud(note).save()
             let arrived = await eventually { b.store.find(Note.self, note.syncID)?.title == "Pushed" }
             #expect(arrived)
+            #expect(b.store.deliveries.count > deliveriesBefore)
             #expect(b.store.find(Note.self, note.syncID)?.folder?.name == "Inbox")
 
             // A later edit arrives as an update of the same entity, again without a sync() on B.
