@@ -106,6 +106,14 @@ final class StoreBridge: Sendable {
         }
     }
 
+    /// Every object of the synced entities, from the store.
+    func allObjectIDs() async throws -> [ObjectID] {
+        let names = infos.keys.sorted()
+        return try await reader.perform { context in
+            try names.flatMap { try context.fetchObjectIDs(FetchRequest(entityName: $0)) }
+        }
+    }
+
     func syncID(of id: ObjectID) -> String? { index.withLock { $0.byObject[id] } }
 
     func objectID(entity: String, syncID: String) -> ObjectID? { index.withLock { $0.byEntity[entity]?[syncID] } }

@@ -1,4 +1,5 @@
 import Foundation
+import StratusClient
 import StratusLogging
 import StratusStore
 import StratusSync
@@ -6,18 +7,14 @@ import StratusSync
 extension StoreSync {
     /// One capture: history → sync IDs for new objects → outbox → values sync wrote → token.
     func capturePass() async throws -> Int {
+        guard historyToken != nil else { return try await adopt() }
         let transactions: [HistoryTransaction]
         do {
             transactions = try await store.history(after: historyToken)
         } catch let error as StoreError where error.code == .historyExpired {
             // Transactions were pruned before sync saw them: compare everything instead.
             logger.info("persistent history was pruned past the last capture; running a full sync")
-            let last = try await store.lastHistoryToken()
-            bridge.forgetObjects()
-            try await controller.syncEntities()
-            try await writeBack()
-            if let last { try writeToken(last) }
-            return 0
+            return try await adopt()
         }
         guard let last = transactions.last?.token else { return 0 }
         var collector = ChangeCollector(syncedKeys: bridge.infos.mapValues { $0.mapping.syncedKeys })
@@ -49,6 +46,24 @@ extension StoreSync {
         try await writeBack()
         try writeToken(last)
         return queued
+    }
+
+    /// The first capture on this device (or one after the history was pruned past the token): every
+    /// synced object the server never received is queued — data from before sync was adopted, whose
+    /// history may be long gone — then the zone is fetched. The token is taken first, so a change
+    /// made meanwhile is captured again by the next pass rather than missed.
+    func adopt() async throws -> Int {
+        let last = try await store.lastHistoryToken() ?? HistoryToken(rawValue: 0)
+        bridge.forgetObjects()
+        try await assignSyncIDs(try await bridge.allObjectIDs())
+        do {
+            try await controller.syncEntities()
+        } catch let error where error is StratusError || error is URLError {
+            logger.info("cannot reach the server; the objects stay queued: \(error)")
+        }
+        try await writeBack()
+        try writeToken(last)
+        return 0
     }
 
     /// Gives new objects (and the synced objects they point to) their record names before anything

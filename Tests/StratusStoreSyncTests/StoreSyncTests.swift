@@ -193,6 +193,37 @@ import Testing
         }
     }
 
+    /// Data saved before sync was adopted, whose history is pruned, is uploaded by the first start.
+    @Test func firstStartAdoptsExistingDataEvenWithoutHistory() async throws {
+        try await StoreSyncWorld.run { world in
+            let a = try await world.device("a")
+            let b = try await world.device("b")
+            try await a.edit { context in
+                let folder = context.insert(entity: "Folder")
+                folder.setValue("Old", forKey: "name")
+                for title in ["Kept since 2019", "Kept since 2021"] {
+                    let note = context.insert(entity: "Note")
+                    note.setValue(title, forKey: "title")
+                    note.setValue(folder, forKey: "folder")
+                }
+            }
+            try await a.store.pruneHistory(through: try #require(try await a.store.lastHistoryToken()))
+            try await a.sync.start(push: false)
+            try await b.sync.start(push: false)
+            #expect(try await b.titles() == ["Kept since 2019", "Kept since 2021"])
+            let folders = try await b.read { context in
+                try context.fetch(FetchRequest(entityName: "Note")).compactMap { ($0.value(forKey: "folder") as? ManagedObject)?.value(forKey: "name") as? String }
+            }
+            #expect(folders == ["Old", "Old"])
+            // Nothing is uploaded twice afterwards.
+            try await a.sync.captureLocalChanges()
+            let (captured, pending) = (await a.sync.capturedChanges, await a.sync.controller.status.pendingCount)
+            #expect(captured == 0 && pending == 0)
+            try await a.sync.stop()
+            try await b.sync.stop()
+        }
+    }
+
     /// A mapping that names an attribute the model lacks is refused, naming it.
     @Test func mappingsAreCheckedAgainstTheModel() async throws {
         enum Broken: StoreEntityMapping {
