@@ -44,6 +44,7 @@ extension StoreSync {
         capturedChanges += queued
         logger.debug("captured \(queued) local changes up to \(last)")
         try await writeBack()
+        bridge.forgetObjects()  // the snapshots of a large capture are not kept until the next one
         try writeToken(last)
         return queued
     }
@@ -62,6 +63,7 @@ extension StoreSync {
             logger.info("cannot reach the server; the objects stay queued: \(error)")
         }
         try await writeBack()
+        bridge.forgetObjects()
         try writeToken(last)
         return 0
     }
