@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
+        .library(name: "StratusStoreSync", targets: ["StratusStoreSync"]),
         .library(name: "StratusKeyValue", targets: ["StratusKeyValue"]),
         .library(name: "StratusDocuments", targets: ["StratusDocuments"]),
     ],
@@ -76,10 +77,16 @@ let package = Package(
         // Layer 3: the local object store (Core Data-like), independent of networks and records.
         .target(name: "StratusStore", dependencies: ["StratusSQLite", "StratusLogging"]),
 
-        // Layer 4: the sync framework on top of the client SDK (StratusStoreSync bridges to StratusStore later).
+        // Layer 4: the sync framework on top of the client SDK (StratusStoreSync bridges it to StratusStore).
         .target(
             name: "StratusSync",
             dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusCrypto", "StratusLogging"]
+        ),
+
+        // Layer 5: syncs StratusStore entities through StratusSync (the only module that imports both).
+        .target(
+            name: "StratusStoreSync",
+            dependencies: ["StratusStore", "StratusSync", "StratusClient", "StratusLogging"]
         ),
 
         // Layer 4: storage back ends.
@@ -106,7 +113,7 @@ let package = Package(
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
-                "StratusClientCommands",
+                "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
             ]
         ),
 
@@ -154,6 +161,10 @@ let package = Package(
         .testTarget(
             name: "StratusDocumentsTests",
             dependencies: ["StratusDocuments", "StratusClient", "StratusClientCommands", "StratusTesting", "StratusWire", "StratusServer"]
+        ),
+        .testTarget(
+            name: "StratusStoreSyncTests",
+            dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire"]
         ),
         .testTarget(
             name: "StratusSyncTests",

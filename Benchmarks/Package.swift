@@ -26,6 +26,10 @@ let package = Package(
         .executableTarget(name: "PushBench", dependencies: serverStack),
         .executableTarget(name: "StoreBench", dependencies: [stratus("StratusStore"), stratus("StratusSQLite")]),
         .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto")]),
+        .executableTarget(
+            name: "SyncBench",
+            dependencies: serverStack + [stratus("StratusClient"), stratus("StratusStore"), stratus("StratusSync"), stratus("StratusStoreSync")]
+        ),
         .executableTarget(name: "SDKBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusKeyValue")]),
         .executableTarget(name: "DocsBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusDocuments")]),
     ]

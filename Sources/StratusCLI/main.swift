@@ -16,6 +16,7 @@ let usage = """
       stratus key add|list|revoke …        server-to-server keys (stratus key --help)
       stratus records|zones|changes|kv|watch …   client commands (stratus records --help)
       stratus docs sync|conflicts <dir>    keep a folder in sync with the private database (stratus docs --help)
+      stratus demo              two simulated devices sync notes through an embedded server, narrated
       stratus version           print the version
       stratus help              print this help
     """
@@ -57,6 +58,12 @@ do {
         try await TokenCommand.run(options)
     case "key":
         try await KeyCommand.run(options)
+    case "demo":
+        if options.flag("help") {
+            print(DemoCommand.usage)
+        } else {
+            exit(try await DemoCommand.run() ? 0 : 1)
+        }
     case "version", "--version":
         print("stratus 0.1.0")
     case "help", "--help", "-h":

@@ -37,7 +37,7 @@ extension SyncController {
     }
 
     /// Whether the zone exists (creating it if needed); offline, the change stays queued and a retry is scheduled.
-    private func zoneIsReady() async -> Bool {
+    func zoneIsReady() async -> Bool {
         do {
             try await ensureZone()
             return true

@@ -55,6 +55,8 @@ public actor SyncController {
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     /// Assets being uploaded, by record name and asset field: the bytes' digest and the temporary file.
     var assetUploads: [String: [String: (digest: String, file: URL)]] = [:]
+    /// The courier listener, the sync worker and the catch-up of push (``startPush(notifications:listeningTimeout:)``).
+    var pushTasks: [Task<Void, Never>] = []
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
     public static let ownerField = "stratusOwner"
@@ -174,12 +176,16 @@ public actor SyncController {
         try await sync()
     }
 
-    /// Closes the bookkeeping file; the controller must not be used afterwards.
+    /// Stops push and the reconnection retry, waits for the work they started, and closes the
+    /// bookkeeping file; the controller must not be used afterwards.
     ///
     /// - Throws: An SQLite error.
-    public func close() throws {
+    public func close() async throws {
+        let background = pushTasks + [reconnectTask, drainTask].compactMap { $0 }
         reconnectTask?.cancel()
         reconnectTask = nil
+        stopPush()
+        for task in background { await task.value }
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()

@@ -124,3 +124,26 @@ public final class SpawnedProcess: Sendable {
         (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }
+
+extension SpawnedCommand {
+    /// The path of an executable this package builds: beside the test bundle, else in `.build/debug`.
+    ///
+    /// ```swift
+    /// let stratus = try SpawnedCommand.builtExecutable("stratus")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The product's name.
+    ///   - filePath: A file two directories below the package root (the calling test's `#filePath`).
+    /// - Returns: The path.
+    /// - Throws: ``Failure`` when it has not been built.
+    public static func builtExecutable(_ name: String, filePath: String = #filePath) throws -> String {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates = [besideTests, root.appendingPathComponent(".build/debug/\(name)")]
+        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw Failure(description: "the \(name) executable was not found; run `swift build` first")
+        }
+        return executable.path
+    }
+}

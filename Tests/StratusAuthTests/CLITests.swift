@@ -19,15 +19,10 @@ struct CLIFailure: Error, CustomStringConvertible {
 
     /// Runs `stratus <arguments>` and returns its exit status, standard output and standard error.
     static func stratus(_ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath) throws -> (status: Int32, output: String, errors: String) {
-        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stratus")
-        let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let candidates = [besideTests, root.appendingPathComponent(".build/debug/stratus")]
-        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw CLIFailure(description: "the stratus executable was not found; run `swift build` first")
-        }
+        let executable = try SpawnedCommand.builtExecutable("stratus", filePath: filePath)
         // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
         let result = try SpawnedCommand.run(
-            executable.path, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
         )
         return (result.status, result.output, result.errorOutput)
     }

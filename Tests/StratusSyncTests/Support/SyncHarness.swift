@@ -138,17 +138,9 @@ final class SyncWorld: Sendable {
     static func run(
         configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (SyncWorld) async throws -> Void
     ) async throws {
-        let server = try await TestCloudKitServer.start(configure: configure)
-        let world = SyncWorld(server: server, directory: try TemporaryDirectory(prefix: "stratus-sync"))
-        do {
-            try await body(world)
-        } catch {
-            await server.stop()
-            world.directory.remove()
-            throw error
+        try await TestCloudKitServer.withServer(directoryPrefix: "stratus-sync", configure: configure) { server, directory in
+            try await body(SyncWorld(server: server, directory: directory))
         }
-        await server.stop()
-        world.directory.remove()
     }
 
     /// The device clock: the server's manual clock, so "latest change" is on one timeline.

@@ -1,0 +1,123 @@
+import Foundation
+import StratusClient
+import StratusHTTP
+import StratusHTTPServer
+import StratusLogging
+import StratusServer
+import StratusServerSQLite
+import StratusStore
+import StratusStoreSync
+import StratusSync
+import StratusWire
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Folders and notes (each note in a folder), with the attributes sync needs.
+enum BenchModel {
+    static func make() throws -> ObjectModel {
+        let sync = StoreSync.syncAttributes()
+        return try ObjectModel(
+            version: "1",
+            entities: [
+                EntityDescription(
+                    "Folder", attributes: [AttributeDescription("name", .string)] + sync,
+                    relationships: [.toMany("notes", destination: "Note", inverse: "folder")]),
+                EntityDescription(
+                    "Note",
+                    attributes: [
+                        AttributeDescription("title", .string), AttributeDescription("body", .string, isOptional: true),
+                        AttributeDescription("rank", .integer64, isOptional: true),
+                    ] + sync,
+                    relationships: [.toOne("folder", destination: "Folder", inverse: "notes")], indexes: [["title"], ["rank"]]),
+            ])
+    }
+}
+
+enum FolderMapping: StoreEntityMapping {
+    static let entityName = "Folder"
+    static let attributes = ["name": "name"]
+}
+
+enum NoteMapping: StoreEntityMapping {
+    static let entityName = "Note"
+    static let attributes = ["title": "title", "body": "body", "rank": "rank"]
+    static var toOne: [String: StoreRelationshipMapping] { ["folder": StoreRelationshipMapping(field: "folder", target: FolderMapping.self)] }
+}
+
+/// A device: its own store and sync.
+struct BenchDevice {
+    let store: PersistentContainer
+    let sync: StoreSync
+
+    func edit(_ body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {
+        let context = store.newBackgroundContext(parent: .rootContext)
+        context.transactionAuthor = "app"
+        try await context.perform { context in
+            try body(context)
+            try context.save()
+        }
+        try await context.saveChain()
+    }
+
+    func count(_ entity: String = "Note", where predicate: FetchPredicate? = nil) async throws -> Int {
+        try await store.newBackgroundContext(parent: .rootContext).perform { context in
+            try context.count(for: FetchRequest(entityName: entity, predicate: predicate))
+        }
+    }
+}
+
+/// The server in this process, on loopback, and the devices.
+final class BenchWorld: Sendable {
+    static let containerID = "iCloud.com.example.SyncBench"
+    let root: URL
+    let serverURL: URL
+    let http: HTTPServer
+    let transport = URLSessionTransport()
+
+    init() async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
+        let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
+        _ = try await store.write { try $0.createContainer(Self.containerID, createdAt: 0) }
+        var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
+        configuration.assets.directory = root.appendingPathComponent("assets")
+        configuration.quotas.defaults = .unlimited  // measure sync, not the rate limiter
+        let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+        var router = Router(logger: logger)
+        service.register(on: &router)
+        var httpConfiguration = HTTPServerConfiguration()
+        httpConfiguration.port = 0
+        httpConfiguration.threadPoolSize = 4
+        http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
+        try http.start()
+        guard let url = URL(string: "http://127.0.0.1:\(http.port)") else { throw BenchFailure("bad URL") }
+        serverURL = url
+    }
+
+    func cloud() -> StratusClient.Container {
+        var client = ClientConfiguration()
+        client.requestTimeout = .seconds(120)
+        return StratusClient.Container(
+            identifier: Self.containerID, environment: .development, serverURL: serverURL, authentication: .none, configuration: client,
+            transport: transport)
+    }
+
+    func device(_ name: String, push: Bool) async throws -> BenchDevice {
+        let store = PersistentContainer(name: name, model: try BenchModel.make(), url: root.appendingPathComponent("\(name).store"))
+        try await store.loadPersistentStores()
+        var configuration = SyncConfiguration(
+            container: cloud(), entityTypes: [], deviceID: name, bookkeepingPath: root.appendingPathComponent("\(name).sync").path)
+        configuration.reconnectInterval = nil
+        let sync = try StoreSync(store: store, entities: [FolderMapping.self, NoteMapping.self], configuration: configuration)
+        try await sync.start(push: push)
+        return BenchDevice(store: store, sync: sync)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}

@@ -1,0 +1,250 @@
+import Foundation
+import StratusLogging
+import StratusStore
+import StratusSync
+import Synchronization
+
+/// The store's side of sync: reads managed objects into ``StoreObject``s, writes synced values back,
+/// and keeps the index from sync IDs to object IDs (so finding a record's object costs no query).
+final class StoreBridge: Sendable {
+    /// What the bridge knows of one synced entity.
+    struct EntityInfo: Sendable {
+        let mapping: any StoreEntityMapping.Type
+        let attributeTypes: [String: AttributeType]
+    }
+
+    /// Sync ID ↔ object ID, for every synced object.
+    struct Index {
+        var byEntity: [String: [String: ObjectID]] = [:]
+        var byObject: [ObjectID: String] = [:]
+
+        mutating func set(_ syncID: String, for id: ObjectID) {
+            byEntity[id.entityName, default: [:]][syncID] = id
+            byObject[id] = syncID
+        }
+
+        mutating func remove(_ id: ObjectID) {
+            guard let syncID = byObject.removeValue(forKey: id) else { return }
+            byEntity[id.entityName]?[syncID] = nil
+        }
+    }
+
+    let container: PersistentContainer
+    let infos: [String: EntityInfo]
+    let syncIdKey: String
+    let changeDateKey: String
+    let logger: Logger
+    /// Reads objects for the sync framework; reset before each capture so it reads what the store holds.
+    let reader: ObjectContext
+    private let index = Mutex(Index())
+    let identities = Mutex<[ObjectID: any AnyStoreObject]>([:])
+
+    /// Checks every mapping against the store's model.
+    init(
+        container: PersistentContainer, mappings: [any StoreEntityMapping.Type], syncIdKey: String, changeDateKey: String, logger: Logger
+    ) throws {
+        let names = Set(mappings.map { $0.entityName })
+        var infos: [String: EntityInfo] = [:]
+        for mapping in mappings {
+            let name = mapping.entityName
+            guard let entity = container.model.entity(named: name) else {
+                throw SyncError(.unknownEntityType, "mapping \(mapping) names entity '\(name)', which the store's model does not have")
+            }
+            var types: [String: AttributeType] = [:]
+            for key in Set(mapping.attributes.keys).union([syncIdKey, changeDateKey]) {
+                guard let attribute = entity.attribute(named: key) else {
+                    throw SyncError(.missingKey, "entity '\(name)' has no attribute '\(key)' (named by \(mapping))")
+                }
+                types[key] = attribute.type
+            }
+            guard types[syncIdKey] == .string, types[changeDateKey] == .date else {
+                throw SyncError(.missingKey, "entity '\(name)' needs a string attribute '\(syncIdKey)' and a date attribute '\(changeDateKey)' for sync")
+            }
+            let relationships = mapping.toOne.map { ($0.key, $0.value, false) } + mapping.toMany.map { ($0.key, $0.value, true) }
+            for (name, relationship, toMany) in relationships {
+                let target = relationship.target.entityName
+                guard let described = entity.relationship(named: name), described.isToMany == toMany,
+                    described.destinationEntityName == target
+                else {
+                    throw SyncError(
+                        .missingKey, "entity '\(entity.name)' has no \(toMany ? "to-many" : "to-one") relationship '\(name)' to '\(target)'")
+                }
+                guard names.contains(target) else {
+                    throw SyncError(.unknownEntityType, "relationship '\(entity.name).\(name)' points to '\(target)', which is not synced")
+                }
+            }
+            infos[name] = EntityInfo(mapping: mapping, attributeTypes: types)
+        }
+        self.container = container
+        self.infos = infos
+        self.syncIdKey = syncIdKey
+        self.changeDateKey = changeDateKey
+        self.logger = logger
+        reader = container.newBackgroundContext(parent: .rootContext)
+    }
+
+    // MARK: Index
+
+    /// Reads every synced object's sync ID.
+    func buildIndex() async throws {
+        let names = Array(infos.keys)
+        let syncIdKey = syncIdKey
+        let pairs = try await reader.perform { context in
+            var pairs: [(ObjectID, String)] = []
+            for name in names {
+                var request = FetchRequest(entityName: name)
+                request.fetchBatchSize = 2_000
+                for object in try context.fetch(request) {
+                    if case .string(let syncID)? = object.attributeValue(forKey: syncIdKey) { pairs.append((object.objectID, syncID)) }
+                }
+            }
+            context.reset()
+            return pairs
+        }
+        index.withLock { index in
+            for (id, syncID) in pairs { index.set(syncID, for: id) }
+        }
+    }
+
+    /// Every object of the synced entities, from the store.
+    func allObjectIDs() async throws -> [ObjectID] {
+        let names = infos.keys.sorted()
+        return try await reader.perform { context in
+            try names.flatMap { try context.fetchObjectIDs(FetchRequest(entityName: $0)) }
+        }
+    }
+
+    func syncID(of id: ObjectID) -> String? { index.withLock { $0.byObject[id] } }
+
+    func objectID(entity: String, syncID: String) -> ObjectID? { index.withLock { $0.byEntity[entity]?[syncID] } }
+
+    func objectIDs(entity: String) -> [ObjectID] { index.withLock { Array(($0.byEntity[entity] ?? [:]).values) } }
+
+    func indexSyncID(_ syncID: String, for id: ObjectID) { index.withLock { $0.set(syncID, for: id) } }
+
+    func unindex(_ id: ObjectID) { index.withLock { $0.remove(id) } }
+
+    // MARK: Objects
+
+    /// The one ``StoreObject`` for an ID (until ``forgetObjects()``), so the sync framework sees one identity per object.
+    func object(for id: ObjectID) -> (any AnyStoreObject)? {
+        guard let info = infos[id.entityName] else { return nil }
+        return identities.withLock { identities in
+            if let known = identities[id] { return known }
+            let made = info.mapping.objectType.init(bridge: self, objectID: id)
+            identities[id] = made
+            return made
+        }
+    }
+
+    /// Starts a fresh read: the next values read come from the store as it is now.
+    func forgetObjects() {
+        identities.withLock { $0 = [:] }
+        reader.performAndWait { $0.reset() }
+    }
+
+    /// An object's synced values in the sync framework's shapes, or `nil` when the store no longer has it.
+    func load(_ id: ObjectID, mapping: any StoreEntityMapping.Type) -> [String: any Sendable]? {
+        guard let info = infos[id.entityName] else { return nil }
+        let related = reader.performAndWait { context -> (values: [String: any Sendable], toOne: [String: ObjectID], toMany: [String: [ObjectID]])? in
+            guard let object = try? context.existingObject(with: id) else { return nil }
+            var values: [String: any Sendable] = [:]
+            for key in info.attributeTypes.keys {
+                if let value = object.attributeValue(forKey: key) { values[key] = AttributeConversion.syncValue(value) }
+            }
+            var toOne: [String: ObjectID] = [:]
+            for key in mapping.toOne.keys {
+                toOne[key] = object.objectIDs(forKey: key).first
+            }
+            var toMany: [String: [ObjectID]] = [:]
+            for key in mapping.toMany.keys {
+                toMany[key] = Array(object.objectIDs(forKey: key))
+            }
+            return (values, toOne, toMany)
+        }
+        guard var values = related?.values, let related else { return nil }
+        for (key, id) in related.toOne {
+            values[key] = object(for: id)
+        }
+        for (key, ids) in related.toMany {
+            // Ordered by sync ID, so every device writes the same list.
+            let ordered = ids.map { (syncID(of: $0) ?? "~\($0.stringRepresentation)", $0) }.sorted { $0.0 < $1.0 }
+            values[key] = ordered.compactMap { object(for: $0.1) } as [any SyncableEntity]
+        }
+        return values
+    }
+
+    // MARK: Writing
+
+    /// Writes synced values into a managed object: attributes converted to their types, references
+    /// resolved to objects of `context` through `resolve`.
+    func write(
+        _ values: [String: (any Sendable)?], to object: ManagedObject, context: ObjectContext,
+        resolve: (any SyncableEntity) -> ManagedObject?
+    ) {
+        guard let info = infos[object.objectID.entityName] else { return }
+        for (key, value) in values {
+            if let type = info.attributeTypes[key] {
+                do {
+                    object.setValue(try AttributeConversion.attributeValue(value, type: type), forKey: key)
+                } catch {
+                    logger.error("cannot store a synced value in \(object.objectID.entityName).\(key): \(error)")
+                }
+            } else if info.mapping.toOne[key] != nil {
+                object.setValue((value as? any SyncableEntity).flatMap(resolve), forKey: key)
+            } else if info.mapping.toMany[key] != nil {
+                let members = (value as? [any SyncableEntity] ?? []).compactMap(resolve)
+                object.setValue(Set(members), forKey: key)
+            }
+        }
+    }
+
+    /// The managed object in `context` for a ``StoreObject`` that has an ID or a known sync ID.
+    func existing(_ entity: any SyncableEntity, in context: ObjectContext) -> ManagedObject? {
+        guard let entity = entity as? any AnyStoreObject else { return nil }
+        if let id = entity.objectID { return try? context.existingObject(with: id) }
+        guard let syncID = entity.loadedValues?[syncIdKey] as? String,
+            let id = objectID(entity: type(of: entity).entityName, syncID: syncID)
+        else { return nil }
+        return try? context.existingObject(with: id)
+    }
+}
+
+extension StoreBridge {
+    /// A context for sync's own writes: a child of the root context, saving as ``StoreSync/transactionAuthor``;
+    /// on a conflict with an app save the app's values stay (they are captured and uploaded next).
+    func writingContext() -> ObjectContext {
+        let context = container.newBackgroundContext(parent: .rootContext)
+        context.transactionAuthor = StoreSync.transactionAuthor
+        context.mergePolicy = .storeTrump
+        return context
+    }
+
+    /// Every ``StoreObject`` handed out since ``forgetObjects()``.
+    func knownObjects() -> [any AnyStoreObject] {
+        identities.withLock { Array($0.values) }
+    }
+}
+
+extension StoreBridge {
+    /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
+    /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
+    func writeBack(_ objects: [any AnyStoreObject]) async throws {
+        let dirty = objects.compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
+            guard let id = object.objectID else { return nil }
+            let values = object.takeDirtyValues()
+            return values.isEmpty ? nil : (id, values)
+        }
+        guard !dirty.isEmpty else { return }
+        let context = writingContext()
+        try await context.perform { context in
+            for (id, values) in dirty {
+                guard let object = try? context.existingObject(with: id) else { continue }
+                self.write(values, to: object, context: context) { target in self.existing(target, in: context) }
+                if let name = values[self.syncIdKey] as? String { self.indexSyncID(name, for: id) }
+            }
+            try context.save()
+        }
+        try await context.saveChain()
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import StratusClient
+import StratusLogging
+import StratusStore
+import StratusSync
+
+extension StoreSync {
+    /// One capture: history → sync IDs for new objects → outbox → values sync wrote → token.
+    func capturePass() async throws -> Int {
+        guard historyToken != nil else { return try await adopt() }
+        let transactions: [HistoryTransaction]
+        do {
+            transactions = try await store.history(after: historyToken)
+        } catch let error as StoreError where error.code == .historyExpired {
+            // Transactions were pruned before sync saw them: compare everything instead.
+            logger.info("persistent history was pruned past the last capture; running a full sync")
+            return try await adopt()
+        }
+        guard let last = transactions.last?.token else { return 0 }
+        var collector = ChangeCollector(syncedKeys: bridge.infos.mapValues { $0.mapping.syncedKeys })
+        for transaction in transactions where transaction.author != Self.transactionAuthor {
+            collector.add(transaction.changes)
+        }
+        let saves = collector.wantedSaves
+        guard !saves.isEmpty || !collector.deletions.isEmpty else {
+            try writeToken(last)
+            return 0
+        }
+        bridge.forgetObjects()
+        try await assignSyncIDs(saves.map(\.0))
+        var uploads: [SyncUpload] = []
+        for (id, keys) in saves {
+            guard let object = bridge.object(for: id), object.exists else { continue }
+            uploads.append(.save(object, keys: keys))
+        }
+        for id in collector.deletions {
+            guard let syncID = bridge.syncID(of: id), let info = bridge.infos[id.entityName] else { continue }
+            let gone = info.mapping.objectType.init(bridge: bridge, objectID: nil)
+            gone.setValue(syncID, forKey: bridge.syncIdKey)
+            uploads.append(.delete(gone))
+            bridge.unindex(id)
+        }
+        let queued = try await controller.upload(uploads)
+        capturedChanges += queued
+        logger.debug("captured \(queued) local changes up to \(last)")
+        try await writeBack()
+        bridge.forgetObjects()  // the snapshots of a large capture are not kept until the next one
+        try writeToken(last)
+        return queued
+    }
+
+    /// The first capture on this device (or one after the history was pruned past the token): every
+    /// synced object the server never received is queued — data from before sync was adopted, whose
+    /// history may be long gone — then the zone is fetched. The token is taken first, so a change
+    /// made meanwhile is captured again by the next pass rather than missed.
+    func adopt() async throws -> Int {
+        let last = try await store.lastHistoryToken() ?? HistoryToken(rawValue: 0)
+        bridge.forgetObjects()
+        try await assignSyncIDs(try await bridge.allObjectIDs())
+        do {
+            try await controller.syncEntities()
+        } catch let error where error is StratusError || error is URLError {
+            logger.info("cannot reach the server; the objects stay queued: \(error)")
+        }
+        try await writeBack()
+        bridge.forgetObjects()
+        try writeToken(last)
+        return 0
+    }
+
+    /// Gives new objects (and the synced objects they point to) their record names before anything
+    /// is queued, so a crash between queueing and writing back cannot make a second record.
+    func assignSyncIDs(_ ids: [ObjectID]) async throws {
+        let bridge = bridge
+        let missing = ids.filter { bridge.syncID(of: $0) == nil }
+        guard !missing.isEmpty else { return }
+        let context = bridge.writingContext()
+        let assigned = try await context.perform { context -> [(ObjectID, String)] in
+            var assigned: [(ObjectID, String)] = []
+            var pending = missing
+            var seen = Set(missing)
+            while let id = pending.popLast() {
+                guard let info = bridge.infos[id.entityName], let object = try? context.existingObject(with: id) else { continue }
+                if case .string(let known)? = object.attributeValue(forKey: bridge.syncIdKey) {
+                    assigned.append((id, known))
+                } else {
+                    let name = UUID().uuidString
+                    object.setValue(name, forKey: bridge.syncIdKey)
+                    assigned.append((id, name))
+                }
+                for key in info.mapping.toOne.keys.sorted() + info.mapping.toMany.keys.sorted() {
+                    for target in object.objectIDs(forKey: key) where bridge.syncID(of: target) == nil && !seen.contains(target) {
+                        seen.insert(target)
+                        pending.append(target)
+                    }
+                }
+            }
+            try context.save()
+            return assigned
+        }
+        try await context.saveChain()
+        for (id, name) in assigned { bridge.indexSyncID(name, for: id) }
+    }
+
+    /// Writes back what the controller set on captured objects: sync IDs, server dates, merged values.
+    func writeBack() async throws {
+        try await bridge.writeBack(bridge.knownObjects() + delegate.takeUploaded())
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import StratusClient
+import StratusLogging
+import StratusStore
+import StratusSync
+import Synchronization
+
+/// Applies fetched changes to the store, in a background context whose saves carry
+/// ``StoreSync/transactionAuthor`` (so they are never captured as local changes), then commits the sync.
+final class StoreSyncDelegate: SyncDelegate {
+    let bridge: StoreBridge
+    /// Objects uploaded since the last write-back (the controller may have set values on them), and
+    /// whether a write-back is scheduled.
+    private let uploaded = Mutex<(objects: [any AnyStoreObject], scheduled: Bool)>(([], false))
+
+    init(bridge: StoreBridge) {
+        self.bridge = bridge
+    }
+
+    func allEntities(ofType type: any SyncableEntity.Type) async throws -> [any SyncableEntity] {
+        guard let type = type as? any AnyStoreObject.Type else { return [] }
+        let name = type.entityName
+        let ids = try await bridge.reader.perform { context in
+            try context.fetchObjectIDs(FetchRequest(entityName: name))
+        }
+        return ids.compactMap { bridge.object(for: $0) }
+    }
+
+    func createEntity(ofType type: any SyncableEntity.Type) async throws -> any SyncableEntity {
+        guard let type = type as? any AnyStoreObject.Type else {
+            throw SyncError(.unknownEntityType, "\(type) is not a StratusStoreSync entity")
+        }
+        return type.init(bridge: bridge, objectID: nil)
+    }
+
+    func entity(ofType type: any SyncableEntity.Type, syncID: String) async throws -> (any SyncableEntity)? {
+        guard let type = type as? any AnyStoreObject.Type, let id = bridge.objectID(entity: type.entityName, syncID: syncID) else { return nil }
+        return bridge.object(for: id)
+    }
+
+    func syncController(_ controller: SyncController, didFinishSync changes: SyncChanges, finishSync: FinishSync) async {
+        do {
+            try await apply(changes)
+            try await finishSync()
+        } catch {
+            bridge.logger.error("could not store fetched changes; they come again with the next sync: \(error)")
+        }
+    }
+
+    func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: Record?, error: (any Error)?) async {
+        if let error { bridge.logger.error("the server refused a change: \(error)") }
+        guard let object = entity as? any AnyStoreObject else { return }
+        // Uploads replayed outside a capture (reconnection) write back too, batched by a short delay.
+        let schedule = uploaded.withLock { state in
+            state.objects.append(object)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        guard schedule else { return }
+        Task {
+            try? await Task.sleep(for: .milliseconds(20))
+            do {
+                try await bridge.writeBack(takeUploaded())
+            } catch {
+                bridge.logger.error("could not write uploaded values back to the store: \(error)")
+            }
+        }
+    }
+
+    /// The objects uploaded since the last call.
+    func takeUploaded() -> [any AnyStoreObject] {
+        uploaded.withLock { state in
+            defer { state = ([], false) }
+            return state.objects
+        }
+    }
+
+    /// Inserts, updates and deletes the changed objects in one save that reaches the store.
+    func apply(_ changes: SyncChanges) async throws {
+        let bridge = bridge
+        let applied = (changes.inserted + changes.updated).compactMap { $0.entity as? any AnyStoreObject }
+        var deletions: [ObjectID] = []
+        for deleted in changes.deleted {
+            let entities = bridge.infos.values.filter { deleted.recordType == nil || $0.mapping.recordType == deleted.recordType }
+            if let id = entities.lazy.compactMap({ bridge.objectID(entity: $0.mapping.entityName, syncID: deleted.syncID) }).first {
+                deletions.append(id)
+            }
+        }
+        let doomed = deletions
+        let context = bridge.writingContext()
+        try await context.perform { context in
+            var objects: [ObjectIdentifier: ManagedObject] = [:]
+            var inserted: [(any AnyStoreObject, ManagedObject)] = []
+            for entity in applied {
+                if let object = bridge.existing(entity, in: context) {
+                    objects[ObjectIdentifier(entity)] = object
+                } else {
+                    let object = context.insert(entity: type(of: entity).entityName)
+                    objects[ObjectIdentifier(entity)] = object
+                    inserted.append((entity, object))
+                }
+            }
+            let resolve = { (target: any SyncableEntity) in objects[ObjectIdentifier(target)] ?? bridge.existing(target, in: context) }
+            for entity in applied {
+                guard let object = objects[ObjectIdentifier(entity)] else { continue }
+                bridge.write(entity.takeDirtyValues(), to: object, context: context, resolve: resolve)
+            }
+            for id in doomed {
+                if let object = try? context.existingObject(with: id) { context.delete(object) }
+            }
+            try context.save()
+            for (entity, object) in inserted {
+                entity.setObjectID(object.objectID)
+                if let syncID = entity.loadedValues?[bridge.syncIdKey] as? String { bridge.indexSyncID(syncID, for: object.objectID) }
+            }
+        }
+        try await context.saveChain()
+        for id in deletions { bridge.unindex(id) }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import StratusClient
+import StratusLogging
+
+/// One change handed to ``SyncController/upload(_:)``.
+public enum SyncUpload: Sendable {
+    /// Save the entity: every mapped field (`keys == nil`) or only those local properties.
+    case save(any SyncableEntity, keys: Set<String>?)
+    /// Delete the entity's record.
+    case delete(any SyncableEntity)
+}
+
+extension SyncController {
+    /// Queues many changes durably, in order, then uploads them in one drain (consecutive saves go
+    /// in batches of up to 200), where `entity.cloud.save()` would drain after each one.
+    ///
+    /// Meant for a local store that reports its changes in bulk (``SyncDelegate`` implementations
+    /// such as `StratusStoreSync`). Outcomes reach the delegate's `didSave`; a record the server
+    /// refuses does not stop the others. Paused or offline, the changes stay queued.
+    ///
+    /// ```swift
+    /// try await sync.upload([.save(note, keys: ["title"]), .delete(oldNote)])
+    /// ```
+    ///
+    /// - Parameter changes: The saves and deletions, oldest first.
+    /// - Returns: How many changes were queued (deletions of entities without a sync ID are skipped).
+    /// - Throws: ``SyncError`` for an entity of an unknown type; an SQLite error when the outbox cannot be written.
+    @discardableResult
+    public func upload(_ changes: [SyncUpload]) async throws -> Int {
+        var visited: Set<ObjectIdentifier> = []
+        var queued = 0
+        for change in changes {
+            switch change {
+            case .save(let entity, let keys):
+                // A referenced entity queued earlier in this call is not queued again.
+                visited.remove(ObjectIdentifier(entity))
+                _ = try enqueueSave(entity, keys: keys, owner: nil, visited: &visited)
+                queued += 1
+            case .delete(let entity):
+                let description = try description(of: type(of: entity))
+                guard let syncID = description.syncID(of: entity) else { continue }
+                let entry = OutboxEntry(
+                    seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [],
+                    editedAt: editTime())
+                _ = try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
+                queued += 1
+            }
+        }
+        machine.outboxChanged(pending: try bookkeeping.outboxCount())
+        publish()
+        guard queued > 0, !machine.status.isPaused, await zoneIsReady() else { return queued }
+        await drain()
+        return queued
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import StratusClient
+import StratusStore
+import StratusStoreSync
+import StratusSync
+import StratusTesting
+import StratusWire
+import Testing
+
+/// Folders, notes and tags, each with the two attributes sync needs.
+enum NotesModel {
+    static func make() throws -> ObjectModel {
+        let syncAttributes = StoreSync.syncAttributes()
+        return try ObjectModel(
+            version: "1",
+            entities: [
+                EntityDescription(
+                    "Folder", attributes: [AttributeDescription("name", .string)] + syncAttributes,
+                    relationships: [.toMany("notes", destination: "Note", inverse: "folder")]),
+                EntityDescription(
+                    "Note",
+                    attributes: [
+                        AttributeDescription("title", .string), AttributeDescription("body", .string, isOptional: true),
+                        AttributeDescription("rank", .integer32, isOptional: true), AttributeDescription("pinned", .boolean, isOptional: true),
+                    ] + syncAttributes,
+                    relationships: [
+                        .toOne("folder", destination: "Folder", inverse: "notes"), .toMany("tags", destination: "Tag", inverse: "notes"),
+                    ]),
+                EntityDescription(
+                    "Tag", attributes: [AttributeDescription("label", .string)] + syncAttributes,
+                    relationships: [.toMany("notes", destination: "Note", inverse: "tags")]),
+            ])
+    }
+}
+
+enum FolderSync: StoreEntityMapping {
+    static let entityName = "Folder"
+    static let attributes = ["name": "name"]
+}
+
+enum NoteSync: StoreEntityMapping {
+    static let entityName = "Note"
+    static let attributes = ["title": "title", "body": "text", "rank": "rank", "pinned": "pinned"]
+    static var toOne: [String: StoreRelationshipMapping] { ["folder": StoreRelationshipMapping(field: "folder", target: FolderSync.self)] }
+    static var toMany: [String: StoreRelationshipMapping] { ["tags": StoreRelationshipMapping(field: "tags", target: TagSync.self)] }
+}
+
+enum TagSync: StoreEntityMapping {
+    static let entityName = "Tag"
+    static let attributes = ["label": "label"]
+}
+
+/// One simulated device: its own StratusStore file, sync bookkeeping and network switch.
+struct StoreDevice {
+    let store: PersistentContainer
+    let sync: StoreSync
+    let network: SwitchableTransport
+
+    /// Runs `body` in a new background context as the app and saves it to disk.
+    func edit<Result: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> Result) async throws -> Result {
+        let context = store.newBackgroundContext()
+        context.transactionAuthor = "app"
+        let result = try await context.perform { context in
+            let result = try body(context)
+            try context.save()
+            return result
+        }
+        try await context.saveChain()
+        return result
+    }
+
+    /// Reads the store in a fresh background context.
+    func read<Result: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> Result) async throws -> Result {
+        try await store.newBackgroundContext(parent: .rootContext).perform(body)
+    }
+
+    /// The notes' titles, sorted.
+    func titles() async throws -> [String] {
+        try await read { context in
+            try context.fetch(FetchRequest(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
+        }
+    }
+}
+
+/// A real server on loopback and StratusStore devices syncing through it.
+final class StoreSyncWorld: Sendable {
+    /// One connection pool for every simulated device of the suite.
+    static let sharedTransport = URLSessionTransport()
+    let server: TestCloudKitServer
+    let directory: TemporaryDirectory
+
+    private init(server: TestCloudKitServer, directory: TemporaryDirectory) {
+        self.server = server
+        self.directory = directory
+    }
+
+    static func run(_ body: (StoreSyncWorld) async throws -> Void) async throws {
+        try await TestCloudKitServer.withServer(directoryPrefix: "stratus-storesync") { server, directory in
+            try await body(StoreSyncWorld(server: server, directory: directory))
+        }
+    }
+
+    func device(_ name: String) async throws -> StoreDevice {
+        let store = PersistentContainer(name: name, model: try NotesModel.make(), url: directory.url.appendingPathComponent("\(name).store"))
+        try await store.loadPersistentStores()
+        var client = ClientConfiguration()
+        client.requestTimeout = .seconds(20)
+        client.sleep = { _ in }
+        client.retryPolicy.maximumAttempts = 2
+        let network = SwitchableTransport(StoreSyncWorld.sharedTransport)
+        let container = Container(
+            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
+            authentication: .none, configuration: client, transport: network)
+        let server = server
+        var configuration = SyncConfiguration(
+            container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.path("\(name).sync.sqlite"),
+            now: { Date(timeIntervalSince1970: Double(server.now) / 1000) })
+        configuration.reconnectInterval = nil
+        let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
+        return StoreDevice(store: store, sync: sync, network: network)
+    }
+}
