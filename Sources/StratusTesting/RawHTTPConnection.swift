@@ -40,7 +40,7 @@ public enum RawHTTPConnection {
     }
 
     /// Sends `request` as UTF-8 and reads the reply.
-    public static func exchange(port: UInt16, _ request: String, closeWrite: Bool = false, timeout: Int = 10) async throws -> Reply {
+    public static func exchange(port: UInt16, _ request: String, closeWrite: Bool = false, timeout: Int = 30) async throws -> Reply {
         try await exchange(port: port, bytes: Data(request.utf8), closeWrite: closeWrite, timeout: timeout)
     }
 
@@ -53,7 +53,7 @@ public enum RawHTTPConnection {
     ///     half-closed connection as gone, so only tests of abandoned requests set it; others send
     ///     `Connection: close` and read until the server closes.
     ///   - timeout: Seconds to wait for data before giving up on the read.
-    public static func exchange(port: UInt16, bytes: Data, closeWrite: Bool = false, timeout: Int = 10) async throws -> Reply {
+    public static func exchange(port: UInt16, bytes: Data, closeWrite: Bool = false, timeout: Int = 30) async throws -> Reply {
         try await exchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: true)
     }
 
