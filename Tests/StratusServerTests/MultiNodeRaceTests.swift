@@ -26,18 +26,7 @@ struct MultiNodeRaceTests {
             try await clients[0].createZone("Race")
             let created = try await clients[0].modify([WireJSON.create("shared", fields: #"{"writer":{"value":-1}}"#)], zone: "Race")
             let tag = try #require(created.first?.asRecord?.recordChangeTag).rawValue
-            let results = try await withThrowingTaskGroup(of: RecordResult?.self) { group in
-                for writer in 0..<20 {
-                    group.addTask {
-                        try await clients[writer % clients.count].modify(
-                            [WireJSON.update("shared", tag: tag, fields: #"{"writer":{"value":\#(writer)}}"#)], zone: "Race"
-                        ).first
-                    }
-                }
-                var results: [RecordResult] = []
-                for try await result in group { if let result { results.append(result) } }
-                return results
-            }
+            let results = try await LoadScenarios.raceUpdates(of: "shared", tag: tag, zone: "Race", count: 20, clients: clients)
             #expect(results.count == 20)
             #expect(results.filter { $0.asRecord != nil }.count == 1)
             #expect(results.compactMap(\.asError).allSatisfy { $0.serverErrorCode == .conflict })
@@ -62,14 +51,7 @@ struct MultiNodeRaceTests {
             }
             for client in clients {
                 // Paged through each node: every record once, nothing skipped.
-                var names: [String] = []
-                var token: SyncToken?
-                while true {
-                    let page = try await client.changes(zone: "Feed", token: token, limit: 7)
-                    names += page.records.compactMap { $0.asRecord?.recordName }
-                    token = page.syncToken
-                    if !page.moreComing { break }
-                }
+                let names = try await client.allChanges(zone: "Feed", limit: 7).records.compactMap(\.recordName)
                 #expect(names.count == 90)
                 #expect(Set(names).count == 90)
             }
