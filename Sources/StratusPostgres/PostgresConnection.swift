@@ -101,11 +101,9 @@ public final class PostgresConnection {
     }
 
     private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
-        let result: OpaquePointer?
-        if parameters.isEmpty {
-            result = PQexec(handle, sql)
-        } else {
-            result = withParameters(parameters) { count, values in
+        let result: OpaquePointer? = PostgresStatistics.measure(commit: sql == "COMMIT") {
+            if parameters.isEmpty { return PQexec(handle, sql) }
+            return withParameters(parameters) { count, values in
                 PQexecParams(handle, sql, count, nil, values, nil, nil, 0)
             }
         }
@@ -177,6 +175,10 @@ public final class PostgresConnection {
     @discardableResult
     public func pipeline(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
         guard !statements.isEmpty else { return [] }
+        return try PostgresStatistics.measure { try runPipeline(statements) }
+    }
+
+    private func runPipeline(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }
