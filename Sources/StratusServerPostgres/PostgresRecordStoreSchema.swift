@@ -139,6 +139,9 @@ enum PostgresRecordStoreSchema {
         PostgresAccountSchema.register(in: &migrator)
         PostgresFieldIndex.register(in: &migrator)
         PostgresRecordStore.registerSecrets(in: &migrator)
+        PostgresUsageSchema.register(in: &migrator)
+        PostgresShareSchema.register(in: &migrator)
+        PostgresRecordStore.registerRateBuckets(in: &migrator)
         return migrator
     }()
 }

@@ -7,22 +7,8 @@ import Testing
 /// change feed read through any node is complete and in order.
 @Suite(.enabled(if: PostgresTestDatabase.isEnabled, "set STRATUS_POSTGRES_URL (make test does)"))
 struct MultiNodeRaceTests {
-    /// Starts three nodes on one schema and runs `body` with a client per node.
-    private func withNodes(_ body: ([LoopbackCloudKitClient]) async throws -> Void) async throws {
-        let first = try await TestCloudKitServer.start(backend: .postgres)
-        var nodes = [first]
-        do {
-            for _ in 1..<3 { nodes.append(try await TestCloudKitServer.startNode(sharingStoreOf: first)) }
-            try await body(nodes.map { LoopbackCloudKitClient(port: $0.http.port) })
-        } catch {
-            for node in nodes.reversed() { await node.stop() }
-            throw error
-        }
-        for node in nodes.reversed() { await node.stop() }
-    }
-
     @Test func twentyClientsOnThreeNodesWithOneChangeTagHaveExactlyOneWinner() async throws {
-        try await withNodes { clients in
+        try await withPostgresNodes(3) { clients in
             try await clients[0].createZone("Race")
             let created = try await clients[0].modify([WireJSON.create("shared", fields: #"{"writer":{"value":-1}}"#)], zone: "Race")
             let tag = try #require(created.first?.asRecord?.recordChangeTag).rawValue
@@ -34,7 +20,7 @@ struct MultiNodeRaceTests {
     }
 
     @Test func concurrentCreatesThroughEveryNodeLeaveACompleteOrderedFeed() async throws {
-        try await withNodes { clients in
+        try await withPostgresNodes(3) { clients in
             try await clients[0].createZone("Feed")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<9 {

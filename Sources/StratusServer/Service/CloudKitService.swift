@@ -24,8 +24,8 @@ public final class CloudKitService: Sendable {
     let authenticator: Authenticator?
     let courier: WebCourier
     let assetFiles: AssetFileStore?
-    /// Request budgets per container.
-    let rateLimiter = RateLimiter()
+    /// Request budgets per container: shared by every node when the store keeps rate buckets.
+    let rateLimiter: any RequestRateLimiter
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -48,6 +48,7 @@ public final class CloudKitService: Sendable {
         self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
         self.courier = WebCourier(store: store, configuration: configuration.push)
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
+        self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()
     }
 
     /// The URL template of every database operation.
@@ -115,7 +116,7 @@ public final class CloudKitService: Sendable {
         }
         let container = try request.parameter("container")
         try await checkContainer(container)
-        try throttle(container: container)
+        try await throttle(container: container)
         let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
