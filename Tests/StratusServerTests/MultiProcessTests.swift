@@ -25,8 +25,9 @@ struct MultiProcessTests {
         defer { database.drop() }
         let directory = try TemporaryDirectory(prefix: "stratus-multi")
         defer { directory.remove() }
-        let arguments = ["--database", database.url]
-        _ = try StratusChildProcess.run(["container", "create", container, "--data-dir", directory.path("setup")] + arguments)
+        _ = try StratusChildProcess.run(["container", "create", container, "--data-dir", directory.path("setup"), "--database", database.url])
+        // One database and one asset directory for every node; a data directory each.
+        let arguments = ["--database", database.url, "--assets-directory", directory.path("assets")]
         let nodes = try await withThrowingTaskGroup(of: (Int, StratusChildProcess).self) { group in
             for index in 0..<3 {
                 group.addTask {
@@ -160,6 +161,36 @@ struct MultiProcessTests {
             let sample = Array(survivors.filter { $0.hasPrefix("w1-") }.prefix(50))
             let found = try await cluster.clients[2].lookup(sample, zone: zone)
             #expect(found.compactMap { $0.asRecord?.recordName } == sample)
+        }
+    }
+
+    @Test func anAssetUploadedThroughOneNodeDownloadsFromTheOthers() async throws {
+        try await Self.withCluster { cluster in
+            let (a, b) = (cluster.clients[0], cluster.clients[1])
+            let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+            let request = AssetsUpload.Request(tokens: [AssetsUpload.Token(recordName: "p1", recordType: "Photo", fieldName: "image")])
+            let upload = try await a.send("assets/upload", String(decoding: try WireCoding.encode(request), as: UTF8.self), as: AssetsUpload.Response.self)
+            let uploadURL = try #require(upload.tokens.first.flatMap { URL(string: $0.url) })
+            #expect(uploadURL.port == Int(a.port), "the upload URL names the node that issued it")
+            let posted = try await a.post(path: uploadURL.path, bytes: bytes, operation: "upload")
+            #expect(posted.status == 200)
+            let asset = try WireCoding.decode(AssetUploadReceipt.self, from: posted.body).singleFile
+            let save = RecordsModify.Request(operations: [.create(Record(recordName: "p1", recordType: "Photo", fields: ["image": .asset(asset)]))])
+            let saved = try await a.send("records/modify", String(decoding: try WireCoding.encode(save), as: UTF8.self), as: RecordsModify.Response.self)
+            #expect(saved.records.first?.asRecord != nil, "\(saved.records)")
+
+            // Fetched through B and C, the record links to B's and C's download URLs, which serve the bytes.
+            for client in [b, cluster.clients[2]] {
+                let fetched = try await client.lookup(["p1"])
+                let link = try #require(fetched.first?.asRecord?.fields?["image"]?.assetValue?.downloadURL)
+                let url = try #require(URL(string: link.replacingOccurrences(of: "${f}", with: "photo.bin")))
+                #expect(url.port == Int(client.port))
+                let reply = try await RawHTTPConnection.exchange(
+                    port: client.port, "GET \(url.path) HTTP/1.1\r\nHost: 127.0.0.1:\(client.port)\r\nConnection: close\r\n\r\n", timeout: 30
+                )
+                #expect(reply.status == 200)
+                #expect(reply.body == bytes, "node on port \(client.port) served \(reply.body.count) bytes")
+            }
         }
     }
 

@@ -23,7 +23,7 @@ public final class CloudKitService: Sendable {
     /// Checks credentials; `nil` without an account store (open mode only).
     let authenticator: Authenticator?
     let courier: WebCourier
-    let assetFiles: AssetFileStore?
+    let assetFiles: (any AssetBlobStore)?
     /// Request budgets per container: shared by every node when the store keeps rate buckets.
     let rateLimiter: any RequestRateLimiter
     private let knownContainers = Mutex<Set<String>>([])
