@@ -106,10 +106,11 @@ extension PostgresStoreTransaction {
         guard let row = try first("UPDATE push_tokens SET queued = queued + 1 WHERE token = $1 RETURNING queued", [token]) else {
             throw PostgresStoreCorruption(message: "a notification was queued for a token with no row")
         }
-        try execute("INSERT INTO push_queue (token, payload) VALUES ($1, $2)", [token, payload])
+        // Both queued: they go out with the next statement or the COMMIT, and fail the write if they fail.
+        db.enqueue(PostgresStatement("INSERT INTO push_queue (token, payload) VALUES ($1, $2)", [token, payload]))
         // Delivered at commit (and not at all on rollback) to every node's relay, which wakes its
         // parked polls for the token; PostgreSQL folds repeats within one transaction.
-        try query("SELECT pg_notify($1, $2)", [pushChannel, token])
+        db.enqueue(PostgresStatement("SELECT pg_notify($1, $2)", [pushChannel, token]))
         let queued: Int = try row[0]
         let excess = queued - max(1, maximumBacklog)
         guard excess > 0 else { return }
