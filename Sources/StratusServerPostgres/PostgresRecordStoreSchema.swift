@@ -142,6 +142,7 @@ enum PostgresRecordStoreSchema {
         PostgresUsageSchema.register(in: &migrator)
         PostgresShareSchema.register(in: &migrator)
         PostgresRecordStore.registerRateBuckets(in: &migrator)
+        PostgresQueryKeyset.registerIndex(in: &migrator)
         return migrator
     }()
 }
