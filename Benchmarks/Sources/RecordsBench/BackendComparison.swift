@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import StratusPostgres
 
-/// Scenarios 1, 2, 4 and 5 on each back end in one run — SQLite, PostgreSQL with one node,
+/// Scenarios 1, 2, 4, 5, 6′ and 6 (queries over the records of 1) on each back end in one run — SQLite, PostgreSQL with one node,
 /// PostgreSQL with three nodes on one schema (clients spread over them) — and where a
 /// PostgreSQL request's time goes: round trips, time waiting on PostgreSQL (network, its
 /// work, lock waits), of which `COMMIT`, and the rest (HTTP, JSON, service logic).
@@ -25,11 +25,13 @@ enum BackendComparison {
         var perClient: Int
         var threads: Int
         var rounds: Int
+        var queries: Int
     }
 
     /// One round of one configuration.
     struct Figures {
         var creates = 0.0, feed = 0.0, updateP50 = 0.0, updateP99 = 0.0, updateMean = 0.0, concurrent = 0.0
+        var typeQueryP50 = 0.0, filteredQueryP50 = 0.0
         var createPG = PostgresStatistics.Snapshot.zero, feedPG = PostgresStatistics.Snapshot.zero
         var updatePG = PostgresStatistics.Snapshot.zero, concurrentPG = PostgresStatistics.Snapshot.zero
         var feedPages = 0
@@ -90,6 +92,16 @@ enum BackendComparison {
             figures.feed = feed.recordsPerSecond
             figures.feedPages = max(1, (settings.records + 199) / 200)
 
+            // 6′ and 6 on the records of (1): a page of 200 of the type (store order), and priority > 500 newest due first.
+            guard case .latencies(let typeOnly) = try scenarios.query(
+                try Payloads.typeQueryBody(zone: "r"), count: settings.queries, expecting: min(200, settings.records)
+            ) else { throw BenchFailure("the server refused the type-only query") }
+            figures.typeQueryP50 = percentile(typeOnly, 50)
+            guard case .latencies(let filtered) = try scenarios.query(
+                try Payloads.filteredQueryBody(zone: "r"), count: settings.queries, expecting: min(200, settings.records / 2)
+            ) else { throw BenchFailure("the server refused the filtered query") }
+            figures.filteredQueryP50 = percentile(filtered, 50)
+
             before = PostgresStatistics.snapshot()
             let latencies = try scenarios.conditionalUpdates(name: Payloads.name("r", 1), count: settings.updates)
             figures.updatePG = PostgresStatistics.snapshot() - before
@@ -126,13 +138,14 @@ enum BackendComparison {
         func ratio(_ name: String, _ key: (Figures) -> Double) -> String {
             name == baseline ? "" : String(format: " (%.2f×)", med(name, key) / med(baseline, key))
         }
-        print("\n| back end | 1. create \(grouped(Double(settings.records))), batches of \(settings.batch) | 2. change feed (200/page) | 4. sequential conditional update p50 (p99) | 5. \(settings.clients) clients × \(settings.perClient) single creates |")
-        print("|---|---|---|---|---|")
+        print("\n| back end | 1. create \(grouped(Double(settings.records))), batches of \(settings.batch) | 2. change feed (200/page) | 4. sequential conditional update p50 (p99) | 5. \(settings.clients) clients × \(settings.perClient) single creates | 6′. type-only query, 200 of \(grouped(Double(settings.records))), p50 | 6. filtered + sorted query, p50 |")
+        print("|---|---|---|---|---|---|---|")
         for configuration in configurations {
             let name = configuration.name
             print(
                 "| \(name) | \(grouped(med(name, \.creates))) records/s\(ratio(name, \.creates)) | \(grouped(med(name, \.feed))) records/s\(ratio(name, \.feed)) | "
-                    + "\(µs(med(name, \.updateP50))) (\(µs(med(name, \.updateP99))))\(ratio(name, \.updateP50)) | \(grouped(med(name, \.concurrent))) records/s\(ratio(name, \.concurrent)) |"
+                    + "\(µs(med(name, \.updateP50))) (\(µs(med(name, \.updateP99))))\(ratio(name, \.updateP50)) | \(grouped(med(name, \.concurrent))) records/s\(ratio(name, \.concurrent)) | "
+                    + "\(µs(med(name, \.typeQueryP50)))\(ratio(name, \.typeQueryP50)) | \(µs(med(name, \.filteredQueryP50)))\(ratio(name, \.filteredQueryP50)) |"
             )
         }
         if let baselineName = configurations.first?.name { print("\nratios against \(baselineName), measured in the same run") }

@@ -51,7 +51,8 @@ let backends = (arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < argumen
     .split(separator: ",").map(String.init)
 if backends != ["sqlite"] {
     let settings = BackendComparison.Settings(
-        records: records, batch: batch, updates: updates, clients: clients, perClient: perClient, threads: threads, rounds: rounds
+        records: records, batch: batch, updates: updates, clients: clients, perClient: perClient, threads: threads, rounds: rounds,
+        queries: queries
     )
     print("RecordsBench --backend \(backends.joined(separator: ",")): \(rounds) round(s); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
     try await BackendComparison.run(try BackendComparison.configurations(backends), settings: settings)
