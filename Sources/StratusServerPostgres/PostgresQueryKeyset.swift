@@ -4,39 +4,51 @@ import StratusWire
 
 /// The order of a plan PostgreSQL can produce itself, so a page reads about `limit` rows
 /// instead of every candidate: no sort (zone, then record name — the order of
-/// `records_by_type_bytewise`), or one sort on a system column (record name, creation or
-/// modification time or user). Ties break on zone and record name in the sort's direction,
-/// text compares by code point (`COLLATE "C"`), exactly as ``PostgresQueryEvaluator`` orders
-/// in memory; other plans (field sorts, several sorts, distance) are sorted in memory.
+/// `records_by_type_bytewise`), one sort on a system column (record name, creation or
+/// modification time or user), or one sort on a record field of an indexed kind (its first
+/// value in `field_index`, missing values first). Ties break on zone and record name in the
+/// sort's direction, text compares by code point (`COLLATE "C"`), exactly as
+/// ``PostgresQueryEvaluator`` orders in memory; other plans (several sorts, distance, bytes)
+/// are sorted in memory.
 struct PostgresQueryKeyset {
-    /// The sorted column, `nil` for the default order.
-    let column: String?
-    /// The system field behind ``column``.
-    let system: SystemFieldName?
+    /// What is sorted on: nothing (the default order), a system column, or a field's first index value.
+    enum Key {
+        case none
+        case system(SystemFieldName, column: String)
+        case field(name: String, kind: PostgresCandidateSQL.Kind)
+    }
+
+    let key: Key
     let ascending: Bool
 
     init?(plan: QueryPlan) {
         switch plan.sorts.count {
         case 0:
-            (column, system, ascending) = (nil, nil, true)
+            (key, ascending) = (.none, true)
         case 1:
             let sort = plan.sorts[0]
-            guard case .system(let system) = sort.field, sort.relativeLocation == nil else { return nil }
-            switch system {
-            case .recordName: column = "r.record_name COLLATE \"C\""
-            case .createdTimestamp: column = "r.created_at"
-            case .modifiedTimestamp: column = "r.modified_at"
-            case .createdUserRecordName: column = "r.created_by COLLATE \"C\""
-            case .modifiedUserRecordName: column = "r.modified_by COLLATE \"C\""
-            case .share, .parent: return nil
+            guard sort.relativeLocation == nil else { return nil }
+            switch sort.field {
+            case .system(let system):
+                switch system {
+                case .recordName: key = .system(system, column: "r.record_name COLLATE \"C\"")
+                case .createdTimestamp: key = .system(system, column: "r.created_at")
+                case .modifiedTimestamp: key = .system(system, column: "r.modified_at")
+                case .createdUserRecordName: key = .system(system, column: "r.created_by COLLATE \"C\"")
+                case .modifiedUserRecordName: key = .system(system, column: "r.modified_by COLLATE \"C\"")
+                case .share, .parent: return nil
+                }
+                // A system value is never missing: a cursor without one is left to the in-memory path.
+                if let after = plan.after, (after.sortValues.first ?? nil) == nil { return nil }
+            case .field(let name, let type):
+                guard let kind = PostgresCandidateSQL.Kind(type) else { return nil }
+                if let value = plan.after?.sortValues.first ?? nil, PostgresCandidateSQL.Kind(value) != kind { return nil }
+                key = .field(name: name, kind: kind)
             }
-            self.system = system
             ascending = sort.ascending
         default:
             return nil
         }
-        // A cursor of another shape (no value for the sorted column) is left to the in-memory path.
-        if let after = plan.after, system != nil, (after.sortValues.first ?? nil) == nil { return nil }
     }
 
     /// Where a page or a chunk of candidates ended.
@@ -48,12 +60,19 @@ struct PostgresQueryKeyset {
 
     /// The position of a plan's cursor.
     func position(of cursor: QueryCursor) -> Position {
-        Position(value: system == nil ? nil : cursor.sortValues.first ?? nil, zoneRowID: cursor.zoneRowID, recordName: cursor.recordName)
+        if case .none = key { return Position(value: nil, zoneRowID: cursor.zoneRowID, recordName: cursor.recordName) }
+        return Position(value: cursor.sortValues.first ?? nil, zoneRowID: cursor.zoneRowID, recordName: cursor.recordName)
     }
 
-    /// The position of a record in this order.
+    /// The position of a record in this order (its sort value as the evaluator computes it).
     func position(of record: StoredRecord) -> Position {
-        Position(value: system.flatMap { PostgresQueryEvaluator.systemValue($0, record) }, zoneRowID: record.zoneRowID, recordName: record.recordName)
+        let value: QueryCursorValue?
+        switch key {
+        case .none: value = nil
+        case .system(let system, _): value = PostgresQueryEvaluator.systemValue(system, record)
+        case .field(let name, _): value = record.fields[name].flatMap { PostgresQueryEvaluator.indexValues($0).first }
+        }
+        return Position(value: value, zoneRowID: record.zoneRowID, recordName: record.recordName)
     }
 
     /// Adds "after `position`" (if any), the order and the limit to the candidate query.
@@ -62,17 +81,42 @@ struct PostgresQueryKeyset {
         let direction = ascending ? "ASC" : "DESC"
         // With one zone, an equality lets PostgreSQL read the index in order instead of sorting.
         if let singleZone { candidates.append(" AND r.zone_id = \(candidates.bind(singleZone))") }
+        let sorted: (expression: String, nullable: Bool)?
+        switch key {
+        case .none: sorted = nil
+        case .system(_, let column): sorted = (column, false)
+        case .field(let name, let kind):
+            let column = "f.\(kind.column)"
+            sorted = (
+                "(SELECT \(column) FROM field_index f WHERE f.zone_id = r.zone_id AND f.record_name = r.record_name"
+                    + " AND f.field_name = \(candidates.bind(name)) AND \(column) IS NOT NULL ORDER BY f.ordinal LIMIT 1)",
+                true
+            )
+        }
         if let position {
             let zone = candidates.bind(position.zoneRowID)
             let name = candidates.bind(position.recordName)
             var after = "(r.zone_id \(operation) \(zone) OR (r.zone_id = \(zone) AND r.record_name COLLATE \"C\" \(operation) \(name)))"
-            if let column, let value = position.value {
-                let bound = candidates.bind(Self.bindable(value))
-                after = "(\(column) \(operation) \(bound) OR (\(column) = \(bound) AND \(after)))"
+            if let (expression, nullable) = sorted {
+                // Missing values come first ascending, last descending (as NULLS FIRST / NULLS LAST below).
+                switch (position.value, ascending) {
+                case (let value?, true):
+                    let bound = candidates.bind(Self.bindable(value))
+                    after = "(\(expression) > \(bound) OR (\(expression) = \(bound) AND \(after)))"
+                case (let value?, false):
+                    let bound = candidates.bind(Self.bindable(value))
+                    let missing = nullable ? " OR \(expression) IS NULL" : ""
+                    after = "(\(expression) < \(bound)\(missing) OR (\(expression) = \(bound) AND \(after)))"
+                case (nil, true):
+                    after = "((\(expression) IS NULL AND \(after)) OR \(expression) IS NOT NULL)"
+                case (nil, false):
+                    after = "(\(expression) IS NULL AND \(after))"
+                }
             }
             candidates.append(" AND " + after)
         }
-        let order = (column.map { ["\($0) \(direction)"] } ?? []) + ["r.zone_id \(direction)", "r.record_name COLLATE \"C\" \(direction)"]
+        let nulls = ascending ? " NULLS FIRST" : " NULLS LAST"
+        let order = (sorted.map { ["\($0.expression) \(direction)\(nulls)"] } ?? []) + ["r.zone_id \(direction)", "r.record_name COLLATE \"C\" \(direction)"]
         candidates.append(" ORDER BY " + order.joined(separator: ", ") + " LIMIT \(candidates.bind(limit))")
     }
 

@@ -62,7 +62,8 @@ final class StratusChildProcess: Sendable {
                 + arguments,
             environment: ProcessInfo.processInfo.environment, standardOutput: outputPath, standardError: logPath
         )
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: the whole suite runs in parallel on 2 cores, with other `stratus serve` children starting too.
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             if let port = Self.port(in: text) {
@@ -76,7 +77,7 @@ final class StratusChildProcess: Sendable {
         }
         process.signal(SIGKILL)
         _ = try? process.wait()
-        throw Failure(description: "stratus serve printed no URL within 10 s")
+        throw Failure(description: "stratus serve printed no URL within 30 s")
     }
 
     /// The port in "Stratus is running at http://127.0.0.1:PORT …".
