@@ -315,10 +315,10 @@ public final class PostgresConnection {
 
     /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
     ///
-    /// - Throws: What `body` throws, or ``PostgresError``.
-    ///
     /// `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` are queued (``enqueue(_:)``) and go out with the
     /// next statement; a savepoint inside which no statement ran costs nothing.
+    ///
+    /// - Throws: What `body` throws, or ``PostgresError``.
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1

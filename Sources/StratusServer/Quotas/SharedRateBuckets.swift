@@ -23,6 +23,10 @@ public protocol SharedRateBuckets: Sendable {
 }
 
 /// What ``SharedRateBuckets/takeTokens(upTo:key:limits:now:)`` took.
+///
+/// ```swift
+/// let lease = RateLease(granted: 0, remaining: 0.4)  // empty: retry in (1 - 0.4) / rate seconds
+/// ```
 public struct RateLease: Hashable, Sendable {
     /// Whole tokens taken, at most the count asked for.
     public var granted: Int
