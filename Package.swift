@@ -104,7 +104,7 @@ let package = Package(
         .target(
             name: "StratusTesting",
             dependencies: [
-                "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusLogging", "StratusMetrics", "StratusServer",
+                "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
                 "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto",
             ]
         ),

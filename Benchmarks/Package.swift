@@ -22,7 +22,10 @@ let package = Package(
             name: "HTTPBench",
             dependencies: ["BenchSupport", stratus("StratusHTTP"), stratus("StratusHTTPServer"), stratus("StratusLogging"), stratus("StratusMetrics")]
         ),
-        .executableTarget(name: "RecordsBench", dependencies: serverStack + [stratus("StratusMetrics"), stratus("StratusSQLite")]),
+        .executableTarget(
+            name: "RecordsBench",
+            dependencies: serverStack + [stratus("StratusMetrics"), stratus("StratusSQLite"), stratus("StratusServerPostgres"), stratus("StratusPostgres")]
+        ),
         .executableTarget(name: "PushBench", dependencies: serverStack),
         .executableTarget(name: "StoreBench", dependencies: [stratus("StratusStore"), stratus("StratusSQLite")]),
         .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto")]),

@@ -11,7 +11,7 @@ import StratusServerSQLite
 enum ServeCommand {
     static let usage = """
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
-                      [--log-level info] [--log-format text|json] [--open]
+                      [--assets-directory DIR] [--log-level info] [--log-format text|json] [--open]
                       [--public-url https://stratus.example.com] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
                       [--public-db-mb 100] [--private-db-mb 1024]
@@ -29,12 +29,17 @@ enum ServeCommand {
         --public-db-mb and --private-db-mb are the record quota of
         each public database and the quota of each user's private database.
 
-        --database postgres://user@host:5432/db keeps the records, accounts and push queues in
-        PostgreSQL instead of SQLite in the data directory (which still holds the token secret
-        and the assets); the schema is migrated on start, and a newer schema is refused.
+        --database postgres://user@host:5432/db keeps the records, accounts, push queues, quota
+        counters, shares and request-rate buckets in PostgreSQL instead of SQLite in the data
+        directory; the schema is migrated on start, and a newer schema is refused. Any number of
+        nodes may share one database.
+
+        --assets-directory is where asset files live (default: assets/ in the data directory).
+        Nodes sharing a database must share it too (e.g. an NFS mount), so that an asset
+        uploaded through one node downloads from every other.
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
-        STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
+        STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
         STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
         STRATUS_PRIVATE_DB_MB.
         """
@@ -42,9 +47,8 @@ enum ServeCommand {
     static func run(_ options: Options) async throws {
         let unknown = options.unknownFlags(
             known: [
-                "host", "port", "data-dir", "database", "threads", "log-level", "log-format", "open", "public-url",
-                "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb",
-                "private-db-mb",
+                "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "open", "public-url",
+                "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
             ]
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
@@ -70,7 +74,12 @@ enum ServeCommand {
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
-        serviceConfiguration.assets.directory = dataDirectory.assetsURL
+        let assetsDirectory = options.string("assets-directory", default: "")
+        serviceConfiguration.assets.directory =
+            assetsDirectory.isEmpty ? dataDirectory.assetsURL : URL(fileURLWithPath: assetsDirectory, isDirectory: true).standardizedFileURL
+        if dataDirectory.isPostgres, assetsDirectory.isEmpty {
+            logger.notice("assets live in \(dataDirectory.assetsURL.path); with several nodes, give them one shared --assets-directory")
+        }
         serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20
         let rate = try options.integer("requests-per-second", default: 40, in: 0...10_000_000)
         if rate == 0 {

@@ -25,6 +25,11 @@ public final class PostgresConnection {
     let setup: [String]
     private let logger: Logger
     private var savepointDepth = 0
+    /// Statements whose results nobody reads (`BEGIN`, `SAVEPOINT`, `RELEASE`, row locks), sent in
+    /// one pipeline with the next statement instead of a round trip each.
+    private var deferred: [PostgresStatement] = []
+    /// How many times ``deferred`` was sent: a savepoint compares it to know whether its `SAVEPOINT` went out.
+    private var flushes = 0
 
     /// Connects.
     ///
@@ -65,6 +70,7 @@ public final class PostgresConnection {
             throw PostgresError(code: .unableToConnect, message: Self.errorMessage(handle))
         }
         savepointDepth = 0
+        deferred = []
         logger.notice("reconnected to PostgreSQL")
         for statement in setup { try execute(statement) }
     }
@@ -100,12 +106,31 @@ public final class PostgresConnection {
         try run(sql, parameters).rows.first
     }
 
+    /// Queues a statement whose result nobody reads — a lock, a savepoint — to go out in one
+    /// pipeline with the next statement (or ``pipeline(_:)``), in order, saving its round trip.
+    ///
+    /// Its error, if any, is thrown by that next call. Queued statements are dropped when the
+    /// transaction rolls back (they never ran, or are undone anyway).
+    ///
+    /// ```swift
+    /// db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneID]))
+    /// let rows = try db.query("SELECT … FROM records WHERE zone_id = $1", [zoneID])  // one round trip for both
+    /// ```
+    public func enqueue(_ statement: PostgresStatement) {
+        deferred.append(statement)
+    }
+
     private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
-        let result: OpaquePointer?
-        if parameters.isEmpty {
-            result = PQexec(handle, sql)
-        } else {
-            result = withParameters(parameters) { count, values in
+        if !deferred.isEmpty {
+            let batch = deferred + [PostgresStatement(sql, parameters)]
+            deferred = []
+            flushes += 1
+            let outputs = try PostgresStatistics.measure(commit: sql == "COMMIT") { try runPipeline(batch) }
+            return outputs[outputs.count - 1]
+        }
+        let result: OpaquePointer? = PostgresStatistics.measure(commit: sql == "COMMIT") {
+            if parameters.isEmpty { return PQexec(handle, sql) }
+            return withParameters(parameters) { count, values in
                 PQexecParams(handle, sql, count, nil, values, nil, nil, 0)
             }
         }
@@ -177,6 +202,15 @@ public final class PostgresConnection {
     @discardableResult
     public func pipeline(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
         guard !statements.isEmpty else { return [] }
+        let batch = deferred + statements
+        if !deferred.isEmpty {
+            deferred = []
+            flushes += 1
+        }
+        return try PostgresStatistics.measure { try runPipeline(batch) }.suffix(statements.count).map(\.rows)
+    }
+
+    private func runPipeline(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }
@@ -192,21 +226,21 @@ public final class PostgresConnection {
         guard PQpipelineSync(handle) == 1 else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }
-        var outputs: [[PostgresRow]] = []
+        var outputs: [(rows: [PostgresRow], affected: Int)] = []
         var failure: PostgresError?
         for statement in statements {
-            var rows: [PostgresRow] = []
+            var output: (rows: [PostgresRow], affected: Int) = ([], 0)
             // Each statement's results end with a NULL.
             while let result = PQgetResult(handle) {
                 defer { PQclear(result) }
                 if PQresultStatus(result) == PGRES_PIPELINE_ABORTED { continue }
                 do {
-                    rows = try collect(result, sql: statement.sql).rows
+                    output = try collect(result, sql: statement.sql)
                 } catch let error as PostgresError {
                     if failure == nil { failure = error }
                 }
             }
-            outputs.append(rows)
+            outputs.append(output)
         }
         // The sync point.
         while let result = PQgetResult(handle) {
@@ -253,26 +287,36 @@ public final class PostgresConnection {
     @discardableResult
     public func transaction<T>(isolation: Isolation = .readCommitted, readOnly: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
         precondition(savepointDepth == 0, "PostgresConnection.transaction called inside a transaction")
-        try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")")
+        // BEGIN goes out with the first statement (and an empty transaction's BEGIN with its COMMIT).
+        deferred = [PostgresStatement("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")")]
         let value: T
         do {
             value = try body(self)
         } catch {
-            savepointDepth = 0
-            if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+            abandonTransaction()
             throw error
         }
         savepointDepth = 0
         do {
             try execute("COMMIT")
         } catch {
-            if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+            abandonTransaction()
             throw error
         }
         return value
     }
 
+    /// Rolls back whatever the server holds of the transaction; queued statements never run.
+    private func abandonTransaction() {
+        savepointDepth = 0
+        deferred = []
+        if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+    }
+
     /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
+    ///
+    /// `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` are queued (``enqueue(_:)``) and go out with the
+    /// next statement; a savepoint inside which no statement ran costs nothing.
     ///
     /// - Throws: What `body` throws, or ``PostgresError``.
     @discardableResult
@@ -280,15 +324,25 @@ public final class PostgresConnection {
         savepointDepth += 1
         let name = "stratus_sp\(savepointDepth)"
         defer { savepointDepth -= 1 }
-        try execute("SAVEPOINT \(name)")
+        let mark = deferred.count
+        let flushesBefore = flushes
+        deferred.append(PostgresStatement("SAVEPOINT \(name)"))
         do {
             let value = try body()
-            try execute("RELEASE SAVEPOINT \(name)")
+            if flushes == flushesBefore {
+                deferred.remove(at: mark)  // nothing ran inside: no savepoint needed
+            } else {
+                deferred.append(PostgresStatement("RELEASE SAVEPOINT \(name)"))
+            }
             return value
         } catch {
-            if PQtransactionStatus(handle) == PQTRANS_INERROR || PQtransactionStatus(handle) == PQTRANS_INTRANS {
-                _ = try? execute("ROLLBACK TO SAVEPOINT \(name)")
-                _ = try? execute("RELEASE SAVEPOINT \(name)")
+            if flushes == flushesBefore {
+                // Nothing went out since: drop the savepoint; what is queued after it can only be
+                // locks (a nested savepoint that ran nothing removed its own statements), kept.
+                deferred.remove(at: mark)
+            } else {
+                // What is queued came after the savepoint: undone with it.
+                deferred = [PostgresStatement("ROLLBACK TO SAVEPOINT \(name)"), PostgresStatement("RELEASE SAVEPOINT \(name)")]
             }
             throw error
         }

@@ -25,7 +25,13 @@ struct PostgresCandidateSQL {
         }
     }
 
-    private mutating func bind(_ value: any PostgresBindable) -> String {
+    /// Appends SQL text (conditions, order, limit) to the query.
+    mutating func append(_ text: String) {
+        sql += text
+    }
+
+    /// Adds a parameter; returns its placeholder.
+    mutating func bind(_ value: any PostgresBindable) -> String {
         parameters.append(value)
         return "$\(parameters.count)"
     }

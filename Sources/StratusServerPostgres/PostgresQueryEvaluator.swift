@@ -8,9 +8,9 @@ import StratusWire
 /// and the exact filters, order and keyset paging are applied in memory with the same rules
 /// as the SQLite query compiler.
 ///
-/// The first slice of the PostgreSQL back end: correct for every comparator; a query with no
-/// narrowing filter reads every live record of the type in the queried zones, and sorting
-/// and paging happen in memory. Pushing order and `LIMIT` into SQL is the next step.
+/// Correct for every comparator. Plans whose order PostgreSQL can produce (no sort, or one
+/// system-column sort: ``PostgresQueryKeyset``) read candidates in order, in chunks of about a
+/// page, after the cursor; other plans read every candidate and are sorted and paged in memory.
 ///
 /// Values compare as SQLite's query index stores them: integers and reals numerically,
 /// text by UTF-8 bytes, bytes by bytes. A missing value sorts before every present one.
@@ -22,11 +22,15 @@ struct PostgresQueryEvaluator {
 
     func run(_ tx: PostgresStoreTransaction) throws -> QueryPage {
         guard !plan.zoneRowIDs.isEmpty, plan.limit > 0 else { return QueryPage(records: [], next: nil) }
-        let candidates = PostgresCandidateSQL(plan: plan)
-        let records = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record)
-        var rows: [(record: StoredRecord, keys: [Value?])] = records.compactMap { record in
-            guard plan.filters.allSatisfy({ matches($0, record) }) else { return nil }
-            return (record, plan.sorts.map { sortKey($0, record) })
+        let matching: [StoredRecord]
+        if let keyset = PostgresQueryKeyset(plan: plan) {
+            matching = try orderedMatches(tx, keyset)
+        } else {
+            let candidates = PostgresCandidateSQL(plan: plan)
+            matching = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record).filter(matchesAll)
+        }
+        var rows: [(record: StoredRecord, keys: [Value?])] = matching.map { record in
+            (record, plan.sorts.map { sortKey($0, record) })
         }
         let ascending = plan.sorts.first?.ascending ?? true
         rows.sort { order($0.record, $0.keys, $1.record, $1.keys, ascending: ascending) == .orderedAscending }
@@ -44,6 +48,27 @@ struct PostgresQueryEvaluator {
             }
         }
         return QueryPage(records: rows.map(\.record), next: next)
+    }
+
+    private func matchesAll(_ record: StoredRecord) -> Bool {
+        plan.filters.allSatisfy { matches($0, record) }
+    }
+
+    /// Up to `limit + 1` matching records after the cursor, in order: candidates are read in
+    /// order in growing chunks until enough match or none are left.
+    private func orderedMatches(_ tx: PostgresStoreTransaction, _ keyset: PostgresQueryKeyset) throws -> [StoredRecord] {
+        var matched: [StoredRecord] = []
+        var position = plan.after.map(keyset.position(of:))
+        var chunk = plan.limit + 1
+        while true {
+            var candidates = PostgresCandidateSQL(plan: plan)
+            keyset.restrict(&candidates, singleZone: plan.zoneRowIDs.count == 1 ? plan.zoneRowIDs[0] : nil, after: position, limit: chunk)
+            let records = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record)
+            matched += records.filter(matchesAll)
+            guard matched.count <= plan.limit, records.count == chunk, let last = records.last else { return matched }
+            position = keyset.position(of: last)
+            chunk = min(chunk * 4, 20_000)
+        }
     }
 
     // MARK: Order

@@ -139,6 +139,10 @@ enum PostgresRecordStoreSchema {
         PostgresAccountSchema.register(in: &migrator)
         PostgresFieldIndex.register(in: &migrator)
         PostgresRecordStore.registerSecrets(in: &migrator)
+        PostgresUsageSchema.register(in: &migrator)
+        PostgresShareSchema.register(in: &migrator)
+        PostgresRecordStore.registerRateBuckets(in: &migrator)
+        PostgresQueryKeyset.registerIndex(in: &migrator)
         return migrator
     }()
 }

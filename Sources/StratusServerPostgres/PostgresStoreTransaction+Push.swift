@@ -106,10 +106,11 @@ extension PostgresStoreTransaction {
         guard let row = try first("UPDATE push_tokens SET queued = queued + 1 WHERE token = $1 RETURNING queued", [token]) else {
             throw PostgresStoreCorruption(message: "a notification was queued for a token with no row")
         }
-        try execute("INSERT INTO push_queue (token, payload) VALUES ($1, $2)", [token, payload])
+        // Both queued: they go out with the next statement or the COMMIT, and fail the write if they fail.
+        db.enqueue(PostgresStatement("INSERT INTO push_queue (token, payload) VALUES ($1, $2)", [token, payload]))
         // Delivered at commit (and not at all on rollback) to every node's relay, which wakes its
         // parked polls for the token; PostgreSQL folds repeats within one transaction.
-        try query("SELECT pg_notify($1, $2)", [pushChannel, token])
+        db.enqueue(PostgresStatement("SELECT pg_notify($1, $2)", [pushChannel, token]))
         let queued: Int = try row[0]
         let excess = queued - max(1, maximumBacklog)
         guard excess > 0 else { return }
@@ -139,8 +140,10 @@ extension PostgresStoreTransaction {
 
     // MARK: Assets
 
+    /// In a write, the row is share-locked until commit: a collection on another node (which
+    /// locks it for update) cannot delete the content this write is about to reference.
     func asset(key: String) throws -> StoredAsset? {
-        try first("SELECT key, size, released_at FROM assets WHERE key = $1", [key]).map { row in
+        try first("SELECT key, size, released_at FROM assets WHERE key = $1\(isWriting ? " FOR SHARE" : "")", [key]).map { row in
             StoredAsset(key: try row[0], size: try row[1], releasedAt: try row[2])
         }
     }
@@ -186,12 +189,15 @@ extension PostgresStoreTransaction {
         }
     }
 
+    /// Locks the contents it returns (skipping any another transaction holds: an upload of the
+    /// same bytes, or a save about to reference them), so none gains a reference before it is deleted.
     func collectableAssets(releasedBefore: Int64, limit: Int) throws -> [String] {
         try query(
             """
             SELECT key FROM assets
             WHERE released_at <= $1 AND NOT EXISTS (SELECT 1 FROM asset_refs WHERE asset_refs.key = assets.key)
             ORDER BY released_at, key LIMIT $2
+            FOR UPDATE SKIP LOCKED
             """,
             [releasedBefore, limit]
         ).map { try $0[0] }

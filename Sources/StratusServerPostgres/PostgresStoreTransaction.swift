@@ -131,13 +131,16 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow? {
-        try first(
+        let zone = try first(
             """
             SELECT \(Self.zoneColumns) FROM zones
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND zone_name = $5 AND NOT deleted
             """,
             Self.arguments(database) + [name]
         ).map(Self.zone)
+        // Remembered so that writing a record of the zone need not read the zone again for its schema.
+        if let zone { zoneSchemaKeys[zone.rowID] = SchemaKey(container: database.container, environment: database.environment.rawValue) }
+        return zone
     }
 
     func zone(rowID: Int64) throws -> ZoneRow? {
@@ -213,9 +216,12 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     ///
     /// Every write that reads or changes a zone's records goes through here first, so a
     /// change-tag check and the write it guards cannot interleave with another writer's.
+    ///
+    /// The lock is queued (`PostgresConnection.enqueue`): it goes out in one round trip with
+    /// the statement that reads or writes the zone next, ahead of it.
     func lockZone(_ zoneRowID: Int64) throws {
         guard isWriting, !lockedZones.contains(zoneRowID) else { return }
-        _ = try first("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID])
+        db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID]))
         lockedZones.insert(zoneRowID)
     }
 
@@ -233,11 +239,27 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     /// Moves every zone whose records changed up its database's change log; called once before commit.
+    ///
+    /// One statement per zone takes the database's next position (locking its row) and stamps
+    /// the zone; the statements are queued, so they go out with the `COMMIT` in one round trip
+    /// and the database row is held for the shortest time. A failure (a deadlock) is thrown by the commit.
     func finish() throws {
         for zoneRowID in touchedZones.sorted() {
-            guard let zone = try zone(rowID: zoneRowID), !zone.isDeleted else { continue }
-            let sequence = try nextDatabaseSequence(zone.database)
-            try execute("UPDATE zones SET db_seq = $1 WHERE id = $2", [sequence, zoneRowID])
+            db.enqueue(
+                PostgresStatement(
+                    """
+                    WITH zone AS (SELECT container, environment, scope, owner FROM zones WHERE id = $1 AND NOT deleted),
+                    position AS (
+                        INSERT INTO databases (container, environment, scope, owner, change_seq)
+                        SELECT container, environment, scope, owner, 1 FROM zone
+                        ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
+                        RETURNING change_seq
+                    )
+                    UPDATE zones SET db_seq = position.change_seq FROM position WHERE zones.id = $1
+                    """,
+                    [zoneRowID]
+                )
+            )
         }
         touchedZones = []
     }
@@ -257,8 +279,16 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         return try cachedSchema(key).recordTypes[record.recordType]?.fields ?? [:]
     }
 
+    /// Runs `body` in a savepoint. If it rolls back, so do the zone locks taken inside it
+    /// (PostgreSQL releases row locks of an aborted subtransaction): they are taken again when next needed.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try db.savepoint(body)
+        let lockedBefore = lockedZones
+        do {
+            return try db.savepoint(body)
+        } catch {
+            lockedZones = lockedBefore
+            throw error
+        }
     }
 }
 

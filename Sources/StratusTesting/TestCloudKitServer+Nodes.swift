@@ -26,6 +26,7 @@ extension TestCloudKitServer {
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
         configuration.now = { manual.tick() }
         configuration.assets.directory = node.directory.url.appendingPathComponent("assets")
+        configuration.quotas.defaults = .unlimited  // as `start`; the rate bucket is shared with `node`
         configure(&configuration)
         let service = CloudKitService(store: store, accounts: store, configuration: configuration, logger: .disabled)
         let relay = try PostgresPushRelay(store: store) { [service] tokens in service.signalPush(tokens: tokens) }

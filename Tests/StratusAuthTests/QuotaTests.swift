@@ -14,10 +14,10 @@ import Testing
         func advance(milliseconds: Int64) { value.withLock { $0 += milliseconds } }
     }
 
-    @Test func fortyOneRequestsInOneSecondAgainstFortyPerSecondAreThrottled() async throws {
+    @Test(arguments: RecordStoreBackend.allCases) func fortyOneRequestsInOneSecondAgainstFortyPerSecondAreThrottled(_ backend: RecordStoreBackend) async throws {
         let clock = FixedClock()
         let other = "iCloud.com.example.Other"
-        let server = try await TestCloudKitServer.start(containers: [TestCloudKitServer.container, other]) { configuration in
+        let server = try await TestCloudKitServer.start(backend: backend, containers: [TestCloudKitServer.container, other]) { configuration in
             configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 40, burst: 0)
             configuration.quotas.now = { clock.read() }
         }
@@ -46,8 +46,8 @@ import Testing
         }
     }
 
-    @Test func aPublicWritePastTheQuotaIsRefusedWhole() async throws {
-        let server = try await TestCloudKitServer.start { configuration in
+    @Test(arguments: RecordStoreBackend.allCases) func aPublicWritePastTheQuotaIsRefusedWhole(_ backend: RecordStoreBackend) async throws {
+        let server = try await TestCloudKitServer.start(backend: backend) { configuration in
             configuration.quotas.defaults.publicRecordBytes = 3_000
         }
         try await Self.run(server) {
@@ -81,8 +81,8 @@ import Testing
         await server.stop()
     }
 
-    @Test func aPrivateWritePastTheUsersQuotaLeavesNoPartialData() async throws {
-        try await withAuthServer(configure: { $0.quotas.defaults.privateBytesPerUser = 2_000 }) { server in
+    @Test(arguments: RecordStoreBackend.allCases) func aPrivateWritePastTheUsersQuotaLeavesNoPartialData(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend, configure: { $0.quotas.defaults.privateBytesPerUser = 2_000 }) { server in
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             #expect(try await server.exchange("zones/modify", Body.createZone("Notes"), query: a.query).itemCodes("zones") == [nil])

@@ -13,8 +13,8 @@ import Testing
         return #"{"zoneID":{"zoneName":"Projects"\#(ownerKey)},"operations":[{"operationType":"\#(operation)","record":{"recordName":"\#(name)","recordType":"Note","fields":{"title":{"value":"\#(title)"}}\#(parentKey)}}]}"#
     }
 
-    @Test func aRecordSharedReadOnlyThenReadWriteThenRemoved() async throws {
-        try await withAuthServer { server in
+    @Test(arguments: RecordStoreBackend.allCases) func aRecordSharedReadOnlyThenReadWriteThenRemoved(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             _ = try await server.exchange("zones/modify", Body.createZone("Projects"), query: a.query)
@@ -84,8 +84,8 @@ import Testing
         }
     }
 
-    @Test func deletingARecordShareTakesAccessAway() async throws {
-        try await withAuthServer { server in
+    @Test(arguments: RecordStoreBackend.allCases) func deletingARecordShareTakesAccessAway(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             _ = try await server.exchange("zones/modify", Body.createZone("Projects"), query: a.query)

@@ -21,8 +21,8 @@ import Testing
 
     static func zone(owner: String) -> String { #"{"zoneName":"Projects","ownerRecordName":"\#(owner)"}"# }
 
-    @Test func aZoneSharedReadOnlyThenReadWriteThenRemoved() async throws {
-        try await withAuthServer { server in
+    @Test(arguments: RecordStoreBackend.allCases) func aZoneSharedReadOnlyThenReadWriteThenRemoved(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             let c = try await server.signedInUser("c@example.com")
@@ -102,8 +102,8 @@ import Testing
         }
     }
 
-    @Test func deletingTheShareTakesAccessAway() async throws {
-        try await withAuthServer { server in
+    @Test(arguments: RecordStoreBackend.allCases) func deletingTheShareTakesAccessAway(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             _ = try await server.exchange("zones/modify", Body.createZone("Projects"), query: a.query)
@@ -120,8 +120,8 @@ import Testing
         }
     }
 
-    @Test func aRecordShareCarriesTheRootsShortGUID() async throws {
-        try await withAuthServer { server in
+    @Test(arguments: RecordStoreBackend.allCases) func aRecordShareCarriesTheRootsShortGUID(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             _ = try await server.exchange("zones/modify", Body.createZone("Projects"), query: a.query)

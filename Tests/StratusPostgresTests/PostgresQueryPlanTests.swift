@@ -31,14 +31,25 @@ struct PostgresQueryPlanTests {
                 ANALYZE records; ANALYZE field_index;
                 """
             )
-            return try [equality, range].map { plan in
+            var plans = try [equality, range].map { plan in
                 let candidates = PostgresCandidateSQL(plan: plan)
                 return try db.query("EXPLAIN " + candidates.sql, candidates.parameters).map { try $0[0] as String }.joined(separator: "\n")
             }
+            // A page of the type in the store's order reads the bytewise index in order, after the cursor, with a LIMIT.
+            let page = QueryPlan(
+                zoneRowIDs: [1], recordType: "Note", filters: [], limit: 10,
+                after: QueryCursor(sortValues: [], zoneRowID: 1, recordName: "r5000")
+            )
+            let keyset = try #require(PostgresQueryKeyset(plan: page))
+            var candidates = PostgresCandidateSQL(plan: page)
+            keyset.restrict(&candidates, singleZone: 1, after: page.after.map(keyset.position(of:)), limit: 11)
+            plans.append(try db.query("EXPLAIN " + candidates.sql, candidates.parameters).map { try $0[0] as String }.joined(separator: "\n"))
+            return plans
         }
         #expect(plans[0].contains("field_index_vt"), "\(plans[0])")
         #expect(plans[1].contains("field_index_vi"), "\(plans[1])")
         #expect(!plans[0].contains("Seq Scan on records"), "\(plans[0])")
+        #expect(plans[2].contains("records_by_type_bytewise") && plans[2].contains("Limit") && !plans[2].contains("Sort"), "\(plans[2])")
         try await store.close()
     }
 }

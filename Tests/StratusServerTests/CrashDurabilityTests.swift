@@ -1,7 +1,6 @@
 import Foundation
 import StratusTesting
 import StratusWire
-import Synchronization
 import Testing
 
 /// `kill -9` of a real `stratus serve` under write load loses no acknowledged write and leaves a
@@ -30,7 +29,11 @@ import Testing
         let load = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<4 {
-                    group.addTask { await Self.writeUntilRefused(writer: writer, client: loadClient, acknowledged: acknowledged) }
+                    group.addTask {
+                        await LoadScenarios.writeBatches(
+                            writer: writer, client: loadClient, zone: Self.zone, batchSize: Self.batchSize, acknowledged: acknowledged
+                        )
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -70,11 +73,7 @@ import Testing
         let fromScratch = try await Self.readFeed(client, from: nil)
         #expect(Set(fromScratch).count == fromScratch.count, "a record appears twice in the change feed")
         #expect(survivors.isSubset(of: Set(fromScratch)), "acknowledged records missing from the change feed")
-        var batches: [String: Int] = [:]
-        for name in fromScratch {
-            batches[String(name.prefix { $0 != "/" }), default: 0] += 1
-        }
-        #expect(batches.values.allSatisfy { $0 == Self.batchSize }, "an atomic batch was committed in part: \(batches.filter { $0.value != Self.batchSize })")
+        LoadScenarios.expectWholeBatches(fromScratch, batchSize: Self.batchSize)
 
         // A token from before the crash still works after the restart and sees the same changes.
         let fromOldToken = try await Self.readFeed(client, from: tokenBeforeLoad)
@@ -86,50 +85,11 @@ import Testing
         await second.stop()
     }
 
-    /// Creates atomic batches of ``batchSize`` records until the server stops answering; records
-    /// the names of every batch whose response arrived whole and saved every record.
-    private static func writeUntilRefused(writer: Int, client: LoopbackCloudKitClient, acknowledged: AcknowledgedNames) async {
-        var batch = 0
-        while true {
-            let names = (0..<batchSize).map { "w\(writer)-b\(batch)/r\($0)" }
-            let operations = names.map { WireJSON.create($0, type: "Event", fields: #"{"writer":{"value":\#(writer)},"batch":{"value":\#(batch)}}"#) }
-            do {
-                let results = try await client.modify(operations, zone: zone)
-                let saved = results.compactMap { $0.asRecord?.recordName }
-                guard saved == names else { return }
-                acknowledged.insert(names)
-            } catch {
-                return  // the server is gone: this batch was not acknowledged
-            }
-            batch += 1
-        }
-    }
-
     /// Pages a zone's change feed to the end with a small limit, checking tokens advance.
     private static func readFeed(_ client: LoopbackCloudKitClient, from start: SyncToken?) async throws -> [String] {
-        var names: [String] = []
-        var token = start
-        for _ in 0..<10_000 {
-            let page = try await client.changes(zone: zone, token: token, limit: 50)
-            names += page.records.compactMap { $0.asRecord?.recordName }
-            if !page.records.isEmpty {
-                #expect(page.syncToken != token, "a page with changes must move the token")
-            }
-            token = page.syncToken
-            if !page.moreComing { break }
-        }
+        let (records, token) = try await client.allChanges(zone: zone, from: start, limit: 50)
         let last = try await client.changes(zone: zone, token: token, limit: 50)
         #expect(last.records.isEmpty && !last.moreComing, "the final token must be at the end of the feed")
-        return names
+        return records.compactMap(\.recordName)
     }
-}
-
-/// Record names whose writes the server acknowledged, shared by the load tasks.
-private final class AcknowledgedNames: Sendable {
-    private let storage = Mutex<Set<String>>([])
-
-    var count: Int { storage.withLock { $0.count } }
-    var names: Set<String> { storage.withLock { $0 } }
-
-    func insert(_ names: [String]) { storage.withLock { $0.formUnion(names) } }
 }

@@ -7,37 +7,12 @@ import Testing
 /// change feed read through any node is complete and in order.
 @Suite(.enabled(if: PostgresTestDatabase.isEnabled, "set STRATUS_POSTGRES_URL (make test does)"))
 struct MultiNodeRaceTests {
-    /// Starts three nodes on one schema and runs `body` with a client per node.
-    private func withNodes(_ body: ([LoopbackCloudKitClient]) async throws -> Void) async throws {
-        let first = try await TestCloudKitServer.start(backend: .postgres)
-        var nodes = [first]
-        do {
-            for _ in 1..<3 { nodes.append(try await TestCloudKitServer.startNode(sharingStoreOf: first)) }
-            try await body(nodes.map { LoopbackCloudKitClient(port: $0.http.port) })
-        } catch {
-            for node in nodes.reversed() { await node.stop() }
-            throw error
-        }
-        for node in nodes.reversed() { await node.stop() }
-    }
-
     @Test func twentyClientsOnThreeNodesWithOneChangeTagHaveExactlyOneWinner() async throws {
-        try await withNodes { clients in
+        try await withPostgresNodes(3) { clients in
             try await clients[0].createZone("Race")
             let created = try await clients[0].modify([WireJSON.create("shared", fields: #"{"writer":{"value":-1}}"#)], zone: "Race")
             let tag = try #require(created.first?.asRecord?.recordChangeTag).rawValue
-            let results = try await withThrowingTaskGroup(of: RecordResult?.self) { group in
-                for writer in 0..<20 {
-                    group.addTask {
-                        try await clients[writer % clients.count].modify(
-                            [WireJSON.update("shared", tag: tag, fields: #"{"writer":{"value":\#(writer)}}"#)], zone: "Race"
-                        ).first
-                    }
-                }
-                var results: [RecordResult] = []
-                for try await result in group { if let result { results.append(result) } }
-                return results
-            }
+            let results = try await LoadScenarios.raceUpdates(of: "shared", tag: tag, zone: "Race", count: 20, clients: clients)
             #expect(results.count == 20)
             #expect(results.filter { $0.asRecord != nil }.count == 1)
             #expect(results.compactMap(\.asError).allSatisfy { $0.serverErrorCode == .conflict })
@@ -45,7 +20,7 @@ struct MultiNodeRaceTests {
     }
 
     @Test func concurrentCreatesThroughEveryNodeLeaveACompleteOrderedFeed() async throws {
-        try await withNodes { clients in
+        try await withPostgresNodes(3) { clients in
             try await clients[0].createZone("Feed")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for writer in 0..<9 {
@@ -62,14 +37,7 @@ struct MultiNodeRaceTests {
             }
             for client in clients {
                 // Paged through each node: every record once, nothing skipped.
-                var names: [String] = []
-                var token: SyncToken?
-                while true {
-                    let page = try await client.changes(zone: "Feed", token: token, limit: 7)
-                    names += page.records.compactMap { $0.asRecord?.recordName }
-                    token = page.syncToken
-                    if !page.moreComing { break }
-                }
+                let names = try await client.allChanges(zone: "Feed", limit: 7).records.compactMap(\.recordName)
                 #expect(names.count == 90)
                 #expect(Set(names).count == 90)
             }

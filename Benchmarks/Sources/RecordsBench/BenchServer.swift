@@ -5,12 +5,13 @@ import StratusHTTPServer
 import StratusLogging
 import StratusMetrics
 import StratusServer
+import StratusServerPostgres
 import StratusServerSQLite
 import StratusWire
 
-/// The real server in this process: SQLite store in a fresh temporary directory,
-/// `CloudKitService`, the router `stratus serve` builds (metrics, access-log and
-/// CORS middleware, an immediate `/health`) and libmicrohttpd on 127.0.0.1, port 0.
+/// The real server in this process: a store (SQLite in a fresh temporary directory, or a
+/// fresh PostgreSQL schema), `CloudKitService`, the router `stratus serve` builds (metrics,
+/// access-log and CORS middleware, an immediate `/health`) and libmicrohttpd on 127.0.0.1, port 0.
 ///
 /// One extra route, `POST /bench/echo`, answers a fixed small body from an async
 /// handler: the floor of a database request (body read, park, resume, reply)
@@ -18,22 +19,52 @@ import StratusWire
 final class BenchServer {
     static let container = "iCloud.com.example.RecordsBench"
 
-    let directory: TemporaryPath
-    let store: SQLiteRecordStore
-    let http: HTTPServer
-    var port: UInt16 { http.port }
+    /// Where the records live.
+    enum Backend {
+        case sqlite
+        /// A fresh schema on the server at this URL (dropped when the first node stops).
+        case postgres(url: String)
+    }
 
-    private init(directory: TemporaryPath, store: SQLiteRecordStore, http: HTTPServer) {
+    let directory: TemporaryPath
+    let store: any RecordStore
+    let http: HTTPServer
+    /// Other nodes on the same PostgreSQL schema (``startNodes(_:threads:)``), stopped with this one.
+    private(set) var extraNodes: [BenchServer] = []
+    var port: UInt16 { http.port }
+    /// The ports of this node and its extra nodes.
+    var ports: [UInt16] { [port] + extraNodes.map(\.port) }
+
+    private init(directory: TemporaryPath, store: any RecordStore, http: HTTPServer) {
         self.directory = directory
         self.store = store
         self.http = http
     }
 
-    static func start(threads: Int) async throws -> BenchServer {
+    static func start(threads: Int, backend: Backend = .sqlite) async throws -> BenchServer {
         let directory = try TemporaryPath(prefix: "records-bench")
         let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
-        let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), logger: logger)
+        let store: any RecordStore
+        switch backend {
+        case .sqlite: store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), logger: logger)
+        case .postgres(let url): store = try await PostgresRecordStore.openTemporary(url: url, connections: 2 * threads, logger: logger)
+        }
         _ = try await store.write { try $0.createContainer(container, createdAt: 0) }
+        return try serve(store: store, directory: directory, threads: threads, logger: logger)
+    }
+
+    /// Starts `count` more nodes on this node's PostgreSQL schema, each with its own pool, service and HTTP server.
+    func startNodes(_ count: Int, threads: Int) async throws {
+        guard count > 0 else { return }
+        guard let shared = store as? PostgresRecordStore else { throw BenchFailure("only a PostgreSQL node can share its store") }
+        let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
+        for _ in 0..<count {
+            let store = try await PostgresRecordStore.open(url: shared.url, schema: shared.schema, connections: 2 * threads, logger: logger)
+            extraNodes.append(try Self.serve(store: store, directory: try TemporaryPath(prefix: "records-bench-node"), threads: threads, logger: logger))
+        }
+    }
+
+    private static func serve(store: any RecordStore, directory: TemporaryPath, threads: Int, logger: Logger) throws -> BenchServer {
         var secret = SystemRandomNumberGenerator()
         var configuration = ServiceConfiguration(tokenSecret: Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &secret) }))
         configuration.quotas.defaults = .unlimited
@@ -70,6 +101,7 @@ final class BenchServer {
     }
 
     func stop() async {
+        for node in extraNodes { await node.stop() }
         await http.shutdown(gracePeriod: .seconds(1))
         try? await store.close()
         directory.remove()

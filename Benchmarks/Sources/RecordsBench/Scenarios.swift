@@ -109,13 +109,14 @@ struct Scenarios {
 
     // MARK: 5. Concurrent creates
 
-    /// `clients` threads, each with its own connection, each creating `perClient` records one per request; records/s.
-    static func concurrentCreates(port: UInt16, zone: String, clients: Int, perClient: Int, round: Int) throws -> Double {
+    /// `clients` threads, each with its own connection (to `ports` in turn: nodes of one cluster),
+    /// each creating `perClient` records one per request; records/s.
+    static func concurrentCreates(ports: [UInt16], zone: String, clients: Int, perClient: Int, round: Int) throws -> Double {
         let elapsed = try parallel(threads: clients) { thread -> (LoopbackHTTPClient, [[UInt8]]) in
             let bodies = try (0..<perClient).map { index in
                 try Payloads.createBody(prefix: "c\(round)-\(thread)", indices: index..<(index + 1), zone: zone)
             }
-            return (try LoopbackHTTPClient(port: port), bodies)
+            return (try LoopbackHTTPClient(port: ports[thread % ports.count]), bodies)
         } run: { _, state in
             let (client, bodies) = state
             for body in bodies {

@@ -10,7 +10,11 @@
 //
 //   swift run -c release --package-path Benchmarks RecordsBench [--records 10000] [--rounds 3]
 //       [--batch 200] [--updates 1000] [--clients 8] [--per-client 500] [--query-records 100000]
-//       [--queries 30] [--threads 4]
+//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres]
+//
+// `--backend sqlite,postgres` (PostgreSQL at STRATUS_POSTGRES_URL, e.g. under
+// `Scripts/test-postgres.sh run …`) runs scenarios 1, 2, 4 and 5 on SQLite, on PostgreSQL with one
+// node and with three nodes on one schema, and breaks PostgreSQL requests down (BackendComparison).
 import BenchSupport
 import Foundation
 import StratusWire
@@ -40,6 +44,21 @@ struct Round {
 }
 
 func µs(_ value: Double) -> String { value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value) }
+
+// With PostgreSQL among the back ends: scenarios 1, 2, 4 and 5 on each (SQLite, PostgreSQL with one
+// node and with three), side by side, and where a PostgreSQL request's time goes.
+let backends = (arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "sqlite")
+    .split(separator: ",").map(String.init)
+if backends != ["sqlite"] {
+    let settings = BackendComparison.Settings(
+        records: records, batch: batch, updates: updates, clients: clients, perClient: perClient, threads: threads, rounds: rounds,
+        queries: queries
+    )
+    print("RecordsBench --backend \(backends.joined(separator: ",")): \(rounds) round(s); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
+    try await BackendComparison.run(try BackendComparison.configurations(backends), settings: settings)
+    print("load average at the end: \(loadAverage())")
+    exit(0)
+}
 
 if arguments.contains("--breakdown-only") {
     // For profilers: only the in-process pieces, many times.
@@ -88,7 +107,7 @@ for round in 1...rounds {
     let latencies = try scenarios.conditionalUpdates(name: Payloads.name("r", 1), count: updates)
     figures.updateP50 = percentile(latencies, 50)
     figures.updateP99 = percentile(latencies, 99)
-    figures.concurrent = try Scenarios.concurrentCreates(port: server.port, zone: "r", clients: clients, perClient: perClient, round: round)
+    figures.concurrent = try Scenarios.concurrentCreates(ports: [server.port], zone: "r", clients: clients, perClient: perClient, round: round)
     await server.stop()
     figures.sqlite = try Baselines.sqlite(count: records, batch: batch, singles: clients * perClient)
     for line in try await Breakdown.measure(batch: batch, repeats: option("breakdown-batches", 10)) {

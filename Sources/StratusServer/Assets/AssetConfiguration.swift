@@ -8,8 +8,11 @@ public import Foundation
 /// configuration.assets.maximumSize = 100 << 20
 /// ```
 public struct AssetConfiguration: Sendable {
-    /// Where asset files live; assets are refused (`BAD_REQUEST`) while this is `nil`.
+    /// Where asset files live; assets are refused (`BAD_REQUEST`) while this and ``blobStore`` are `nil`.
     public var directory: URL?
+    /// Where asset bytes live when not in ``directory``: any ``AssetBlobStore`` (such as an
+    /// S3-compatible bucket) that every node reaches; takes precedence over ``directory``.
+    public var blobStore: (any AssetBlobStore)?
     /// The largest asset in bytes (the upload route's body limit); 50 MB by default.
     public var maximumSize = 50 << 20
     /// How long an upload URL from `assets/upload` works, in milliseconds; 15 minutes like Apple's.
@@ -21,6 +24,6 @@ public struct AssetConfiguration: Sendable {
     /// An upload starts the period too, so its receipt can be saved into a record within it.
     public var gracePeriod: Int64 = 24 * 60 * 60 * 1000
 
-    /// The defaults; assets stay off until ``directory`` is set.
+    /// The defaults; assets stay off until ``directory`` or ``blobStore`` is set.
     public init() {}
 }

@@ -1,13 +1,20 @@
 public import Foundation
 
-/// Asset bytes on disk, content-addressed: `objects/<2 hex>/<key>` under a directory.
+/// Asset bytes on disk, content-addressed: `objects/<2 hex>/<key>` under a directory, which
+/// several nodes may share (`stratus serve --assets-directory`, e.g. an NFS mount).
 ///
 /// Files are written to `tmp/` first and renamed into place, so a reader never
 /// sees a partial file. Removal renames into `trash/` (inside the store
 /// transaction that forgets the content) and deletes after the commit, so a
 /// concurrent upload of the same bytes and a collection never race: both
-/// renames happen under the store's single writer.
-public final class AssetFileStore: Sendable {
+/// renames happen under the store's lock on the content (SQLite's single writer,
+/// PostgreSQL's row lock on the content key).
+///
+/// ```swift
+/// let files = try AssetFileStore(directory: URL(fileURLWithPath: "/srv/stratus-assets"))
+/// let staged = try files.stage(bytes)
+/// ```
+public final class AssetFileStore: AssetBlobStore {
     /// The root directory.
     public let directory: URL
 
@@ -32,49 +39,49 @@ public final class AssetFileStore: Sendable {
     }
 
     /// Writes bytes to a new temporary file.
-    func stage(_ data: Data) throws -> URL {
+    public func stage(_ data: Data) throws -> AssetBlobLocation {
         let staged = directory.appendingPathComponent("tmp").appendingPathComponent(UUID().uuidString)
         try data.write(to: staged)
-        return staged
+        return AssetBlobLocation(staged.path)
     }
 
     /// Moves a staged file into place, or drops it when the same content is already there.
-    func install(_ staged: URL, key: String) throws {
+    public func install(_ staged: AssetBlobLocation, key: String) throws {
         let target = url(forKey: key)
         if FileManager.default.fileExists(atPath: target.path) {
-            try? FileManager.default.removeItem(at: staged)
+            discard(staged)
             return
         }
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(at: staged, to: target)
+        try FileManager.default.moveItem(atPath: staged.location, toPath: target.path)
     }
 
     /// Removes a staged file that will not be installed.
-    func discard(_ staged: URL) {
-        try? FileManager.default.removeItem(at: staged)
+    public func discard(_ staged: AssetBlobLocation) {
+        try? FileManager.default.removeItem(atPath: staged.location)
     }
 
     /// The content's bytes (memory-mapped).
-    func read(key: String) throws -> Data {
+    public func read(key: String) throws -> Data {
         try Data(contentsOf: url(forKey: key), options: .alwaysMapped)
     }
 
     /// Moves the content to the trash; returns where, or `nil` when it was not on disk.
-    func trash(key: String) throws -> URL? {
+    public func trash(key: String) throws -> AssetBlobLocation? {
         let source = url(forKey: key)
         guard FileManager.default.fileExists(atPath: source.path) else { return nil }
         let target = directory.appendingPathComponent("trash").appendingPathComponent("\(key).\(UUID().uuidString)")
         try FileManager.default.moveItem(at: source, to: target)
-        return target
+        return AssetBlobLocation(target.path)
     }
 
     /// Puts a trashed content back (its removal did not commit).
-    func restore(_ trashed: URL, key: String) {
-        try? FileManager.default.moveItem(at: trashed, to: url(forKey: key))
+    public func restore(_ trashed: AssetBlobLocation, key: String) {
+        try? FileManager.default.moveItem(atPath: trashed.location, toPath: url(forKey: key).path)
     }
 
     /// Deletes trashed files for good.
-    func empty(_ trashed: [URL]) {
-        for file in trashed { try? FileManager.default.removeItem(at: file) }
+    public func empty(_ trashed: [AssetBlobLocation]) {
+        for file in trashed { try? FileManager.default.removeItem(atPath: file.location) }
     }
 }

@@ -2,13 +2,13 @@ import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
-    /// Takes one request from the container's rate budget.
+    /// Takes one request from the container's rate budget (shared by every node when the store keeps rate buckets).
     ///
     /// - Throws: `THROTTLED` (429) with `retryAfter` in seconds past the container's rate.
-    func throttle(container: String) throws(ServiceError) {
+    func throttle(container: String) async throws(ServiceError) {
         let limits = configuration.quotas.limits(for: container)
         let now = configuration.quotas.now?() ?? configuration.now()
-        if let wait = rateLimiter.admit(container, limits: limits, now: now) {
+        if let wait = await rateLimiter.admit(container, limits: limits, now: now) {
             throw ServiceError(
                 .throttled,
                 "container '\(container)' is over its limit of \(Self.rate(limits.requestsPerSecond)) requests per second; retry after \(wait) s",

@@ -10,7 +10,8 @@ extension CloudKitService {
     /// The URL template of asset downloads; the last segment is the client's `${f}` file name.
     public static let assetDownloadTemplate = "/assets/download/{ticket}/{file...}"
 
-    static func openAssetFiles(_ configuration: AssetConfiguration, logger: Logger) -> AssetFileStore? {
+    static func openAssetFiles(_ configuration: AssetConfiguration, logger: Logger) -> (any AssetBlobStore)? {
+        if let blobStore = configuration.blobStore { return blobStore }
         guard let directory = configuration.directory else { return nil }
         do {
             return try AssetFileStore(directory: directory)
@@ -37,7 +38,7 @@ extension CloudKitService {
         )
     }
 
-    private func requireAssetFiles() throws(ServiceError) -> AssetFileStore {
+    private func requireAssetFiles() throws(ServiceError) -> any AssetBlobStore {
         guard let assetFiles else {
             throw ServiceError.badRequest("this server stores no assets: it was started without an asset directory")
         }
@@ -175,7 +176,7 @@ extension CloudKitService {
     public func collectAssetGarbage() async throws -> Int {
         guard let files = assetFiles else { return 0 }
         let cutoff = configuration.now() - configuration.assets.gracePeriod
-        let trashed = Mutex<[(key: String, url: URL)]>([])
+        let trashed = Mutex<[(key: String, location: AssetBlobLocation)]>([])
         var total = 0
         while true {
             do {
@@ -183,16 +184,16 @@ extension CloudKitService {
                     let keys = try tx.collectableAssets(releasedBefore: cutoff, limit: 500)
                     for key in keys {
                         try tx.deleteAsset(key: key)
-                        if let url = try files.trash(key: key) { trashed.withLock { $0.append((key, url)) } }
+                        if let location = try files.trash(key: key) { trashed.withLock { $0.append((key, location)) } }
                     }
                     return keys.count
                 }
-                files.empty(trashed.withLock { $0.map(\.url) })
+                files.empty(trashed.withLock { $0.map(\.location) })
                 trashed.withLock { $0.removeAll() }
                 total += count
                 if count < 500 { return total }
             } catch {
-                for entry in trashed.withLock({ $0 }) { files.restore(entry.url, key: entry.key) }
+                for entry in trashed.withLock({ $0 }) { files.restore(entry.location, key: entry.key) }
                 throw error
             }
         }

@@ -23,10 +23,11 @@ public final class CloudKitService: Sendable {
     /// Checks credentials; `nil` without an account store (open mode only).
     let authenticator: Authenticator?
     let courier: WebCourier
-    let assetFiles: AssetFileStore?
-    /// Request budgets per container.
-    let rateLimiter = RateLimiter()
-    /// Buckets of clients within containers (``QuotaLimits/clientRequestsPerSecond``), a table of their own.
+    let assetFiles: (any AssetBlobStore)?
+    /// Request budgets per container: shared by every node when the store keeps rate buckets.
+    let rateLimiter: any RequestRateLimiter
+    /// Buckets of clients within containers (``QuotaLimits/clientRequestsPerSecond``), a table of
+    /// their own, kept by each node (per-client limits are node-local; the container's is shared).
     let clientRateLimiter = RateLimiter()
     private let knownContainers = Mutex<Set<String>>([])
 
@@ -50,6 +51,7 @@ public final class CloudKitService: Sendable {
         self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
         self.courier = WebCourier(store: store, configuration: configuration.push)
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
+        self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()
     }
 
     /// The URL template of every database operation.
@@ -117,7 +119,7 @@ public final class CloudKitService: Sendable {
         }
         let container = try request.parameter("container")
         try await checkContainer(container)
-        try throttle(container: container)
+        try await throttle(container: container)
         let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
         try throttle(client: principal, of: request, container: container)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName

@@ -1,6 +1,6 @@
 /// Asset bookkeeping read primitives, valid inside a store transaction.
 ///
-/// The bytes live in files (``AssetFileStore``); the store keeps which
+/// The bytes live in an ``AssetBlobStore`` (files: ``AssetFileStore``); the store keeps which
 /// contents exist and which record fields reference them, so reference counts
 /// change in the same transaction as the records.
 public protocol AssetStoreReader {

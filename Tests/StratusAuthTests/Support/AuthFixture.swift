@@ -6,10 +6,10 @@ import Testing
 
 /// Runs `body` against a fresh server that requires authentication, stopping it afterwards.
 func withAuthServer(
-    containers: [String] = [TestCloudKitServer.container], configure: (inout ServiceConfiguration) -> Void = { _ in },
-    _ body: (TestCloudKitServer) async throws -> Void
+    backend: RecordStoreBackend = .sqlite, containers: [String] = [TestCloudKitServer.container],
+    configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
-    let server = try await TestCloudKitServer.startAuthenticated(containers: containers, configure: configure)
+    let server = try await TestCloudKitServer.startAuthenticated(backend: backend, containers: containers, configure: configure)
     do {
         try await body(server)
     } catch {

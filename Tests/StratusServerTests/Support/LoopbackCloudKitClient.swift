@@ -17,8 +17,16 @@ struct LoopbackCloudKitClient: Sendable {
 
     /// POSTs `body` to a database operation and returns the status and body.
     func post(_ operation: String, _ body: String, environment: String? = nil) async throws -> (status: Int, body: Data) {
-        let path = "/database/1/\(container)/\(environment ?? self.environment)/\(database)/\(operation)"
-        let bytes = Data(body.utf8)
+        try await post(path: "/database/1/\(container)/\(environment ?? self.environment)/\(database)/\(operation)", body, operation: operation)
+    }
+
+    /// POSTs `body` to `path` (an operation of any service) and returns the status and body.
+    func post(path: String, _ body: String, operation: String) async throws -> (status: Int, body: Data) {
+        try await post(path: path, bytes: Data(body.utf8), operation: operation)
+    }
+
+    /// POSTs raw `bytes` to `path` and returns the status and body.
+    func post(path: String, bytes: Data, operation: String) async throws -> (status: Int, body: Data) {
         let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
         let reply = try await RawHTTPConnection.exchange(port: port, bytes: Data(head.utf8) + bytes, timeout: 30)
         guard let status = reply.status else {

@@ -3,7 +3,7 @@ import StratusTesting
 import Synchronization
 
 /// The real `stratus` executable run as a child process, for tests that kill it.
-final class StratusChildProcess {
+final class StratusChildProcess: Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -51,12 +51,15 @@ final class StratusChildProcess {
     }
 
     /// Starts `stratus serve --port 0` on `dataDirectory` and waits for the URL it prints.
-    static func serve(dataDirectory: String, logPath: String) async throws -> StratusChildProcess {
+    ///
+    /// - Parameter arguments: More flags for `serve`, e.g. `["--database", url]`.
+    static func serve(dataDirectory: String, logPath: String, arguments: [String] = []) async throws -> StratusChildProcess {
         // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
         let outputPath = logPath + ".stdout"
         let process = try SpawnedCommand.start(
             try executable().path,
-            ["serve", "--open", "--port", "0", "--data-dir", dataDirectory, "--threads", "4", "--log-level", "warning", "--requests-per-second", "0"],
+            ["serve", "--open", "--port", "0", "--data-dir", dataDirectory, "--threads", "4", "--log-level", "warning", "--requests-per-second", "0"]
+                + arguments,
             environment: ProcessInfo.processInfo.environment, standardOutput: outputPath, standardError: logPath
         )
         // A loaded machine (the suite runs in parallel on 2 cores, builds beside it) can take
@@ -68,7 +71,8 @@ final class StratusChildProcess {
                 return StratusChildProcess(process: process, port: port, logPath: logPath)
             }
             guard process.isRunning else {
-                throw Failure(description: "stratus serve exited without printing its URL; stdout: \(text)")
+                let errors = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+                throw Failure(description: "stratus serve exited without printing its URL; stdout: \(text); stderr: \(errors)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
