@@ -277,7 +277,7 @@ import Testing
             configuration.databaseScope = .public
             configuration.container = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
-                authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), transport: SwitchableTransport.shared)
+                authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), transport: SyncWorld.sharedTransport)
         }
     }
 

@@ -94,24 +94,6 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A transport that can be switched off, to simulate a device going offline.
-final class SwitchableTransport: HTTPTransport {
-    /// One connection pool for every simulated device of the suite (sessions are not free).
-    static let shared = URLSessionTransport()
-    let inner: URLSessionTransport = SwitchableTransport.shared
-    private let offline = Mutex(false)
-
-    var isOffline: Bool {
-        get { offline.withLock { $0 } }
-        set { offline.withLock { $0 = newValue } }
-    }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if isOffline { throw URLError(.notConnectedToInternet) }
-        return try await inner.send(request)
-    }
-}
-
 /// One simulated device: its own store, bookkeeping file, device ID and network switch.
 struct Device {
     let name: String
@@ -126,6 +108,9 @@ struct Device {
 /// A real server on loopback and the devices talking to it.
 final class SyncWorld: Sendable {
     static let entityTypes: [any SyncableEntity.Type] = [Folder.self, Note.self, Tag.self, Attachment.self]
+    /// One connection pool for every simulated device of the suite (sessions are not free); each
+    /// device wraps it in its own `SwitchableTransport` to go offline.
+    static let sharedTransport = URLSessionTransport()
 
     let server: TestCloudKitServer
     let directory: TemporaryDirectory
@@ -157,7 +142,7 @@ final class SyncWorld: Sendable {
         client.requestTimeout = .seconds(20)
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
-        let transport = SwitchableTransport()
+        let transport = SwitchableTransport(Self.sharedTransport)
         let container = Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
             authentication: .none, configuration: client, transport: transport)
