@@ -17,8 +17,13 @@ extension SyncController {
 
     /// Records what became of an entry and removes it from the outbox.
     func finish(_ entry: OutboxEntry, _ outcome: Result<StratusClient.Record?, SyncError>) throws {
-        outcomes[entry.seq] = outcome
         try bookkeeping.removeOutboxEntry(entry.seq)
+        settle(entry, outcome)
+    }
+
+    /// Records what became of an entry already removed from the outbox.
+    func settle(_ entry: OutboxEntry, _ outcome: Result<StratusClient.Record?, SyncError>) {
+        outcomes[entry.seq] = outcome
         liveEntities[entry.recordName] = nil
         machine.serverMayHaveChanged()
         // One entry left the outbox: no count(*) per record, which made draining a large outbox quadratic.
@@ -31,9 +36,10 @@ extension SyncController {
     func uploadBatch(_ batch: [OutboxEntry]) async throws {
         var records: [StratusClient.Record] = []
         var entries: [RecordID: OutboxEntry] = [:]
+        let bases = try bookkeeping.bases(batch.map(\.recordName))
         for entry in batch {
-            let entry = try preparingAssets(entry)
-            let base = try bookkeeping.base(entry.recordName)
+            let base = bases[entry.recordName]
+            let entry = try preparingAssets(entry, base: base)
             var record: StratusClient.Record
             if let base {
                 record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
@@ -51,15 +57,26 @@ extension SyncController {
         }
         guard !records.isEmpty else { return }
         let results = try await database.modifyRecords(saving: records, deleting: [], atomically: false)
+        // The acknowledged saves: their last-synced versions and outbox removals in one transaction
+        // (two per record made bulk uploads crawl), written only now that the server has them.
+        let saved: [(OutboxEntry, StratusClient.Record)] = records.compactMap { record in
+            guard let entry = entries[record.recordID], case .success(let saved)? = results.saveResults[record.recordID] else { return nil }
+            return (entry, saved)
+        }
+        try bookkeeping.commitUploads(
+            bases: saved.map { ($1.recordID.recordName, Self.base(of: $1)) }, removingOutbox: saved.map { $0.0.seq })
+        for (entry, record) in saved {
+            try didRemember(record)
+            await writeBack(record, entryName: entry.recordName, applyFields: false)
+            await reportSave(entry, record: record, error: nil)
+            settle(entry, .success(record))
+        }
         var transient: (any Error)?
         for record in records {
             guard let entry = entries[record.recordID] else { continue }
             switch results.saveResults[record.recordID] {
-            case .success(let saved)?:
-                try remember(saved)
-                await writeBack(saved, entryName: entry.recordName, applyFields: false)
-                await reportSave(entry, record: saved, error: nil)
-                try finish(entry, .success(saved))
+            case .success?:
+                continue
             case .failure(let error)? where error.code == .serverRecordChanged:
                 do {
                     try finish(entry, .success(try await uploadSave(entry)))

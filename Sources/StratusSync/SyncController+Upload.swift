@@ -9,7 +9,7 @@ extension SyncController {
     /// Queues `entity` (and the entities it references) and uploads unless paused.
     func save(_ entity: any SyncableEntity, keys: Set<String>?) async throws -> StratusClient.Record? {
         var visited: Set<ObjectIdentifier> = []
-        let seq = try enqueueSave(entity, keys: keys, owner: nil, visited: &visited)
+        let seq = try enqueueSave(entity, keys: keys, visited: &visited)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return nil }
@@ -23,17 +23,21 @@ extension SyncController {
 
     /// Queues the deletion of `entity`'s record and uploads unless paused.
     func delete(_ entity: any SyncableEntity) async throws {
-        let description = try description(of: type(of: entity))
-        guard let syncID = description.syncID(of: entity) else { return }
-        let entry = OutboxEntry(
-            seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [],
-            editedAt: editTime())
+        guard let entry = try deletionEntry(entity) else { return }
         let seq = try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return }
         await drain()
         if case .failure(let error)? = outcomes[seq] { throw error }
+    }
+
+    /// The outbox entry deleting `entity`'s record; `nil` when it has no record name (never saved).
+    func deletionEntry(_ entity: any SyncableEntity) throws(SyncError) -> OutboxEntry? {
+        let description = try description(of: type(of: entity))
+        guard let syncID = description.syncID(of: entity) else { return nil }
+        return OutboxEntry(
+            seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [], editedAt: editTime())
     }
 
     /// Whether the zone exists (creating it if needed); offline, the change stays queued and a retry is scheduled.
@@ -63,10 +67,20 @@ extension SyncController {
         placeholders[ObjectIdentifier(entity)] != nil || entity === type(of: entity).referencePlaceholder
     }
 
-    /// Queues referenced entities first (parent before child), then `entity`; returns its entry.
-    func enqueueSave(
-        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>
-    ) throws -> Int64 {
+    /// Queues referenced entities first (parent before child), then `entity`, in one outbox
+    /// transaction; returns its entry.
+    func enqueueSave(_ entity: any SyncableEntity, keys: Set<String>?, visited: inout Set<ObjectIdentifier>) throws -> Int64 {
+        var entries: [OutboxEntry] = []
+        try collectSave(entity, keys: keys, owner: nil, visited: &visited, into: &entries)
+        return try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq).last ?? 0
+    }
+
+    /// The outbox entries saving `entity` needs, appended to `entries`: referenced entities first
+    /// (parent before child), `entity` last.
+    func collectSave(
+        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>,
+        into entries: inout [OutboxEntry]
+    ) throws {
         let description = try description(of: type(of: entity))
         let name = try ensureSyncID(entity)
         visited.insert(ObjectIdentifier(entity))
@@ -103,13 +117,13 @@ extension SyncController {
             fields[Self.ownerField] = .reference(Reference(RecordID(recordName: owner, zoneID: zoneID), action: .deleteSelf))
         }
         for (target, owned) in targets where !visited.contains(ObjectIdentifier(target)) {
-            _ = try enqueueSave(target, keys: nil, owner: owned ? name : nil, visited: &visited)
+            try collectSave(target, keys: nil, owner: owned ? name : nil, visited: &visited, into: &entries)
         }
         liveEntities[name] = entity
-        let entry = OutboxEntry(
-            seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared,
-            editedAt: editTime())
-        return try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
+        entries.append(
+            OutboxEntry(
+                seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared,
+                editedAt: editTime()))
     }
 
     // MARK: Drain
@@ -182,8 +196,8 @@ extension SyncController {
     }
 
     func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
-        let entry = try preparingAssets(entry)
         let base = try bookkeeping.base(entry.recordName)
+        let entry = try preparingAssets(entry, base: base)
         var record: StratusClient.Record
         if let base {
             record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
@@ -269,10 +283,18 @@ extension SyncController {
 
     /// Stores a record this device wrote as its last-synced version.
     func remember(_ saved: StratusClient.Record) throws {
+        try bookkeeping.setBase(saved.recordID.recordName, Self.base(of: saved))
+        try didRemember(saved)
+    }
+
+    /// A saved record as a last-synced version.
+    static func base(of saved: StratusClient.Record) -> BaseRecord {
+        BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate)
+    }
+
+    /// What follows storing a saved record's last-synced version: the clock skew, the held assets, the generation.
+    func didRemember(_ saved: StratusClient.Record) throws {
         if let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
-        try bookkeeping.setBase(
-            saved.recordID.recordName,
-            BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate))
         try noteSavedAssets(saved)
         bumpGeneration(saved.recordID.recordName)
     }
