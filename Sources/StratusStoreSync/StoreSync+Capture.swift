@@ -40,8 +40,10 @@ extension StoreSync {
         bridge.forgetObjects()
         try await assignSyncIDs(saves.map(\.0))
         var uploads: [SyncUpload] = []
-        for (id, keys) in saves {
-            guard let object = bridge.object(for: id), object.exists else { continue }
+        let objects = saves.map { (bridge.object(for: $0.0), $0.1) }
+        bridge.preload(objects.compactMap(\.0))
+        for (object, keys) in objects {
+            guard let object, object.exists else { continue }
             uploads.append(.save(object, keys: keys))
         }
         for id in collector.deletions {

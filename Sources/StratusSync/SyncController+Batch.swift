@@ -4,12 +4,13 @@ import StratusLogging
 import StratusWire
 
 extension SyncController {
-    /// The head of the outbox that can go in one `records/modify`: consecutive saves of distinct records.
+    /// The head of the outbox that can go in one `records/modify`: consecutive saves, or
+    /// consecutive deletions, of distinct records.
     static func batchable(_ head: [OutboxEntry]) -> [OutboxEntry] {
         var names: Set<String> = []
         var batch: [OutboxEntry] = []
         for entry in head {
-            guard entry.kind == .save, names.insert(entry.recordName).inserted else { break }
+            guard entry.kind == head[0].kind, names.insert(entry.recordName).inserted else { break }
             batch.append(entry)
         }
         return batch
@@ -86,11 +87,7 @@ extension SyncController {
                 }
             case .failure(let error)?:
                 do {
-                    try Self.rethrowIfTransient(error)
-                    let refusal = SyncError(
-                        .rejected, "the server refused record '\(entry.recordName)' of type '\(entry.recordType)'", underlying: error)
-                    try finish(entry, .failure(refusal))
-                    await reportSave(entry, record: nil, error: refusal)
+                    try await refuse(entry, error, "the server refused record '\(entry.recordName)' of type '\(entry.recordType)'")
                 } catch {
                     transient = error
                 }
@@ -100,5 +97,49 @@ extension SyncController {
         }
         logger.debug("uploaded a batch of \(records.count) records")
         if let transient { throw transient }
+    }
+
+    /// Deletes several records in one request and, on the public database, queues their DeleteQueue
+    /// entries with one read of the device list (one read per deletion made deleting many records
+    /// slow). A record already gone counts as deleted; a refusal is dropped and reported; a transient
+    /// failure stops the drain after the others are handled.
+    func deleteBatch(_ batch: [OutboxEntry]) async throws {
+        let ids = batch.map { RecordID(recordName: $0.recordName, zoneID: zoneID) }
+        let results = try await database.modifyRecords(saving: [], deleting: ids, atomically: false)
+        var deleted: [OutboxEntry] = []
+        var transient: (any Error)?
+        for (entry, id) in zip(batch, ids) {
+            switch results.deleteResults[id] {
+            case .success?:
+                deleted.append(entry)
+            case .failure(let error)? where error.code == .unknownItem:
+                deleted.append(entry)
+            case .failure(let error)?:
+                do {
+                    try await refuse(entry, error, "the server refused to delete record '\(entry.recordName)'")
+                } catch {
+                    transient = error
+                }
+            case nil:
+                transient = StratusError(.serverResponseLost, "the server did not answer for record '\(entry.recordName)'")
+            }
+        }
+        // The entries stay in the outbox until the DeleteQueue entries are written (retried deletions queue the same names).
+        if configuration.databaseScope == .public { try await queueDeletions(deleted) }
+        try bookkeeping.commitUploads(bases: [], removingBases: deleted.map(\.recordName), removingOutbox: deleted.map(\.seq))
+        for entry in deleted {
+            bumpGeneration(entry.recordName)
+            settle(entry, .success(nil))
+        }
+        logger.debug("deleted \(deleted.count) records")
+        if let transient { throw transient }
+    }
+
+    /// Drops a refused entry from the outbox and reports the refusal; rethrows a transient error instead.
+    private func refuse(_ entry: OutboxEntry, _ error: StratusError, _ message: String) async throws {
+        try Self.rethrowIfTransient(error)
+        let refusal = SyncError(.rejected, message, underlying: error)
+        try finish(entry, .failure(refusal))
+        await reportSave(entry, record: nil, error: refusal)
     }
 }

@@ -147,6 +147,12 @@ extension SyncController {
                 let head = try bookkeeping.outboxEntries(limit: Database.maximumOperationsPerRequest)
                 guard let entry = head.first else { break }
                 let batch = Self.batchable(head)
+                if entry.kind == .delete {
+                    inFlightSeq = batch.last?.seq
+                    defer { inFlightSeq = nil }
+                    try await deleteBatch(batch)
+                    continue
+                }
                 if batch.count > 1 {
                     inFlightSeq = batch.last?.seq
                     defer { inFlightSeq = nil }
@@ -156,7 +162,7 @@ extension SyncController {
                 inFlightSeq = entry.seq
                 defer { inFlightSeq = nil }
                 do {
-                    try finish(entry, .success(try await upload(entry)))
+                    try finish(entry, .success(try await uploadSave(entry)))
                 } catch let error as SyncError {
                     try finish(entry, .failure(error))
                     await reportSave(entry, record: nil, error: error)
@@ -174,27 +180,8 @@ extension SyncController {
         publish()
     }
 
-    /// Uploads one entry. Throws ``SyncError`` for a refusal (the entry is dropped and reported);
+    /// Uploads one save. Throws ``SyncError`` for a refusal (the entry is dropped and reported);
     /// any other error leaves the entry queued.
-    private func upload(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
-        switch entry.kind {
-        case .delete:
-            let results = try await database.modifyRecords(
-                saving: [], deleting: [RecordID(recordName: entry.recordName, zoneID: zoneID)], atomically: false)
-            if case .failure(let error)? = results.deleteResults.values.first, error.code != .unknownItem {
-                try Self.rethrowIfTransient(error)
-                throw SyncError(.rejected, "the server refused to delete record '\(entry.recordName)'", underlying: error)
-            }
-            if configuration.databaseScope == .public { try await queueDeletion(entry) }
-            try bookkeeping.setBase(entry.recordName, nil)
-            bumpGeneration(entry.recordName)
-            logger.debug("deleted \(entry.recordType) \(entry.recordName)")
-            return nil
-        case .save:
-            return try await uploadSave(entry)
-        }
-    }
-
     func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
         let base = try bookkeeping.base(entry.recordName)
         let entry = try preparingAssets(entry, base: base)

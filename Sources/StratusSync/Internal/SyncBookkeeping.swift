@@ -172,11 +172,15 @@ final class SyncBookkeeping: Sendable {
     }
 
     /// Records what a batch upload did, in one transaction: the saved records as their new
-    /// last-synced versions, and the outbox entries the server acknowledged removed.
-    func commitUploads(bases: [(String, BaseRecord)], removingOutbox sequences: [Int64]) throws {
+    /// last-synced versions, the deleted ones without one, and the outbox entries the server
+    /// acknowledged removed.
+    func commitUploads(bases: [(String, BaseRecord)], removingBases removed: [String] = [], removingOutbox sequences: [Int64]) throws {
         let encoded = try Self.encode(bases)
         try database.writeSync { db in
             try Self.insert(encoded, db)
+            for name in removed {
+                try db.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name])
+            }
             for seq in sequences {
                 try db.execute("DELETE FROM sync_outbox WHERE seq = ?", [seq])
             }

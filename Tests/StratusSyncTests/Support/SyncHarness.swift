@@ -136,13 +136,14 @@ final class SyncWorld: Sendable {
 
     func device(
         _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
-        logger: Logger = .disabled, reconnect: Duration? = nil, configure: (inout SyncConfiguration) -> Void = { _ in }
+        logger: Logger = .disabled, reconnect: Duration? = nil, network: (any HTTPTransport)? = nil,
+        configure: (inout SyncConfiguration) -> Void = { _ in }
     ) throws -> Device {
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(20)
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
-        let transport = SwitchableTransport(Self.sharedTransport)
+        let transport = SwitchableTransport(network ?? Self.sharedTransport)
         let container = Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
             authentication: .none, configuration: client, transport: transport)
@@ -155,5 +156,24 @@ final class SyncWorld: Sendable {
         configure(&configured)
         let controller = try SyncController(configuration: configured, delegate: store)
         return Device(name: name, store: store, sync: controller, transport: transport, bookkeepingPath: path)
+    }
+}
+
+/// Counts the record queries of one record type a device sends.
+final class QueryCounter: HTTPTransport {
+    let recordType: String
+    private let count = Mutex(0)
+
+    init(recordType: String) {
+        self.recordType = recordType
+    }
+
+    var queries: Int { count.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.url.path.hasSuffix("/records/query"), String(decoding: request.body, as: UTF8.self).contains("\"\(recordType)\"") {
+            count.withLock { $0 += 1 }
+        }
+        return try await SyncWorld.sharedTransport.send(request)
     }
 }
