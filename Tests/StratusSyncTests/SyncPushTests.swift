@@ -96,6 +96,21 @@ extension NotificationConfiguration {
             // B applied and removed its entry without a sync() of its own.
             #expect(await eventually { (try? await SyncPublicDatabaseTests.queuedFor(a))?.isEmpty == true })
 
+            // The race the DeleteQueue subscription covers: the record's own push makes B fetch before
+            // the entry exists. Here the note goes with no entry (B's fetch finds nothing to delete),
+            // and an entry written later (as a slow deleting device would) pushes B again by itself.
+            let database = a.sync.configuration.container.publicCloudDatabase
+            let noteName = try #require(note.syncID)
+            _ = try await database.modifyRecords(saving: [], deleting: [RecordID(recordName: noteName, zoneID: .defaultZone)], atomically: false)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(b.store.find(Note.self, noteName) != nil)
+            var entry = Record(recordType: "StratusDeleteQueue", recordID: RecordID(recordName: "late-entry", zoneID: .defaultZone))
+            entry["dq_deviceID"] = "device-b"
+            entry["dq_recordID"] = noteName
+            entry["dq_recordType"] = "Note"
+            _ = try await database.modifyRecords(saving: [entry], deleting: [], atomically: false)
+            #expect(await eventually { b.store.find(Note.self, noteName) == nil })
+
             try await a.sync.close()
             try await b.sync.close()
         }
