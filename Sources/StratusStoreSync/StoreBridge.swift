@@ -144,29 +144,44 @@ final class StoreBridge: Sendable {
     }
 
     /// An object's synced values in the sync framework's shapes, or `nil` when the store no longer has it.
-    func load(_ id: ObjectID, mapping: any StoreEntityMapping.Type) -> [String: any Sendable]? {
-        guard let info = infos[id.entityName] else { return nil }
-        let related = reader.performAndWait { context -> (values: [String: any Sendable], toOne: [String: ObjectID], toMany: [String: [ObjectID]])? in
-            guard let object = try? context.existingObject(with: id) else { return nil }
-            var values: [String: any Sendable] = [:]
-            for key in info.attributeTypes.keys {
-                if let value = object.attributeValue(forKey: key) { values[key] = AttributeConversion.syncValue(value) }
-            }
-            var toOne: [String: ObjectID] = [:]
-            for key in mapping.toOne.keys {
-                toOne[key] = object.objectIDs(forKey: key).first
-            }
-            var toMany: [String: [ObjectID]] = [:]
-            for key in mapping.toMany.keys {
-                toMany[key] = Array(object.objectIDs(forKey: key))
-            }
-            return (values, toOne, toMany)
+    func load(_ id: ObjectID) -> [String: any Sendable]? {
+        reader.performAndWait { read(id, in: $0) }.flatMap(resolve)
+    }
+
+    /// Loads the values of many objects in one pass on the reading context (a capture of 9,000
+    /// new notes paid one `performAndWait` per note).
+    func preload(_ objects: [any AnyStoreObject]) {
+        let pending = objects.filter { $0.loadedValues == nil }.compactMap { object in object.objectID.map { (object, $0) } }
+        guard !pending.isEmpty else { return }
+        let read = reader.performAndWait { context in pending.map { self.read($0.1, in: context) } }
+        for ((object, _), raw) in zip(pending, read) {
+            object.fill(raw.flatMap(resolve))
         }
-        guard var values = related?.values, let related else { return nil }
-        for (key, id) in related.toOne {
+    }
+
+    /// An object's attributes and related object IDs, read in `context`.
+    private func read(_ id: ObjectID, in context: ObjectContext) -> RawValues? {
+        guard let info = infos[id.entityName], let object = try? context.existingObject(with: id) else { return nil }
+        var raw = RawValues()
+        for key in info.attributeTypes.keys {
+            if let value = object.attributeValue(forKey: key) { raw.values[key] = AttributeConversion.syncValue(value) }
+        }
+        for key in info.mapping.toOne.keys {
+            raw.toOne[key] = object.objectIDs(forKey: key).first
+        }
+        for key in info.mapping.toMany.keys {
+            raw.toMany[key] = Array(object.objectIDs(forKey: key))
+        }
+        return raw
+    }
+
+    /// Read values with related objects as ``StoreObject``s.
+    private func resolve(_ raw: RawValues) -> [String: any Sendable] {
+        var values = raw.values
+        for (key, id) in raw.toOne {
             values[key] = object(for: id)
         }
-        for (key, ids) in related.toMany {
+        for (key, ids) in raw.toMany {
             // Ordered by sync ID, so every device writes the same list.
             let ordered = ids.map { (syncID(of: $0) ?? "~\($0.stringRepresentation)", $0) }.sorted { $0.0 < $1.0 }
             values[key] = ordered.compactMap { object(for: $0.1) } as [any SyncableEntity]
@@ -247,4 +262,11 @@ extension StoreBridge {
         }
         try await context.saveChain()
     }
+}
+
+/// An object's synced attributes and related object IDs, as read on the reading context.
+struct RawValues {
+    var values: [String: any Sendable] = [:]
+    var toOne: [String: ObjectID] = [:]
+    var toMany: [String: [ObjectID]] = [:]
 }

@@ -19,6 +19,8 @@ protocol AnyStoreObject: SyncableEntity {
     func takeDirtyValues() -> [String: (any Sendable)?]
     /// Whether the managed object was found when the values were loaded.
     var exists: Bool { get }
+    /// Sets the values loaded from the store (`nil`: the store no longer has the object), unless already loaded.
+    func fill(_ loaded: [String: any Sendable]?)
 }
 
 /// The sync framework's view of one managed object: a `Sendable` snapshot of its synced values,
@@ -89,7 +91,10 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
     /// Loads the values from the store the first time they are needed (blocking on the bridge's reading context).
     private func ensureLoaded() {
         guard let id = state.withLock({ $0.values == nil ? $0.objectID : nil }) else { return }
-        let loaded = bridge.load(id, mapping: Mapping.self)
+        fill(bridge.load(id))
+    }
+
+    func fill(_ loaded: [String: any Sendable]?) {
         state.withLock { state in
             guard state.values == nil else { return }
             state.values = loaded ?? [:]

@@ -18,9 +18,20 @@ extension StoreSync {
         }
         guard let last = transactions.last?.token else { return 0 }
         var collector = ChangeCollector(syncedKeys: bridge.infos.mapValues { $0.mapping.syncedKeys })
-        for transaction in transactions where transaction.author != Self.transactionAuthor {
-            collector.add(transaction.changes)
+        let remote = delegate.appliedRemoteDeletions
+        var seenRemote: [ObjectID] = []
+        for transaction in transactions {
+            guard transaction.author == Self.transactionAuthor else {
+                collector.add(transaction.changes)
+                continue
+            }
+            // Sync's own writes are not uploaded, except the deletions the store's delete rules
+            // cascaded from a remote deletion: the server still has those records.
+            let deletions = transaction.changes.filter { $0.kind == .deleted }
+            seenRemote += deletions.map(\.objectID).filter(remote.contains)
+            collector.add(deletions.filter { !remote.contains($0.objectID) })
         }
+        delegate.forgetRemoteDeletions(seenRemote)
         let saves = collector.wantedSaves
         guard !saves.isEmpty || !collector.deletions.isEmpty else {
             try writeToken(last)
@@ -29,8 +40,10 @@ extension StoreSync {
         bridge.forgetObjects()
         try await assignSyncIDs(saves.map(\.0))
         var uploads: [SyncUpload] = []
-        for (id, keys) in saves {
-            guard let object = bridge.object(for: id), object.exists else { continue }
+        let objects = saves.map { (bridge.object(for: $0.0), $0.1) }
+        bridge.preload(objects.compactMap(\.0))
+        for (object, keys) in objects {
+            guard let object, object.exists else { continue }
             uploads.append(.save(object, keys: keys))
         }
         for id in collector.deletions {

@@ -12,6 +12,9 @@ final class StoreSyncDelegate: SyncDelegate {
     /// Objects uploaded since the last write-back (the controller may have set values on them), and
     /// whether a write-back is scheduled.
     private let uploaded = Mutex<(objects: [any AnyStoreObject], scheduled: Bool)>(([], false))
+    /// Objects deleted because the server deleted their records, until a capture has seen those
+    /// deletions in the history (every other deletion in sync's transactions is a local cascade).
+    private let remoteDeletions = Mutex<Set<ObjectID>>([])
 
     init(bridge: StoreBridge) {
         self.bridge = bridge
@@ -75,6 +78,14 @@ final class StoreSyncDelegate: SyncDelegate {
         }
     }
 
+    /// The objects deleted by applying remote deletions and not yet seen by a capture.
+    var appliedRemoteDeletions: Set<ObjectID> { remoteDeletions.withLock { $0 } }
+
+    /// Forgets remote deletions a capture has seen.
+    func forgetRemoteDeletions(_ ids: some Sequence<ObjectID>) {
+        remoteDeletions.withLock { $0.subtract(ids) }
+    }
+
     /// Inserts, updates and deletes the changed objects in one save that reaches the store.
     func apply(_ changes: SyncChanges) async throws {
         let bridge = bridge
@@ -87,6 +98,8 @@ final class StoreSyncDelegate: SyncDelegate {
             }
         }
         let doomed = deletions
+        // Known before the save, so a capture that reads the save's history tells them from cascades.
+        remoteDeletions.withLock { $0.formUnion(doomed) }
         let context = bridge.writingContext()
         try await context.perform { context in
             var objects: [ObjectIdentifier: ManagedObject] = [:]

@@ -83,12 +83,13 @@ extension SyncController {
 
     /// The outbox entry with its large `Data` fields turned into assets: unchanged bytes reuse the
     /// last-synced asset, new bytes go to a temporary file the SDK uploads with the record. A `nil`
-    /// property whose asset was never downloaded stays as the server has it.
-    func preparingAssets(_ entry: OutboxEntry) throws -> OutboxEntry {
+    /// property whose asset was never downloaded stays as the server has it. `base` is the record's
+    /// last-synced version.
+    func preparingAssets(_ entry: OutboxEntry, base: BaseRecord?) throws -> OutboxEntry {
         guard entry.kind == .save, let description = descriptions[entry.recordType] else { return entry }
         var prepared = entry
         let name = entry.recordName
-        let baseFields = try bookkeeping.base(name)?.record.fields
+        let baseFields = base?.record.fields
         for remote in Set(description.mapping.values) {
             let field = AssetFields.assetKey(remote)
             switch entry.fields[remote] {

@@ -24,15 +24,17 @@ extension SyncController {
             chosen.append(try description(of: type))
         }
         var visited: Set<ObjectIdentifier> = []
+        var entries: [OutboxEntry] = []
         var queued = 0
         for description in chosen {
             for entity in try await delegate.allEntities(ofType: description.type) where !visited.contains(ObjectIdentifier(entity)) {
                 let known = try description.syncID(of: entity).map { try bookkeeping.base($0) != nil } ?? false
                 guard forced || !known else { continue }
-                _ = try enqueueSave(entity, keys: nil, owner: nil, visited: &visited)
+                try collectSave(entity, keys: nil, owner: nil, visited: &visited, into: &entries)
                 queued += 1
             }
         }
+        _ = try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq)
         logger.debug("full sync queued \(queued) entities (forced: \(forced))")
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()

@@ -135,11 +135,12 @@ extension SyncController {
 
     // MARK: DeleteQueue
 
-    /// After a record was deleted: one DeleteQueue entry per other active device (retired ones, silent
-    /// longer than ``SyncConfiguration/deviceRetirement``, get none). The device list is
-    /// read *after* the deletion, so a device either is in it or checks in later and finds the
-    /// record gone by itself (its first fetch, or its full resync, runs after its check-in).
-    func queueDeletion(_ entry: OutboxEntry) async throws {
+    /// After records were deleted: one DeleteQueue entry per record per other active device (retired
+    /// ones, silent longer than ``SyncConfiguration/deviceRetirement``, get none). The device list is
+    /// read once, *after* the deletions, so a device either is in it or checks in later and finds the
+    /// records gone by itself (its first fetch, or its full resync, runs after its check-in).
+    func queueDeletions(_ deleted: [OutboxEntry]) async throws {
+        guard !deleted.isEmpty else { return }
         let devices = try await registeredDevices()
         // The latest check-in is a lower bound of the server's time: a device is skipped only when
         // it will find itself retired too.
@@ -147,11 +148,20 @@ extension SyncController {
         let active = devices.filter {
             !PublicRecords.isRetired(lastCheckIn: $0.lastCheckIn, now: now, after: configuration.deviceRetirement)
         }
-        // Weak entities the server deleted with the record (DELETE_SELF) go to every device, this one included.
-        let owned = try ownedRecords(of: entry.recordName)
-        var deletions = active.filter { $0.deviceID != configuration.deviceID }.map { ($0.deviceID, entry.recordName, entry.recordType) }
-        for device in active {
-            deletions += owned.map { (device.deviceID, $0.name, $0.recordType) }
+        let others = active.filter { $0.deviceID != configuration.deviceID }
+        // Weak entities the server deleted with a record (DELETE_SELF) go to every device, this one included.
+        let owned = try ownedRecords(of: deleted.map(\.recordName))
+        var deletions: [(String, String, String)] = []
+        var named: Set<String> = []
+        func add(_ deviceID: String, _ recordName: String, _ recordType: String) {
+            // A weak record deleted in the batch and with its owner is queued once per device.
+            if named.insert(deviceID + "\n" + recordName).inserted { deletions.append((deviceID, recordName, recordType)) }
+        }
+        for entry in deleted {
+            for device in others { add(device.deviceID, entry.recordName, entry.recordType) }
+            for device in active {
+                for record in owned[entry.recordName] ?? [] { add(device.deviceID, record.name, record.recordType) }
+            }
         }
         let queue = deletions.map { deviceID, recordName, recordType in
             let id = RecordID(recordName: PublicRecords.queueRecordName(deviceID: deviceID, recordName: recordName), zoneID: zoneID)
@@ -167,32 +177,37 @@ extension SyncController {
             for record in part {
                 if case .failure(let error)? = results.saveResults[record.recordID] {
                     try Self.rethrowIfTransient(error)
-                    throw SyncError(.rejected, "the server refused the DeleteQueue entry for record '\(entry.recordName)'", underlying: error)
+                    let name = record[PublicRecords.queueRecordField] as String? ?? "?"
+                    throw SyncError(.rejected, "the server refused the DeleteQueue entry for record '\(name)'", underlying: error)
                 }
             }
         }
-        logger.debug("queued the deletion of \(entry.recordType) \(entry.recordName) (\(queue.count) DeleteQueue entries)")
+        logger.debug("queued the deletion of \(deleted.count) records (\(queue.count) DeleteQueue entries)")
     }
 
-    /// The weak records owned (through ``SyncController/ownerField``), directly or not, by `recordName`.
-    private func ownedRecords(of recordName: String) throws -> [(name: String, recordType: String)] {
+    /// The weak records owned (through ``SyncController/ownerField``), directly or not, by each of `recordNames`.
+    private func ownedRecords(of recordNames: [String]) throws -> [String: [(name: String, recordType: String)]] {
         let weak = try bookkeeping.baseNames().filter { descriptions[$0.1]?.type.isWeak ?? false }
         var owners: [String: [(String, String)]] = [:]
-        for (name, type) in weak {
-            if case .reference(let owner)? = try bookkeeping.base(name)?.record.fields?[Self.ownerField] {
-                owners[owner.recordName, default: []].append((name, type))
+        for (name, base) in try bookkeeping.bases(weak.map(\.0)) {
+            if case .reference(let owner)? = base.record.fields?[Self.ownerField] {
+                owners[owner.recordName, default: []].append((name, base.recordType))
             }
         }
-        var found: [(name: String, recordType: String)] = []
-        var frontier = [recordName]
-        var seen: Set<String> = [recordName]
-        while let next = frontier.popLast() {
-            for (name, type) in owners[next] ?? [] where seen.insert(name).inserted {
-                found.append((name, type))
-                frontier.append(name)
+        var result: [String: [(name: String, recordType: String)]] = [:]
+        for recordName in recordNames {
+            var found: [(name: String, recordType: String)] = []
+            var frontier = [recordName]
+            var seen: Set<String> = [recordName]
+            while let next = frontier.popLast() {
+                for (name, type) in owners[next] ?? [] where seen.insert(name).inserted {
+                    found.append((name, type))
+                    frontier.append(name)
+                }
             }
+            result[recordName] = found
         }
-        return found
+        return result
     }
 
     /// The DeleteQueue entries addressed to a device.

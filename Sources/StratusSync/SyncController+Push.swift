@@ -8,8 +8,10 @@ extension SyncController {
     /// The ID of the zone subscription push uses: `StratusSync.<zone name>`.
     public nonisolated var pushSubscriptionID: String { "StratusSync.\(configuration.zoneName)" }
 
-    /// The subscriptions push needs: one zone subscription for the private database, one query
-    /// subscription per record type for the public database (which has no change feed of zones).
+    /// The subscriptions push needs: one zone subscription for the private database; for the
+    /// public database (no change feed of zones), one query subscription per record type plus one
+    /// on the DeleteQueue entries addressed to this device, which are written *after* a deletion
+    /// (the record type's own deletion push may fetch before they exist).
     nonisolated var pushSubscriptions: [Subscription] {
         switch configuration.databaseScope {
         case .public:
@@ -17,13 +19,21 @@ extension SyncController {
                 Subscription(
                     subscriptionID: "StratusSync.\(type.recordType)", subscriptionType: .query, query: Query(recordType: type.recordType),
                     firesOn: [.create, .update, .delete])
-            }
+            } + [
+                Subscription(
+                    subscriptionID: PublicRecords.queueSubscriptionID(configuration.deviceID), subscriptionType: .query,
+                    query: Query(
+                        recordType: PublicRecords.deleteQueueType,
+                        filters: [.equals(.field(PublicRecords.queueDeviceField), configuration.deviceID)]),
+                    firesOn: [.create])
+            ]
         default:
             [Subscription(subscriptionID: pushSubscriptionID, subscriptionType: .zone, zoneID: zoneID)]
         }
     }
 
-    /// Starts push-triggered sync: subscribes to the zone's changes (creating an existing
+    /// Starts push-triggered sync: subscribes to the zone's changes — on the public database, to
+    /// each record type and to this device's DeleteQueue entries — (creating an existing
     /// subscription is a no-op on the server), listens to the container's notifications, and runs a
     /// delta sync for each one about this zone — the delegate receives the changes without the app
     /// ever calling ``sync()``.

@@ -28,24 +28,23 @@ extension SyncController {
     @discardableResult
     public func upload(_ changes: [SyncUpload]) async throws -> Int {
         var visited: Set<ObjectIdentifier> = []
+        var entries: [OutboxEntry] = []
         var queued = 0
         for change in changes {
             switch change {
             case .save(let entity, let keys):
                 // A referenced entity queued earlier in this call is not queued again.
                 visited.remove(ObjectIdentifier(entity))
-                _ = try enqueueSave(entity, keys: keys, owner: nil, visited: &visited)
+                try collectSave(entity, keys: keys, owner: nil, visited: &visited, into: &entries)
                 queued += 1
             case .delete(let entity):
-                let description = try description(of: type(of: entity))
-                guard let syncID = description.syncID(of: entity) else { continue }
-                let entry = OutboxEntry(
-                    seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [],
-                    editedAt: editTime())
-                _ = try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
+                guard let entry = try deletionEntry(entity) else { continue }
+                entries.append(entry)
                 queued += 1
             }
         }
+        // One outbox transaction for the whole call (one per entry made queueing 9,000 notes slow).
+        _ = try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard queued > 0, !machine.status.isPaused, await zoneIsReady() else { return queued }

@@ -9,7 +9,7 @@ extension SyncController {
     /// Queues `entity` (and the entities it references) and uploads unless paused.
     func save(_ entity: any SyncableEntity, keys: Set<String>?) async throws -> StratusClient.Record? {
         var visited: Set<ObjectIdentifier> = []
-        let seq = try enqueueSave(entity, keys: keys, owner: nil, visited: &visited)
+        let seq = try enqueueSave(entity, keys: keys, visited: &visited)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return nil }
@@ -23,17 +23,21 @@ extension SyncController {
 
     /// Queues the deletion of `entity`'s record and uploads unless paused.
     func delete(_ entity: any SyncableEntity) async throws {
-        let description = try description(of: type(of: entity))
-        guard let syncID = description.syncID(of: entity) else { return }
-        let entry = OutboxEntry(
-            seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [],
-            editedAt: editTime())
+        guard let entry = try deletionEntry(entity) else { return }
         let seq = try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return }
         await drain()
         if case .failure(let error)? = outcomes[seq] { throw error }
+    }
+
+    /// The outbox entry deleting `entity`'s record; `nil` when it has no record name (never saved).
+    func deletionEntry(_ entity: any SyncableEntity) throws(SyncError) -> OutboxEntry? {
+        let description = try description(of: type(of: entity))
+        guard let syncID = description.syncID(of: entity) else { return nil }
+        return OutboxEntry(
+            seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [], editedAt: editTime())
     }
 
     /// Whether the zone exists (creating it if needed); offline, the change stays queued and a retry is scheduled.
@@ -63,10 +67,20 @@ extension SyncController {
         placeholders[ObjectIdentifier(entity)] != nil || entity === type(of: entity).referencePlaceholder
     }
 
-    /// Queues referenced entities first (parent before child), then `entity`; returns its entry.
-    func enqueueSave(
-        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>
-    ) throws -> Int64 {
+    /// Queues referenced entities first (parent before child), then `entity`, in one outbox
+    /// transaction; returns its entry.
+    func enqueueSave(_ entity: any SyncableEntity, keys: Set<String>?, visited: inout Set<ObjectIdentifier>) throws -> Int64 {
+        var entries: [OutboxEntry] = []
+        try collectSave(entity, keys: keys, owner: nil, visited: &visited, into: &entries)
+        return try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq).last ?? 0
+    }
+
+    /// The outbox entries saving `entity` needs, appended to `entries`: referenced entities first
+    /// (parent before child), `entity` last.
+    func collectSave(
+        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>,
+        into entries: inout [OutboxEntry]
+    ) throws {
         let description = try description(of: type(of: entity))
         let name = try ensureSyncID(entity)
         visited.insert(ObjectIdentifier(entity))
@@ -103,13 +117,13 @@ extension SyncController {
             fields[Self.ownerField] = .reference(Reference(RecordID(recordName: owner, zoneID: zoneID), action: .deleteSelf))
         }
         for (target, owned) in targets where !visited.contains(ObjectIdentifier(target)) {
-            _ = try enqueueSave(target, keys: nil, owner: owned ? name : nil, visited: &visited)
+            try collectSave(target, keys: nil, owner: owned ? name : nil, visited: &visited, into: &entries)
         }
         liveEntities[name] = entity
-        let entry = OutboxEntry(
-            seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared,
-            editedAt: editTime())
-        return try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
+        entries.append(
+            OutboxEntry(
+                seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared,
+                editedAt: editTime()))
     }
 
     // MARK: Drain
@@ -133,6 +147,12 @@ extension SyncController {
                 let head = try bookkeeping.outboxEntries(limit: Database.maximumOperationsPerRequest)
                 guard let entry = head.first else { break }
                 let batch = Self.batchable(head)
+                if entry.kind == .delete {
+                    inFlightSeq = batch.last?.seq
+                    defer { inFlightSeq = nil }
+                    try await deleteBatch(batch)
+                    continue
+                }
                 if batch.count > 1 {
                     inFlightSeq = batch.last?.seq
                     defer { inFlightSeq = nil }
@@ -142,7 +162,7 @@ extension SyncController {
                 inFlightSeq = entry.seq
                 defer { inFlightSeq = nil }
                 do {
-                    try finish(entry, .success(try await upload(entry)))
+                    try finish(entry, .success(try await uploadSave(entry)))
                 } catch let error as SyncError {
                     try finish(entry, .failure(error))
                     await reportSave(entry, record: nil, error: error)
@@ -160,30 +180,11 @@ extension SyncController {
         publish()
     }
 
-    /// Uploads one entry. Throws ``SyncError`` for a refusal (the entry is dropped and reported);
+    /// Uploads one save. Throws ``SyncError`` for a refusal (the entry is dropped and reported);
     /// any other error leaves the entry queued.
-    private func upload(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
-        switch entry.kind {
-        case .delete:
-            let results = try await database.modifyRecords(
-                saving: [], deleting: [RecordID(recordName: entry.recordName, zoneID: zoneID)], atomically: false)
-            if case .failure(let error)? = results.deleteResults.values.first, error.code != .unknownItem {
-                try Self.rethrowIfTransient(error)
-                throw SyncError(.rejected, "the server refused to delete record '\(entry.recordName)'", underlying: error)
-            }
-            if configuration.databaseScope == .public { try await queueDeletion(entry) }
-            try bookkeeping.setBase(entry.recordName, nil)
-            bumpGeneration(entry.recordName)
-            logger.debug("deleted \(entry.recordType) \(entry.recordName)")
-            return nil
-        case .save:
-            return try await uploadSave(entry)
-        }
-    }
-
     func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
-        let entry = try preparingAssets(entry)
         let base = try bookkeeping.base(entry.recordName)
+        let entry = try preparingAssets(entry, base: base)
         var record: StratusClient.Record
         if let base {
             record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
@@ -269,10 +270,18 @@ extension SyncController {
 
     /// Stores a record this device wrote as its last-synced version.
     func remember(_ saved: StratusClient.Record) throws {
+        try bookkeeping.setBase(saved.recordID.recordName, Self.base(of: saved))
+        try didRemember(saved)
+    }
+
+    /// A saved record as a last-synced version.
+    static func base(of saved: StratusClient.Record) -> BaseRecord {
+        BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate)
+    }
+
+    /// What follows storing a saved record's last-synced version: the clock skew, the held assets, the generation.
+    func didRemember(_ saved: StratusClient.Record) throws {
         if let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
-        try bookkeeping.setBase(
-            saved.recordID.recordName,
-            BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate))
         try noteSavedAssets(saved)
         bumpGeneration(saved.recordID.recordName)
     }

@@ -68,25 +68,6 @@ struct KeyValueFixture {
     }
 }
 
-/// A transport that can be switched off, as a device going offline.
-final class SwitchableTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
-    private let offline = Mutex(false)
-
-    var isOffline: Bool {
-        get { offline.withLock { $0 } }
-        set { offline.withLock { $0 = newValue } }
-    }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if isOffline {
-            try await Task.sleep(for: .milliseconds(20))
-            throw URLError(.notConnectedToInternet)
-        }
-        return try await inner.send(request)
-    }
-}
-
 /// Collects a store's announcements.
 final class ChangeLog: Sendable {
     private let changes = Mutex<[KeyValueStore.ExternalChange]>([])

@@ -4,6 +4,7 @@ import StratusStore
 import StratusStoreSync
 import StratusSync
 import StratusTesting
+import StratusWire
 import Testing
 
 /// Two StratusStore devices syncing through one real server, with no delegate code.
@@ -89,6 +90,47 @@ import Testing
             #expect(try await a.read { try $0.count(for: FetchRequest(entityName: "Folder")) } == 1)
             try await a.sync.captureLocalChanges()
             #expect(await a.sync.capturedChanges == 5)
+            try await a.sync.stop()
+            try await b.sync.stop()
+        }
+    }
+
+    /// A remote deletion that cascades locally (B's model deletes a folder's notes with it) uploads the
+    /// cascaded deletions, so the server does not keep notes whose folder is gone and A loses them too.
+    /// The folder's own deletion, already on the server, is not sent back, and nothing is sent twice.
+    @Test func cascadedDeletionsOfARemoteDeletionReachTheServer() async throws {
+        try await StoreSyncWorld.run { world in
+            let a = try await world.device("a")
+            let b = try await world.device("b", folderCascades: true)
+            try await a.sync.start(push: false)
+            try await b.sync.start(push: false)
+            try await a.edit { context in
+                context.insertFolder("Old", notes: ["one", "two"])
+                context.insert(entity: "Note").setValue("loose", forKey: "title")
+            }
+            try await a.sync.captureLocalChanges()
+            try await b.sync.sync()
+            #expect(try await b.titles() == ["loose", "one", "two"])
+
+            // Another client (no delete rules of its own) deletes the folder's record on the server.
+            let folderName = try #require(
+                try await a.read { try $0.fetch(FetchRequest(entityName: "Folder")).first?.value(forKey: "syncID") as? String })
+            let zone = ZoneID(zoneName: a.sync.controller.configuration.zoneName)
+            let database = a.sync.controller.configuration.container.privateCloudDatabase
+            _ = try await database.modifyRecords(saving: [], deleting: [RecordID(recordName: folderName, zoneID: zone)], atomically: false)
+
+            // B applies it and its model cascades to the two notes: those deletions are uploaded.
+            let before = await b.sync.capturedChanges
+            try await b.sync.sync()
+            #expect(try await b.titles() == ["loose"])
+            try await b.sync.captureLocalChanges()
+            #expect(await b.sync.capturedChanges == before + 2)  // the two notes, not the folder
+            try await b.sync.sync()
+            #expect(await b.sync.capturedChanges == before + 2)
+
+            try await a.sync.sync()
+            #expect(try await a.titles() == ["loose"])
+            #expect(try await a.read { try $0.count(for: FetchRequest(entityName: "Folder")) } == 0)
             try await a.sync.stop()
             try await b.sync.stop()
         }
@@ -198,15 +240,7 @@ import Testing
         try await StoreSyncWorld.run { world in
             let a = try await world.device("a")
             let b = try await world.device("b")
-            try await a.edit { context in
-                let folder = context.insert(entity: "Folder")
-                folder.setValue("Old", forKey: "name")
-                for title in ["Kept since 2019", "Kept since 2021"] {
-                    let note = context.insert(entity: "Note")
-                    note.setValue(title, forKey: "title")
-                    note.setValue(folder, forKey: "folder")
-                }
-            }
+            try await a.edit { context in context.insertFolder("Old", notes: ["Kept since 2019", "Kept since 2021"]) }
             try await a.store.pruneHistory(through: try #require(try await a.store.lastHistoryToken()))
             try await a.sync.start(push: false)
             try await b.sync.start(push: false)

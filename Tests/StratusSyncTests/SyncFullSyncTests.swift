@@ -48,7 +48,7 @@ import Testing
 
             let other = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
-                authentication: .none, transport: SwitchableTransport.shared)
+                authentication: .none, transport: SyncWorld.sharedTransport)
             try await other.privateCloudDatabase.deleteRecord(withID: RecordID(recordName: try #require(doomed.syncID), zoneID: ZoneID(zoneName: "StratusSync")))
 
             let changes = try await b.sync.syncEntities(forced: true)

@@ -11,8 +11,10 @@ import Testing
 @Suite struct SyncPublicDatabaseTests {
     static let retirement: Duration = .seconds(3600)
 
-    static func publicDevice(_ world: SyncWorld, _ name: String, policy: ConflictPolicy = .threeWayMerge) throws -> Device {
-        try world.device(name, policy: policy) { configuration in
+    static func publicDevice(
+        _ world: SyncWorld, _ name: String, policy: ConflictPolicy = .threeWayMerge, network: (any HTTPTransport)? = nil
+    ) throws -> Device {
+        try world.device(name, policy: policy, network: network) { configuration in
             configuration.databaseScope = .public
             configuration.deviceRetirement = retirement
         }
@@ -170,6 +172,33 @@ import Testing
             #expect(try await b.sync.sync().isEmpty)
         }
     }
+
+    /// Many deletions in one upload: one request deletes them, the device list is read once, and
+    /// every other device still receives each deletion.
+    @Test func manyDeletionsReadTheDeviceListOnce() async throws {
+        try await SyncWorld.run { world in
+            let counter = QueryCounter(recordType: "StratusDevice")
+            let a = try Self.publicDevice(world, "a", network: counter)
+            let b = try Self.publicDevice(world, "b")
+            try await a.sync.sync()
+            try await b.sync.sync()
+            let tags = (0..<30).map { make(Tag.self, ["name": "tag \($0)"]) }
+            for tag in tags { a.store.insert(tag) }
+            try await a.sync.upload(tags.map { .save($0, keys: nil) })
+            #expect(try await b.sync.sync().inserted.count == 30)
+
+            let before = counter.queries
+            try await a.sync.upload(tags.map { .delete($0) })
+            #expect(counter.queries == before + 1)
+            #expect(try await Self.queuedFor(a).count == 30)
+            let onB = try await b.sync.sync()
+            #expect(Set(onB.deleted.map(\.syncID)) == Set(tags.map(\.syncID)))
+            #expect(b.store.all(Tag.self).isEmpty)
+            #expect(try await Self.queuedFor(a).isEmpty)
+            try await a.sync.close()
+            try await b.sync.close()
+        }
+    }
 }
 
 /// The conflict policies on the public path: two devices edit one record offline and converge.
@@ -277,7 +306,7 @@ import Testing
             configuration.databaseScope = .public
             configuration.container = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
-                authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), transport: SwitchableTransport.shared)
+                authentication: .apiToken(user.apiToken, webAuthToken: user.webAuthToken), transport: SyncWorld.sharedTransport)
         }
     }
 

@@ -62,7 +62,7 @@ import Testing
             try await b.sync.sync()
             let other = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
-                authentication: .none, transport: SwitchableTransport.shared)
+                authentication: .none, transport: SyncWorld.sharedTransport)
             let zone = ZoneID(zoneName: "StratusSync")
             let database = other.privateCloudDatabase
             var note = Record(recordType: "Note", recordID: RecordID(recordName: "note-1", zoneID: zone))

@@ -13,7 +13,7 @@ import Testing
         try await SyncWorld.run { world in
             let container = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
-                authentication: .none, transport: SwitchableTransport.shared)
+                authentication: .none, transport: SyncWorld.sharedTransport)
             let configuration = SyncConfiguration(
                 container: container, entityTypes: [Orphan.self], changeDateKey: "modified", deviceID: "d",
                 bookkeepingPath: world.directory.path("setup.sqlite"))

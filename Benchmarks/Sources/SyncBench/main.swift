@@ -35,6 +35,7 @@ var notes = 0
     let start = notes
     var next = start
     let uploadStart = monotonicNanoseconds()
+    var capturing = 0.0
     while next < target {
         let end = min(target, next + chunk)
         let range = next..<end
@@ -52,10 +53,13 @@ var notes = 0
                 note.setValue(folder, forKey: "folder")
             }
         }
+        let captureStart = monotonicNanoseconds()
         try await a.sync.captureLocalChanges()
+        capturing += Double(monotonicNanoseconds() - captureStart)
         next = end
     }
     let uploaded = Double(monotonicNanoseconds() - uploadStart)
+    let rate = Double(target - start) / (capturing / 1e9)
     let fetchStart = monotonicNanoseconds()
     try await b.sync.sync()
     let fetched = Double(monotonicNanoseconds() - fetchStart)
@@ -63,8 +67,8 @@ var notes = 0
     let onB = try await b.count()
     guard onB == target else { throw BenchFailure("B has \(onB) notes, expected \(target)") }
     print(
-        "   grew to \(grouped(Double(target))) notes: A saved + uploaded \(grouped(Double(target - start))) in \(seconds(uploaded)), "
-            + "B fetched + applied them in \(seconds(fetched))")
+        "   grew to \(grouped(Double(target))) notes: A saved + uploaded \(grouped(Double(target - start))) in \(seconds(uploaded)) "
+            + "(capture + upload \(seconds(capturing)), \(grouped(rate)) notes/s), B fetched + applied them in \(seconds(fetched))")
 }
 
 /// One note changed on A, then B's sync(): B's cost does not depend on how many notes there are.

@@ -68,6 +68,11 @@ enum PublicRecords {
         "StratusDeleteQueue-" + digest(deviceID + "\n" + recordName)
     }
 
+    /// The ID of the push subscription on the DeleteQueue entries addressed to `deviceID`.
+    static func queueSubscriptionID(_ deviceID: String) -> String {
+        "StratusSync.\(deleteQueueType)." + digest(deviceID)
+    }
+
     /// Whether a device whose last check-in was `lastCheckIn` is retired at `now` (both server times).
     static func isRetired(lastCheckIn: Date?, now: Date, after retirement: Duration) -> Bool {
         guard let lastCheckIn else { return true }

@@ -100,17 +100,39 @@ final class SyncBookkeeping: Sendable {
     // MARK: Base records
 
     func base(_ recordName: String) throws -> BaseRecord? {
-        try database.readSync { db in
-            try db.fetchOne("SELECT record_type, record, modified FROM sync_base_records WHERE record_name = ?", [recordName]) { row in
-                (try row[0] as String, try row[1] as Data, try row[2] as Double?)
+        try bases([recordName])[recordName]
+    }
+
+    /// The last-synced versions of several records, read in one transaction (absent ones are left out).
+    func bases(_ recordNames: [String]) throws -> [String: BaseRecord] {
+        let rows = try database.readSync { db in
+            try recordNames.compactMap { name in
+                try db.fetchOne("SELECT record_type, record, modified FROM sync_base_records WHERE record_name = ?", [name]) { row in
+                    (name, try row[0] as String, try row[1] as Data, try row[2] as Double?)
+                }
             }
-        }.map { type, data, modified in
+        }
+        var found: [String: BaseRecord] = [:]
+        for (name, type, data, modified) in rows {
             do {
                 let record = try WireCoding.decode(StratusWire.Record.self, from: data)
-                return BaseRecord(recordType: type, record: record, modificationDate: modified.map { Date(timeIntervalSince1970: $0) })
+                found[name] = BaseRecord(recordType: type, record: record, modificationDate: modified.map { Date(timeIntervalSince1970: $0) })
             } catch {
-                throw SyncError(.corruptBookkeeping, "the last-synced version of record '\(recordName)' cannot be read", underlying: error)
+                throw SyncError(.corruptBookkeeping, "the last-synced version of record '\(name)' cannot be read", underlying: error)
             }
+        }
+        return found
+    }
+
+    private static func encode(_ bases: [(String, BaseRecord)]) throws -> [(String, String, Data, Date?)] {
+        try bases.map { name, base in (name, base.recordType, try WireCoding.encode(base.record), base.modificationDate) }
+    }
+
+    private static func insert(_ bases: [(String, String, Data, Date?)], _ db: SQLiteConnection) throws {
+        for (name, type, data, modified) in bases {
+            try db.execute(
+                "INSERT OR REPLACE INTO sync_base_records (record_name, record_type, record, modified) VALUES (?, ?, ?, ?)",
+                [name, type, data, modified?.timeIntervalSince1970])
         }
     }
 
@@ -119,13 +141,9 @@ final class SyncBookkeeping: Sendable {
         bases: [(String, BaseRecord)], removing removed: [String], dangling: [(String, String)], arrived: [String], token: SyncToken?,
         date: Date
     ) throws {
-        let encoded = try bases.map { name, base in (name, base.recordType, try WireCoding.encode(base.record), base.modificationDate) }
+        let encoded = try Self.encode(bases)
         try database.writeSync { db in
-            for (name, type, data, modified) in encoded {
-                try db.execute(
-                    "INSERT OR REPLACE INTO sync_base_records (record_name, record_type, record, modified) VALUES (?, ?, ?, ?)",
-                    [name, type, data, modified?.timeIntervalSince1970])
-            }
+            try Self.insert(encoded, db)
             for name in removed {
                 try db.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name])
             }
@@ -150,11 +168,22 @@ final class SyncBookkeeping: Sendable {
             try database.writeSync { try $0.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name]) }
             return
         }
-        let data = try WireCoding.encode(base.record)
+        try commitUploads(bases: [(name, base)], removingOutbox: [])
+    }
+
+    /// Records what a batch upload did, in one transaction: the saved records as their new
+    /// last-synced versions, the deleted ones without one, and the outbox entries the server
+    /// acknowledged removed.
+    func commitUploads(bases: [(String, BaseRecord)], removingBases removed: [String] = [], removingOutbox sequences: [Int64]) throws {
+        let encoded = try Self.encode(bases)
         try database.writeSync { db in
-            try db.execute(
-                "INSERT OR REPLACE INTO sync_base_records (record_name, record_type, record, modified) VALUES (?, ?, ?, ?)",
-                [name, base.recordType, data, base.modificationDate?.timeIntervalSince1970])
+            try Self.insert(encoded, db)
+            for name in removed {
+                try db.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name])
+            }
+            for seq in sequences {
+                try db.execute("DELETE FROM sync_outbox WHERE seq = ?", [seq])
+            }
         }
     }
 
@@ -181,38 +210,51 @@ final class SyncBookkeeping: Sendable {
 
     // MARK: Outbox
 
-    /// Appends a change, or folds it into a waiting save of the same record (so one object saved
-    /// fifteen times is one upload). Returns the entry's sequence number.
-    func enqueue(_ entry: OutboxEntry, coalescingAfter inFlight: Int64?) throws -> Int64 {
-        let fields = try WireCoding.encode(StratusWire.Record(fields: entry.fields))
-        let cleared = entry.cleared.sorted().joined(separator: "\n")
+    /// Appends changes in order, in one transaction, each folded into a waiting save of the same
+    /// record when there is one (so one object saved fifteen times is one upload). Returns each
+    /// entry's sequence number.
+    func enqueue(_ entries: [OutboxEntry], coalescingAfter inFlight: Int64?) throws -> [Int64] {
+        let encoded = try entries.map { entry in
+            (entry, try WireCoding.encode(StratusWire.Record(fields: entry.fields)), entry.cleared.sorted().joined(separator: "\n"))
+        }
         let floor = inFlight ?? 0
         return try database.writeSync { db in
-            let last = try db.fetchOne(
-                "SELECT seq, kind, fields, cleared FROM sync_outbox WHERE record_name = ? ORDER BY seq DESC LIMIT 1", [entry.recordName]
-            ) { row in (try row[0] as Int64, try row[1] as String, try row[2] as Data, try row[3] as String) }
-            if let last, last.0 > floor, last.1 == OutboxEntry.Kind.save.rawValue, entry.kind == .save {
-                var previous = try WireCoding.decode(StratusWire.Record.self, from: last.2).fields ?? [:]
-                var previousCleared = Set(last.3.split(separator: "\n").map(String.init))
-                for (key, value) in entry.fields {
-                    previous[key] = value
-                    previousCleared.remove(key)
-                }
-                for key in entry.cleared {
-                    previous[key] = nil
-                    previousCleared.insert(key)
-                }
-                let merged = try WireCoding.encode(StratusWire.Record(fields: previous))
-                try db.execute(
-                    "UPDATE sync_outbox SET fields = ?, cleared = ?, edited_at = ? WHERE seq = ?",
-                    [merged, previousCleared.sorted().joined(separator: "\n"), entry.editedAt.timeIntervalSince1970, last.0])
-                return last.0
+            try encoded.map { entry, fields, cleared in
+                try Self.enqueue(entry, fields: fields, cleared: cleared, after: floor, db)
             }
-            try db.execute(
-                "INSERT INTO sync_outbox (kind, record_type, record_name, fields, cleared, edited_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [entry.kind.rawValue, entry.recordType, entry.recordName, fields, cleared, entry.editedAt.timeIntervalSince1970])
-            return db.lastInsertRowID
         }
+    }
+
+    /// Appends one change (see ``enqueue(_:coalescingAfter:)``); returns its sequence number.
+    func enqueue(_ entry: OutboxEntry, coalescingAfter inFlight: Int64?) throws -> Int64 {
+        try enqueue([entry], coalescingAfter: inFlight)[0]
+    }
+
+    private static func enqueue(_ entry: OutboxEntry, fields: Data, cleared: String, after floor: Int64, _ db: SQLiteConnection) throws -> Int64 {
+        let last = try db.fetchOne(
+            "SELECT seq, kind, fields, cleared FROM sync_outbox WHERE record_name = ? ORDER BY seq DESC LIMIT 1", [entry.recordName]
+        ) { row in (try row[0] as Int64, try row[1] as String, try row[2] as Data, try row[3] as String) }
+        if let last, last.0 > floor, last.1 == OutboxEntry.Kind.save.rawValue, entry.kind == .save {
+            var previous = try WireCoding.decode(StratusWire.Record.self, from: last.2).fields ?? [:]
+            var previousCleared = Set(last.3.split(separator: "\n").map(String.init))
+            for (key, value) in entry.fields {
+                previous[key] = value
+                previousCleared.remove(key)
+            }
+            for key in entry.cleared {
+                previous[key] = nil
+                previousCleared.insert(key)
+            }
+            let merged = try WireCoding.encode(StratusWire.Record(fields: previous))
+            try db.execute(
+                "UPDATE sync_outbox SET fields = ?, cleared = ?, edited_at = ? WHERE seq = ?",
+                [merged, previousCleared.sorted().joined(separator: "\n"), entry.editedAt.timeIntervalSince1970, last.0])
+            return last.0
+        }
+        try db.execute(
+            "INSERT INTO sync_outbox (kind, record_type, record_name, fields, cleared, edited_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [entry.kind.rawValue, entry.recordType, entry.recordName, fields, cleared, entry.editedAt.timeIntervalSince1970])
+        return db.lastInsertRowID
     }
 
     /// The oldest entries of the outbox, in order.

@@ -9,14 +9,17 @@ import Testing
 
 /// Folders, notes and tags, each with the two attributes sync needs.
 enum NotesModel {
-    static func make() throws -> ObjectModel {
+    /// The model; `folderCascades` makes deleting a folder delete its notes.
+    static func make(folderCascades: Bool = false) throws -> ObjectModel {
         let syncAttributes = StoreSync.syncAttributes()
         return try ObjectModel(
             version: "1",
             entities: [
                 EntityDescription(
                     "Folder", attributes: [AttributeDescription("name", .string)] + syncAttributes,
-                    relationships: [.toMany("notes", destination: "Note", inverse: "folder")]),
+                    relationships: [
+                        .toMany("notes", destination: "Note", inverse: "folder", deleteRule: folderCascades ? .cascade : .nullify)
+                    ]),
                 EntityDescription(
                     "Note",
                     attributes: [
@@ -48,6 +51,19 @@ enum NoteSync: StoreEntityMapping {
 enum TagSync: StoreEntityMapping {
     static let entityName = "Tag"
     static let attributes = ["label": "label"]
+}
+
+extension ObjectContext {
+    /// Inserts a folder holding one note per title.
+    func insertFolder(_ name: String, notes titles: [String]) {
+        let folder = insert(entity: "Folder")
+        folder.setValue(name, forKey: "name")
+        for title in titles {
+            let note = insert(entity: "Note")
+            note.setValue(title, forKey: "title")
+            note.setValue(folder, forKey: "folder")
+        }
+    }
 }
 
 /// One simulated device: its own StratusStore file, sync bookkeeping and network switch.
@@ -100,8 +116,9 @@ final class StoreSyncWorld: Sendable {
         }
     }
 
-    func device(_ name: String) async throws -> StoreDevice {
-        let store = PersistentContainer(name: name, model: try NotesModel.make(), url: directory.url.appendingPathComponent("\(name).store"))
+    func device(_ name: String, folderCascades: Bool = false) async throws -> StoreDevice {
+        let model = try NotesModel.make(folderCascades: folderCascades)
+        let store = PersistentContainer(name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"))
         try await store.loadPersistentStores()
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(20)

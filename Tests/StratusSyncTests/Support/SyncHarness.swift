@@ -94,24 +94,6 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A transport that can be switched off, to simulate a device going offline.
-final class SwitchableTransport: HTTPTransport {
-    /// One connection pool for every simulated device of the suite (sessions are not free).
-    static let shared = URLSessionTransport()
-    let inner: URLSessionTransport = SwitchableTransport.shared
-    private let offline = Mutex(false)
-
-    var isOffline: Bool {
-        get { offline.withLock { $0 } }
-        set { offline.withLock { $0 = newValue } }
-    }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if isOffline { throw URLError(.notConnectedToInternet) }
-        return try await inner.send(request)
-    }
-}
-
 /// One simulated device: its own store, bookkeeping file, device ID and network switch.
 struct Device {
     let name: String
@@ -126,6 +108,9 @@ struct Device {
 /// A real server on loopback and the devices talking to it.
 final class SyncWorld: Sendable {
     static let entityTypes: [any SyncableEntity.Type] = [Folder.self, Note.self, Tag.self, Attachment.self]
+    /// One connection pool for every simulated device of the suite (sessions are not free); each
+    /// device wraps it in its own `SwitchableTransport` to go offline.
+    static let sharedTransport = URLSessionTransport()
 
     let server: TestCloudKitServer
     let directory: TemporaryDirectory
@@ -151,13 +136,14 @@ final class SyncWorld: Sendable {
 
     func device(
         _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
-        logger: Logger = .disabled, reconnect: Duration? = nil, configure: (inout SyncConfiguration) -> Void = { _ in }
+        logger: Logger = .disabled, reconnect: Duration? = nil, network: (any HTTPTransport)? = nil,
+        configure: (inout SyncConfiguration) -> Void = { _ in }
     ) throws -> Device {
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(20)
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
-        let transport = SwitchableTransport()
+        let transport = SwitchableTransport(network ?? Self.sharedTransport)
         let container = Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
             authentication: .none, configuration: client, transport: transport)
@@ -170,5 +156,24 @@ final class SyncWorld: Sendable {
         configure(&configured)
         let controller = try SyncController(configuration: configured, delegate: store)
         return Device(name: name, store: store, sync: controller, transport: transport, bookkeepingPath: path)
+    }
+}
+
+/// Counts the record queries of one record type a device sends.
+final class QueryCounter: HTTPTransport {
+    let recordType: String
+    private let count = Mutex(0)
+
+    init(recordType: String) {
+        self.recordType = recordType
+    }
+
+    var queries: Int { count.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.url.path.hasSuffix("/records/query"), String(decoding: request.body, as: UTF8.self).contains("\"\(recordType)\"") {
+            count.withLock { $0 += 1 }
+        }
+        return try await SyncWorld.sharedTransport.send(request)
     }
 }
