@@ -6,7 +6,7 @@ func stratus(_ name: String) -> Target.Dependency { .product(name: name, package
 
 /// What every benchmark that runs a real server in-process needs.
 let serverStack: [Target.Dependency] = [
-    "BenchSupport", stratus("StratusHTTP"), stratus("StratusHTTPServer"), stratus("StratusLogging"), stratus("StratusServer"),
+    "BenchSupport", "BenchServer", stratus("StratusHTTP"), stratus("StratusHTTPServer"), stratus("StratusLogging"), stratus("StratusServer"),
     stratus("StratusServerSQLite"), stratus("StratusWire"),
 ]
 
@@ -17,6 +17,13 @@ let package = Package(
     dependencies: [.package(name: "Stratus", path: "..")],
     targets: [
         .target(name: "BenchSupport"),
+        .target(
+            name: "BenchServer",
+            dependencies: [
+                stratus("StratusHTTP"), stratus("StratusHTTPServer"), stratus("StratusLogging"), stratus("StratusServer"),
+                stratus("StratusServerSQLite"),
+            ]
+        ),
         .executableTarget(name: "MHDHello", linkerSettings: [.linkedLibrary("microhttpd")]),
         .executableTarget(
             name: "HTTPBench",

@@ -1,12 +1,10 @@
+import BenchServer
 import BenchSupport
 import Foundation
 import StratusClient
 import StratusDocuments
-import StratusHTTP
-import StratusHTTPServer
 import StratusLogging
 import StratusServer
-import StratusServerSQLite
 import StratusWire
 
 // DocsBench: documents sync (StratusDocuments) against the real server in this process —
@@ -26,24 +24,11 @@ let root = FileManager.default.temporaryDirectory.appendingPathComponent("docs-b
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
 let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
-let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
 /// Each round syncs in its own container, so a fresh device downloads only that round's files.
-let rounds2 = rounds
-_ = try await store.write { writer in
-    for round in 0..<(2 * rounds2) { _ = try writer.createContainer(containerID + ".r\(round)", createdAt: 0) }
-}
-var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
-configuration.assets.directory = root.appendingPathComponent("assets")
-configuration.quotas.defaults = .unlimited  // measure sync, not the rate limiter
-let service = CloudKitService(store: store, configuration: configuration, logger: logger)
-var router = Router(logger: logger)
-service.register(on: &router)
-var httpConfiguration = HTTPServerConfiguration()
-httpConfiguration.port = 0
-httpConfiguration.threadPoolSize = 4
-let http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
-try http.start()
-guard let serverURL = URL(string: "http://127.0.0.1:\(http.port)") else { throw BenchmarkFailure("bad URL") }
+let server = try await InProcessServer.start(
+    root: root, containers: (0..<(2 * rounds)).map { containerID + ".r\($0)" }, logger: logger
+)
+let serverURL = server.url
 
 func device(round: Int) throws -> DocumentsContainer {
     let name = "device-" + UUID().uuidString.prefix(8)
@@ -142,4 +127,4 @@ print("2. one \(bigMB) MB file (8 MB chunks), \(rounds) rounds")
 print("   upload:   median \(fmt(median(up))) s = \(fmt(megabytes / median(up), 0)) MB/s")
 print("   download: median \(fmt(median(down))) s = \(fmt(megabytes / median(down), 0)) MB/s")
 print("   plain local copy: median \(fmt(median(copyTimes), 3)) s = \(fmt(megabytes / median(copyTimes), 0)) MB/s")
-await http.shutdown(gracePeriod: .seconds(1))
+try await server.stop()

@@ -1,10 +1,8 @@
+import BenchServer
 import BenchSupport
 import Foundation
-import StratusHTTP
-import StratusHTTPServer
 import StratusLogging
 import StratusServer
-import StratusServerSQLite
 import StratusWire
 
 // PushBench: push latency (committed save → waiting long-poll returns), fan-out to parked polls,
@@ -43,23 +41,13 @@ let root = FileManager.default.temporaryDirectory.appendingPathComponent("push-b
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
 let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
-let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
-_ = try await store.write { try $0.createContainer(container, createdAt: 0) }
-var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
-configuration.assets.directory = root.appendingPathComponent("assets")
-configuration.assets.maximumSize = max(64, assetMB * 2) << 20
-configuration.push.pollTimeout = .seconds(60)
-configuration.push.maximumBacklog = 10_000
-configuration.quotas.defaults = .unlimited
-let service = CloudKitService(store: store, configuration: configuration, logger: logger)
-var router = Router(logger: logger)
-service.register(on: &router)
-var httpConfiguration = HTTPServerConfiguration()
-httpConfiguration.port = 0
-httpConfiguration.threadPoolSize = 4
-let http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
-try http.start()
-let port = http.port
+let server = try await InProcessServer.start(root: root, containers: [container], logger: logger) {
+    $0.assets.maximumSize = max(64, assetMB * 2) << 20
+    $0.push.pollTimeout = .seconds(60)
+    $0.push.maximumBacklog = 10_000
+}
+let store = server.store
+let port = server.port
 let client = try LoopbackHTTPClient(port: port)
 
 func post(_ client: LoopbackHTTPClient, _ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
@@ -203,6 +191,4 @@ print("""
 | asset download \(assetMB) MB (GET downloadURL), median | \(String(format: "%.0f MB/s", median(downloadRates))) |
 | baseline: write \(assetMB) MB to a file / copy it (FileManager), median | \(String(format: "%.0f / %.0f MB/s", median(writeRates), median(copyRates))) |
 """)
-service.beginShutdown()
-await http.shutdown(gracePeriod: .seconds(1))
-try await store.close()
+try await server.stop()

@@ -1,12 +1,10 @@
+import BenchServer
 import BenchSupport
 import Foundation
 import StratusClient
-import StratusHTTP
-import StratusHTTPServer
 import StratusKeyValue
 import StratusLogging
 import StratusServer
-import StratusServerSQLite
 import StratusWire
 
 // SDKBench: the SDK's cost per request next to the same request sent by the loopback client and by a
@@ -40,23 +38,12 @@ let root = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-be
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
 let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
-let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
-_ = try await store.write { try $0.createContainer(containerID, createdAt: 0) }
-var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
-configuration.assets.directory = root.appendingPathComponent("assets")
-configuration.push.pollTimeout = .seconds(60)
-configuration.quotas.defaults = .unlimited  // measure the SDK, not the rate limiter
-let service = CloudKitService(store: store, configuration: configuration, logger: logger)
-var router = Router(logger: logger)
-service.register(on: &router)
-var httpConfiguration = HTTPServerConfiguration()
-httpConfiguration.port = 0
-httpConfiguration.threadPoolSize = 4
-let http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
-try http.start()
-let port = http.port
+let server = try await InProcessServer.start(root: root, containers: [containerID], logger: logger) {
+    $0.push.pollTimeout = .seconds(60)
+}
+let port = server.port
 let loopback = try LoopbackHTTPClient(port: port)
-guard let serverURL = URL(string: "http://127.0.0.1:\(port)") else { throw BenchFailure("bad URL") }
+let serverURL = server.url
 
 @MainActor func post(_ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
     let reply = try loopback.send("POST", target, body: [UInt8](try WireCoding.encode(body)))
@@ -180,5 +167,4 @@ print("3. key-value set on one store → didChangeExternally on another, \(kvCha
 print("   \(ms(percentile(kvLatencies, 50))) / \(ms(percentile(kvLatencies, 99)))")
 phone.close()
 laptop.close()
-service.beginShutdown()
-await http.shutdown(gracePeriod: .seconds(1))
+try await server.stop()

@@ -1,10 +1,8 @@
+import BenchServer
 import Foundation
 import StratusClient
-import StratusHTTP
-import StratusHTTPServer
 import StratusLogging
 import StratusServer
-import StratusServerSQLite
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -74,28 +72,15 @@ final class BenchWorld: Sendable {
     static let containerID = "iCloud.com.example.SyncBench"
     let root: URL
     let serverURL: URL
-    let http: HTTPServer
+    let server: InProcessServer
     let transport = URLSessionTransport()
 
     init() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
-        let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
-        _ = try await store.write { try $0.createContainer(Self.containerID, createdAt: 0) }
-        var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
-        configuration.assets.directory = root.appendingPathComponent("assets")
-        configuration.quotas.defaults = .unlimited  // measure sync, not the rate limiter
-        let service = CloudKitService(store: store, configuration: configuration, logger: logger)
-        var router = Router(logger: logger)
-        service.register(on: &router)
-        var httpConfiguration = HTTPServerConfiguration()
-        httpConfiguration.port = 0
-        httpConfiguration.threadPoolSize = 4
-        http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
-        try http.start()
-        guard let url = URL(string: "http://127.0.0.1:\(http.port)") else { throw BenchFailure("bad URL") }
-        serverURL = url
+        server = try await InProcessServer.start(root: root, containers: [Self.containerID], logger: logger)
+        serverURL = server.url
     }
 
     func cloud() -> StratusClient.Container {
