@@ -143,6 +143,7 @@ enum PostgresRecordStoreSchema {
         PostgresShareSchema.register(in: &migrator)
         PostgresRecordStore.registerRateBuckets(in: &migrator)
         PostgresQueryKeyset.registerIndex(in: &migrator)
+        PostgresShareSchema.registerDepartures(in: &migrator)
         return migrator
     }()
 }

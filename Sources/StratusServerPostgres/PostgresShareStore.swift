@@ -45,6 +45,23 @@ enum PostgresShareSchema {
                 """)
         }
     }
+
+    /// The departures table (the SQLite one), registered after every earlier migration.
+    static func registerDepartures(in migrator: inout PostgresMigrator) {
+        migrator.registerMigration("pg-v8-share-departures") { db in
+            try db.execute("""
+                -- Records that left a record share's hierarchy (moved out or deleted), so the
+                -- share's participants get a deletion in their change feed (design note 0008).
+                CREATE TABLE share_departures (
+                    zone_id BIGINT NOT NULL,
+                    record_name TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    root_name TEXT NOT NULL,
+                    PRIMARY KEY (zone_id, record_name, seq, root_name)
+                );
+                """)
+        }
+    }
 }
 
 extension PostgresStoreTransaction: ShareStoreWriter {
@@ -166,5 +183,29 @@ extension PostgresStoreTransaction: ShareStoreWriter {
                 ),
             ])
         }
+    }
+
+    func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String> {
+        Set(try query("SELECT root_name FROM shares WHERE zone_id = $1 AND root_name IS NOT NULL", [zoneRowID]).map { try $0[0] as String })
+    }
+
+    func departures(of names: [String], inZone zoneRowID: Int64, after sequence: Int64) throws -> [String: Set<String>] {
+        guard !names.isEmpty else { return [:] }
+        var departures: [String: Set<String>] = [:]
+        let rows = try query(
+            "SELECT record_name, root_name FROM share_departures WHERE zone_id = $1 AND record_name = ANY($2::text[]) AND seq > $3",
+            [zoneRowID, PostgresArray(Array(Set(names)).sorted()), sequence]
+        )
+        for row in rows {
+            departures[try row[0] as String, default: []].insert(try row[1] as String)
+        }
+        return departures
+    }
+
+    func putDeparture(recordName: String, root: String, sequence: Int64, inZone zoneRowID: Int64) throws {
+        try execute(
+            "INSERT INTO share_departures (zone_id, record_name, seq, root_name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            [zoneRowID, recordName, sequence, root]
+        )
     }
 }

@@ -130,6 +130,7 @@ enum SQLiteRecordStoreSchema {
         SQLiteUsageSchema.register(in: &migrator)
         SQLiteShareSchema.register(in: &migrator)
         SQLiteCredentialGenerationSchema.register(in: &migrator)
+        SQLiteShareSchema.registerDepartures(in: &migrator)
         return migrator
     }()
 }

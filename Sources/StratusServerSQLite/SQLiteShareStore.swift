@@ -48,6 +48,23 @@ enum SQLiteShareSchema {
                 """)
         }
     }
+
+    /// The departures table (`share-v2-departures`), registered after every earlier migration.
+    static func registerDepartures(in migrator: inout SQLiteMigrator) {
+        migrator.registerMigration("share-v2-departures") { db in
+            try db.execute(sql: """
+                -- Records that left a record share's hierarchy (moved out or deleted), so the
+                -- share's participants get a deletion in their change feed (design note 0008).
+                CREATE TABLE share_departures (
+                    zone_id INTEGER NOT NULL,
+                    record_name TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    root_name TEXT NOT NULL,
+                    PRIMARY KEY (zone_id, record_name, seq, root_name)
+                ) WITHOUT ROWID;
+                """)
+        }
+    }
 }
 
 extension SQLiteStoreTransaction: ShareStoreWriter {
@@ -146,6 +163,28 @@ extension SQLiteStoreTransaction: ShareStoreWriter {
     func putShortGUID(_ shortGUID: String, recordName: String, inZone zoneRowID: Int64) throws {
         try db.execute(
             "INSERT OR REPLACE INTO short_guids (short_guid, zone_id, record_name) VALUES (?, ?, ?)", [shortGUID, zoneRowID, recordName]
+        )
+    }
+
+    func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String> {
+        Set(try db.fetchAll(String.self, "SELECT root_name FROM shares WHERE zone_id = ? AND root_name IS NOT NULL", [zoneRowID]))
+    }
+
+    func departures(of names: [String], inZone zoneRowID: Int64, after sequence: Int64) throws -> [String: Set<String>] {
+        var departures: [String: Set<String>] = [:]
+        for name in Set(names) {
+            let roots = try db.fetchAll(
+                String.self, "SELECT root_name FROM share_departures WHERE zone_id = ? AND record_name = ? AND seq > ?", [zoneRowID, name, sequence]
+            )
+            if !roots.isEmpty { departures[name] = Set(roots) }
+        }
+        return departures
+    }
+
+    func putDeparture(recordName: String, root: String, sequence: Int64, inZone zoneRowID: Int64) throws {
+        try db.execute(
+            "INSERT OR IGNORE INTO share_departures (zone_id, record_name, seq, root_name) VALUES (?, ?, ?, ?)",
+            [zoneRowID, recordName, sequence, root]
         )
     }
 }

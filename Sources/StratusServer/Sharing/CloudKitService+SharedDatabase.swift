@@ -63,10 +63,11 @@ extension CloudKitService {
         }
     }
 
-    /// `changes/zone` in the shared database: each zone's feed, read in its owner's private database.
+    /// `changes/zone` in the shared database: each zone's feed, read in its owner's private database
+    /// (in a zone reached through record shares only, the hierarchies' changes).
     private func sharedZoneChanges(_ context: RequestContext) async throws -> HTTPResponse {
         let request = try context.decode(ZoneChanges.Request.self)
-        let reachable = try await sharedZones(context).filter { $0.zoneWide }
+        let reachable = try await sharedZones(context)
         var results: [ZoneChanges.ZoneResult] = []
         for options in request.zones {
             do {
@@ -75,7 +76,8 @@ extension CloudKitService {
                     context.acting(in: shared.zone.database), zoneID: options.zoneID, token: options.syncToken,
                     limit: try resultsLimit(options.resultsLimit ?? request.resultsLimit),
                     desiredKeys: options.desiredKeys ?? request.desiredKeys,
-                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init)
+                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init),
+                    view: shared.zoneWide ? nil : ShareHierarchy.feedView(roots: Set(shared.roots.keys))
                 )
                 results.append(
                     .changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing))

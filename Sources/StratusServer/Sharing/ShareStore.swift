@@ -100,6 +100,13 @@ public protocol ShareStoreReader {
 
     /// What `userRecordName` has accepted: one grant per share, in zone order.
     func grants(of userRecordName: String) throws -> [ShareGrant]
+
+    /// The roots of the zone's record shares.
+    func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String>
+
+    /// For each of `names`, the share roots whose hierarchy it left (moved out or deleted) at a
+    /// change sequence after `sequence`; names that left none are absent.
+    func departures(of names: [String], inZone zoneRowID: Int64, after sequence: Int64) throws -> [String: Set<String>]
 }
 
 /// Share writes, valid only inside ``RecordStore/write(_:)``.
@@ -112,4 +119,7 @@ public protocol ShareStoreWriter: ShareStoreReader {
 
     /// Records the short GUID of a record.
     func putShortGUID(_ shortGUID: String, recordName: String, inZone zoneRowID: Int64) throws
+
+    /// Records that a record left the hierarchy of the share rooted at `root` at change `sequence`.
+    func putDeparture(recordName: String, root: String, sequence: Int64, inZone zoneRowID: Int64) throws
 }
