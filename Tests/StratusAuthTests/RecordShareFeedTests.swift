@@ -173,4 +173,41 @@ import Testing
             #expect(refused.itemCodes("zones") == ["ZONE_NOT_FOUND"], "\(refused.text)")
         }
     }
+
+    @Test(arguments: RecordStoreBackend.allCases) func databaseChangesAndTokensFollowTheHierarchy(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
+            let (a, b) = try await Self.sharedRoot(server, permission: "READ_ONLY")
+            func databaseChanges(_ token: String?) async throws -> (zones: [String], token: String?) {
+                let reply = try await server.exchange("changes/database", token.map { #"{"syncToken":"\#($0)"}"# } ?? "{}", database: "shared", query: b.query)
+                #expect(reply.status == 200, "\(reply.text)")
+                for name in Self.hidden { #expect(!reply.text.contains(name)) }
+                return (reply.zoneNames, Page(reply, zoneItem: false).token)
+            }
+            var database = try await databaseChanges(nil)
+            #expect(database.zones == ["Projects"])
+            let feed = try await Self.recordsChanges(server, b, owner: a.recordName, token: nil)
+
+            // Changes outside the hierarchy do not list the zone; one inside does.
+            try await Self.write(server, Self.note("outsideAlpha"), as: a)
+            database = try await databaseChanges(database.token)
+            #expect(database.zones.isEmpty)
+            try await Self.write(server, Self.note("child", parent: "root", title: "shared child"), as: a)
+            database = try await databaseChanges(database.token)
+            #expect(database.zones == ["Projects"])
+            try await Self.write(server, Body.forceDelete("outsideAlpha", zone: "Projects"), as: a)
+            database = try await databaseChanges(database.token)
+            #expect(database.zones.isEmpty)
+
+            // A second record share for B in the zone: the old feed token is refused, a fresh fetch sees both hierarchies.
+            try await Self.write(server, Self.note("second", title: "second root"), as: a)
+            let share = SharingTests.share(name: "shareRecordS2", forRecord: "second", participants: [("b@example.com", "READ_ONLY")])
+            let guid = try #require(try await server.exchange("records/modify", share, query: a.query).strings("records", "shortGUID").first)
+            #expect(try await server.exchange("records/accept", SharingTests.guids(guid), database: "public", query: b.query).status == 200)
+            let stale = #"{"zoneID":\#(SharingTests.zone(owner: a.recordName)),"syncToken":"\#(feed.token ?? "")"}"#
+            let refused = try await server.exchange("records/changes", stale, database: "shared", query: b.query)
+            #expect(refused.serverErrorCode == "BAD_REQUEST" && refused.reason?.contains("sync token") == true, "\(refused.text)")
+            let fresh = try await Self.recordsChanges(server, b, owner: a.recordName, token: nil)
+            #expect(Set(fresh.live) == ["root", "child", "second"], "\(fresh.text)")
+        }
+    }
 }
