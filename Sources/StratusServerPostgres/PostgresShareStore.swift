@@ -46,18 +46,18 @@ enum PostgresShareSchema {
         }
     }
 
-    /// The departures table (the SQLite one), registered after every earlier migration.
-    static func registerDepartures(in migrator: inout PostgresMigrator) {
-        migrator.registerMigration("pg-v8-share-departures") { db in
+    /// The hierarchy moves table (the SQLite one), registered after every earlier migration.
+    static func registerHierarchyMoves(in migrator: inout PostgresMigrator) {
+        migrator.registerMigration("pg-v8-share-hierarchy-moves") { db in
             try db.execute("""
-                -- Records that left a record share's hierarchy (moved out or deleted), so the
-                -- share's participants get a deletion in their change feed (design note 0008).
-                CREATE TABLE share_departures (
+                -- Records that entered or left a record share's hierarchy (moved, deleted, or an
+                -- ancestor was), so the share's participants' change feeds show them (design note 0008).
+                CREATE TABLE share_hierarchy_moves (
                     zone_id BIGINT NOT NULL,
-                    record_name TEXT NOT NULL,
                     seq BIGINT NOT NULL,
+                    record_name TEXT NOT NULL,
                     root_name TEXT NOT NULL,
-                    PRIMARY KEY (zone_id, record_name, seq, root_name)
+                    PRIMARY KEY (zone_id, seq, record_name, root_name)
                 );
                 """)
         }
@@ -189,23 +189,20 @@ extension PostgresStoreTransaction: ShareStoreWriter {
         Set(try query("SELECT root_name FROM shares WHERE zone_id = $1 AND root_name IS NOT NULL", [zoneRowID]).map { try $0[0] as String })
     }
 
-    func departures(of names: [String], inZone zoneRowID: Int64, after sequence: Int64) throws -> [String: Set<String>] {
-        guard !names.isEmpty else { return [:] }
-        var departures: [String: Set<String>] = [:]
-        let rows = try query(
-            "SELECT record_name, root_name FROM share_departures WHERE zone_id = $1 AND record_name = ANY($2::text[]) AND seq > $3",
-            [zoneRowID, PostgresArray(Array(Set(names)).sorted()), sequence]
-        )
-        for row in rows {
-            departures[try row[0] as String, default: []].insert(try row[1] as String)
-        }
-        return departures
+    func hierarchyMoves(inZone zoneRowID: Int64, sequences: ClosedRange<Int64>) throws -> [HierarchyMove] {
+        try query(
+            """
+            SELECT seq, record_name, root_name FROM share_hierarchy_moves WHERE zone_id = $1 AND seq BETWEEN $2 AND $3
+            ORDER BY seq, record_name, root_name
+            """,
+            [zoneRowID, sequences.lowerBound, sequences.upperBound]
+        ).map { row in HierarchyMove(sequence: try row[0], recordName: try row[1], root: try row[2]) }
     }
 
-    func putDeparture(recordName: String, root: String, sequence: Int64, inZone zoneRowID: Int64) throws {
+    func putHierarchyMove(_ move: HierarchyMove, inZone zoneRowID: Int64) throws {
         try execute(
-            "INSERT INTO share_departures (zone_id, record_name, seq, root_name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-            [zoneRowID, recordName, sequence, root]
+            "INSERT INTO share_hierarchy_moves (zone_id, seq, record_name, root_name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            [zoneRowID, move.sequence, move.recordName, move.root]
         )
     }
 }

@@ -49,18 +49,18 @@ enum SQLiteShareSchema {
         }
     }
 
-    /// The departures table (`share-v2-departures`), registered after every earlier migration.
-    static func registerDepartures(in migrator: inout SQLiteMigrator) {
-        migrator.registerMigration("share-v2-departures") { db in
+    /// The hierarchy moves table (`share-v2-hierarchy-moves`), registered after every earlier migration.
+    static func registerHierarchyMoves(in migrator: inout SQLiteMigrator) {
+        migrator.registerMigration("share-v2-hierarchy-moves") { db in
             try db.execute(sql: """
-                -- Records that left a record share's hierarchy (moved out or deleted), so the
-                -- share's participants get a deletion in their change feed (design note 0008).
-                CREATE TABLE share_departures (
+                -- Records that entered or left a record share's hierarchy (moved, deleted, or an
+                -- ancestor was), so the share's participants' change feeds show them (design note 0008).
+                CREATE TABLE share_hierarchy_moves (
                     zone_id INTEGER NOT NULL,
-                    record_name TEXT NOT NULL,
                     seq INTEGER NOT NULL,
+                    record_name TEXT NOT NULL,
                     root_name TEXT NOT NULL,
-                    PRIMARY KEY (zone_id, record_name, seq, root_name)
+                    PRIMARY KEY (zone_id, seq, record_name, root_name)
                 ) WITHOUT ROWID;
                 """)
         }
@@ -170,21 +170,20 @@ extension SQLiteStoreTransaction: ShareStoreWriter {
         Set(try db.fetchAll(String.self, "SELECT root_name FROM shares WHERE zone_id = ? AND root_name IS NOT NULL", [zoneRowID]))
     }
 
-    func departures(of names: [String], inZone zoneRowID: Int64, after sequence: Int64) throws -> [String: Set<String>] {
-        var departures: [String: Set<String>] = [:]
-        for name in Set(names) {
-            let roots = try db.fetchAll(
-                String.self, "SELECT root_name FROM share_departures WHERE zone_id = ? AND record_name = ? AND seq > ?", [zoneRowID, name, sequence]
-            )
-            if !roots.isEmpty { departures[name] = Set(roots) }
-        }
-        return departures
+    func hierarchyMoves(inZone zoneRowID: Int64, sequences: ClosedRange<Int64>) throws -> [HierarchyMove] {
+        try db.fetchAll(
+            """
+            SELECT seq, record_name, root_name FROM share_hierarchy_moves WHERE zone_id = ? AND seq BETWEEN ? AND ?
+            ORDER BY seq, record_name, root_name
+            """,
+            [zoneRowID, sequences.lowerBound, sequences.upperBound]
+        ) { row in HierarchyMove(sequence: try row[0], recordName: try row[1], root: try row[2]) }
     }
 
-    func putDeparture(recordName: String, root: String, sequence: Int64, inZone zoneRowID: Int64) throws {
+    func putHierarchyMove(_ move: HierarchyMove, inZone zoneRowID: Int64) throws {
         try db.execute(
-            "INSERT OR IGNORE INTO share_departures (zone_id, record_name, seq, root_name) VALUES (?, ?, ?, ?)",
-            [zoneRowID, recordName, sequence, root]
+            "INSERT OR IGNORE INTO share_hierarchy_moves (zone_id, seq, record_name, root_name) VALUES (?, ?, ?, ?)",
+            [zoneRowID, move.sequence, move.recordName, move.root]
         )
     }
 }

@@ -210,4 +210,41 @@ import Testing
             #expect(Set(fresh.live) == ["root", "child", "second"], "\(fresh.text)")
         }
     }
+
+    @Test(arguments: RecordStoreBackend.allCases) func subtreesMoveWithTheirRecords(_ backend: RecordStoreBackend) async throws {
+        try await withAuthServer(backend: backend) { server in
+            let (a, b) = try await Self.sharedRoot(server, permission: "READ_ONLY") { a in
+                try await Self.write(server, Self.note("folder", parent: "root", title: "shared folder"), as: a)
+                try await Self.write(server, Self.note("leafA", parent: "folder", title: "shared leaf"), as: a)
+                try await Self.write(server, Self.note("outsideAlpha"), as: a)
+                try await Self.write(server, Self.note("incomingFolder", parent: "outsideAlpha", title: "not yet"), as: a)
+                try await Self.write(server, Self.note("incomingLeaf", parent: "incomingFolder", title: "not yet"), as: a)
+            }
+            var page = try await Self.recordsChanges(server, b, owner: a.recordName, token: nil)
+            #expect(Set(page.live) == ["root", "folder", "leafA"] && page.deleted.isEmpty, "\(page.text)")
+            #expect(!page.text.contains("incoming"))
+            Self.expectNothingHidden(page)
+
+            // A folder moved out takes its leaf with it; one moved in brings its leaf.
+            try await Self.write(server, Self.note("folder", parent: "outsideAlpha", title: "moved out", operation: "forceUpdate"), as: a)
+            page = try await Self.recordsChanges(server, b, owner: a.recordName, token: page.token)
+            #expect(page.live.isEmpty && Set(page.deleted) == ["folder", "leafA"], "\(page.text)")
+            Self.expectNothingHidden(page)
+            try await Self.write(server, Self.note("incomingFolder", parent: "root", title: "moved in", operation: "forceUpdate"), as: a)
+            page = try await Self.recordsChanges(server, b, owner: a.recordName, token: page.token)
+            #expect(Set(page.live) == ["incomingFolder", "incomingLeaf"] && page.deleted.isEmpty, "\(page.text)")
+            Self.expectNothingHidden(page)
+
+            // Deleting a folder takes its leaf out of the hierarchy.
+            try await Self.write(server, Body.forceDelete("incomingFolder", zone: "Projects"), as: a)
+            page = try await Self.recordsChanges(server, b, owner: a.recordName, token: page.token)
+            #expect(page.live.isEmpty && Set(page.deleted) == ["incomingFolder", "incomingLeaf"], "\(page.text)")
+            Self.expectNothingHidden(page)
+
+            // From the start: the hierarchy as it is now, no deletions.
+            page = try await Self.recordsChanges(server, b, owner: a.recordName, token: nil)
+            #expect(page.live == ["root"] && page.deleted.isEmpty, "\(page.text)")
+            Self.expectNothingHidden(page)
+        }
+    }
 }

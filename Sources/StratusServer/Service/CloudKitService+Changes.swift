@@ -110,7 +110,10 @@ extension CloudKitService {
             let moreComing = changes.count > limit
             if moreComing { changes.removeLast(changes.count - limit) }
             let next = moreComing ? (changes.last?.changeSequence ?? after) : max(after, zone.changeSequence)
-            if let view { changes = try view.filter(changes, position?.s, tx) }
+            if let view {
+                let page = ZoneFeedPage(zoneRowID: zone.rowID, changes: changes, after: position?.s, through: next, recordTypes: recordTypes)
+                changes = try view.filter(page, tx)
+            }
             return ZoneChangesPage(
                 zoneID: zone.zoneID,
                 records: changes.map { .record(RecordPresenter.wire($0, zone: zone, desiredKeys: desiredKeys)) },

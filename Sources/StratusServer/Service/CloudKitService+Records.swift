@@ -83,7 +83,7 @@ extension CloudKitService {
                 }
             }
             if !zone.isDefaultZone {
-                try ShareHierarchy.recordDepartures(modifier.changes, zone: zone, tx)
+                try ShareHierarchy.recordMoves(modifier.changes, zone: zone, tx)
                 try ShareAdmission.deleted(modifier.changes, zone: zone, tx)
             }
             try Self.account(modifier.changes, zone: zone, database: database, limits: quota, tx)

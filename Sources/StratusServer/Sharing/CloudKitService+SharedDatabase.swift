@@ -135,7 +135,9 @@ extension CloudKitService {
             while after < zone.changeSequence {
                 let changes = try tx.recordChanges(inZone: zone.rowID, after: after, limit: pageSize, recordTypes: nil)
                     .filter { $0.changeSequence <= zone.changeSequence }
-                if try !view.filter(changes, sequence, tx).isEmpty { return true }
+                let through = changes.count == pageSize ? (changes.last?.changeSequence ?? zone.changeSequence) : zone.changeSequence
+                let page = ZoneFeedPage(zoneRowID: zone.rowID, changes: changes, after: after, through: through, recordTypes: nil)
+                if try !view.filter(page, tx).isEmpty { return true }
                 guard changes.count == pageSize, let last = changes.last else { return false }
                 after = last.changeSequence
             }

@@ -25,72 +25,111 @@ enum ShareHierarchy {
         return reached
     }
 
-    /// Notes, in the write's transaction, the record-share roots each changed record left: by a
-    /// deletion, or by a new `parent` whose chain no longer reaches them. A participant's change
-    /// feed turns a departure from one of their roots into a deletion.
-    static func recordDepartures(_ changes: [RecordChange], zone: ZoneRow, _ tx: any RecordStoreWriter) throws {
+    /// How many descendants of a moved or deleted record a write follows into the moves table.
+    static let maximumMovedDescendants = 10_000
+
+    /// Notes, in the write's transaction, the record-share hierarchies each changed record — and
+    /// every live descendant along with it — entered or left: by a deletion, or by a new `parent`
+    /// whose chain reaches other roots. A participant's change feed shows these records again.
+    static func recordMoves(_ changes: [RecordChange], zone: ZoneRow, _ tx: any RecordStoreWriter) throws {
         guard let shares = tx as? any ShareStoreWriter else { return }
         let moved = changes.filter { change in
-            guard let before = change.before, let parent = RecordPresenter.parentName(of: before) else { return false }
+            guard let before = change.before else { return false }
             guard let after = change.after else { return true }
-            return RecordPresenter.parentName(of: after) != parent
+            return RecordPresenter.parentName(of: after) != RecordPresenter.parentName(of: before)
         }
         guard !moved.isEmpty else { return }
         let roots = try shares.recordShareRoots(inZone: zone.rowID)
         guard !roots.isEmpty else { return }
         for change in moved {
             guard let before = change.before else { continue }
-            var left = try Self.roots(reachedFrom: before, among: roots, tx)
-            guard !left.isEmpty else { continue }
-            if let after = change.after { left.subtract(try Self.roots(reachedFrom: after, among: roots, tx)) }
+            let old = try Self.roots(reachedFrom: before, among: roots, tx)
+            let new = try change.after.map { try Self.roots(reachedFrom: $0, among: roots, tx) } ?? []
+            let crossed = old.symmetricDifference(new)
             guard
-                !left.isEmpty,
+                !crossed.isEmpty,
                 let sequence = try change.after?.changeSequence ?? tx.record(named: before.recordName, inZone: zone.rowID)?.changeSequence
             else { continue }
-            for root in left.sorted() {
-                try shares.putDeparture(recordName: before.recordName, root: root, sequence: sequence, inZone: zone.rowID)
+            for name in [before.recordName] + (try descendants(of: before.recordName, zoneRowID: zone.rowID, tx)) {
+                for root in crossed.sorted() {
+                    try shares.putHierarchyMove(HierarchyMove(sequence: sequence, recordName: name, root: root), inZone: zone.rowID)
+                }
             }
         }
+    }
+
+    /// The live records whose `parent` chain passes through `name` (at most ``maximumMovedDescendants``).
+    private static func descendants(of name: String, zoneRowID: Int64, _ tx: any RecordStoreReader) throws -> [String] {
+        var found: [String] = []
+        var seen: Set<String> = [name]
+        var index = -1
+        var current = name
+        while found.count < maximumMovedDescendants {
+            for edge in try tx.references(toRecord: current, inZone: zoneRowID)
+            where edge.fieldName == RecordPresenter.parentKey && edge.sourceZoneRowID == zoneRowID && seen.insert(edge.sourceRecordName).inserted {
+                found.append(edge.sourceRecordName)
+            }
+            index += 1
+            guard index < found.count else { break }
+            current = found[index]
+        }
+        return Array(found.prefix(maximumMovedDescendants))
     }
 
     /// A zone's change feed as a participant of record shares rooted at `roots` sees it.
     static func feedView(roots: Set<String>) -> ZoneFeedView {
         let digest = String(SHA256.hash("record shares\n" + roots.sorted().joined(separator: "\n")).hexString.prefix(16))
-        return ZoneFeedView(scope: digest) { changes, after, tx in
-            try visibleChanges(changes, after: after, roots: roots, tx)
+        return ZoneFeedView(scope: digest) { page, tx in
+            try visibleChanges(page, roots: roots, tx)
         }
     }
 
-    /// The changes a participant may see: live records of the hierarchies as they are, and as
-    /// deletions the records that left one of `roots` after `after` (never without a token, when
-    /// the participant has nothing to delete). Everything else is left out.
-    private static func visibleChanges(
-        _ changes: [StoredRecord], after: Int64?, roots: Set<String>, _ tx: any RecordStoreReader
-    ) throws -> [StoredRecord] {
-        var covered: Set<String> = []
-        var others: [String] = []
-        for record in changes {
+    /// The changes a participant may see on a page: its changed records and the records that
+    /// entered or left one of `roots` within the page's sequences, each as it is now — a live
+    /// record of the hierarchies as itself, any other as a deletion (name and type only; never
+    /// without a token, when the participant has nothing to delete). Everything else is left out.
+    private static func visibleChanges(_ page: ZoneFeedPage, roots: Set<String>, _ tx: any RecordStoreReader) throws -> [StoredRecord] {
+        var moves: [HierarchyMove] = []
+        if let shares = tx as? any ShareStoreReader, page.through > page.after ?? 0 {
+            moves = try shares.hierarchyMoves(inZone: page.zoneRowID, sequences: (page.after ?? 0) + 1...page.through)
+                .filter { roots.contains($0.root) }
+        }
+        let moved = Set(moves.map(\.recordName))
+        var shown: [(sequence: Int64, record: StoredRecord)] = []
+        var names: Set<String> = []
+        func show(_ record: StoredRecord, at sequence: Int64) throws {
+            guard names.insert(record.recordName).inserted else { return }
             if try !Self.roots(reachedFrom: record, among: roots, tx).isEmpty {
-                covered.insert(record.recordName)
-            } else {
-                others.append(record.recordName)
+                shown.append((sequence, record))
+            } else if page.after != nil, moved.contains(record.recordName) {
+                var deletion = record
+                deletion.isDeleted = true
+                deletion.fields = [:]
+                shown.append((sequence, deletion))
             }
         }
-        var departed: Set<String> = []
-        if let after, !others.isEmpty, let shares = tx as? any ShareStoreReader, let zoneRowID = changes.first?.zoneRowID {
-            for (name, left) in try shares.departures(of: others, inZone: zoneRowID, after: after) where !left.isDisjoint(with: roots) {
-                departed.insert(name)
-            }
+        for record in page.changes { try show(record, at: record.changeSequence) }
+        for move in moves where !names.contains(move.recordName) {
+            guard let record = try tx.record(named: move.recordName, inZone: page.zoneRowID) else { continue }
+            if let types = page.recordTypes, !types.contains(record.recordType) { continue }
+            try show(record, at: move.sequence)
         }
-        return changes.compactMap { record in
-            if covered.contains(record.recordName) { return record }
-            guard departed.contains(record.recordName) else { return nil }
-            var deletion = record
-            deletion.isDeleted = true
-            deletion.fields = [:]
-            return deletion
-        }
+        return shown.sorted { $0.sequence < $1.sequence }.map(\.record)
     }
+}
+
+/// One page of a zone's change feed, before a ``ZoneFeedView`` filters it.
+struct ZoneFeedPage: Sendable {
+    /// The zone's row.
+    var zoneRowID: Int64
+    /// The changed records, in change order.
+    var changes: [StoredRecord]
+    /// The token's position (`nil` without a token).
+    var after: Int64?
+    /// The last change sequence the page covers (the next token's position).
+    var through: Int64
+    /// Only these record types, when given.
+    var recordTypes: Set<String>?
 }
 
 /// A filtered view of a zone's change feed, in the page's own snapshot: its `scope` is sealed in
@@ -98,6 +137,6 @@ enum ShareHierarchy {
 struct ZoneFeedView: Sendable {
     /// A digest naming the view (`nil` for the whole zone).
     var scope: String?
-    /// The changes to present, given the page's changes and the token's position (`nil` without one).
-    var filter: @Sendable (_ changes: [StoredRecord], _ after: Int64?, _ tx: any RecordStoreReader) throws -> [StoredRecord]
+    /// The records to present for a page.
+    var filter: @Sendable (_ page: ZoneFeedPage, _ tx: any RecordStoreReader) throws -> [StoredRecord]
 }

@@ -78,6 +78,24 @@ public struct ShareGrant: Hashable, Sendable {
     }
 }
 
+/// A record that entered or left a record share's hierarchy: itself moved or deleted, or an
+/// ancestor was (design note 0008).
+public struct HierarchyMove: Hashable, Sendable {
+    /// The zone change sequence of the move (the moved or deleted record's change).
+    public var sequence: Int64
+    /// The record whose membership changed.
+    public var recordName: String
+    /// The root of the record share whose hierarchy it entered or left.
+    public var root: String
+
+    /// Creates a move.
+    public init(sequence: Int64, recordName: String, root: String) {
+        self.sequence = sequence
+        self.recordName = recordName
+        self.root = root
+    }
+}
+
 /// Share reads: an optional capability of a ``RecordStoreReader`` (design note 0008).
 ///
 /// A back end whose transactions conform supports sharing; on others share records
@@ -104,9 +122,8 @@ public protocol ShareStoreReader {
     /// The roots of the zone's record shares.
     func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String>
 
-    /// For each of `names`, the share roots whose hierarchy it left (moved out or deleted) at a
-    /// change sequence after `sequence`; names that left none are absent.
-    func departures(of names: [String], inZone zoneRowID: Int64, after sequence: Int64) throws -> [String: Set<String>]
+    /// The hierarchy moves of the zone with a change sequence in `sequences`, in sequence order.
+    func hierarchyMoves(inZone zoneRowID: Int64, sequences: ClosedRange<Int64>) throws -> [HierarchyMove]
 }
 
 /// Share writes, valid only inside ``RecordStore/write(_:)``.
@@ -120,6 +137,6 @@ public protocol ShareStoreWriter: ShareStoreReader {
     /// Records the short GUID of a record.
     func putShortGUID(_ shortGUID: String, recordName: String, inZone zoneRowID: Int64) throws
 
-    /// Records that a record left the hierarchy of the share rooted at `root` at change `sequence`.
-    func putDeparture(recordName: String, root: String, sequence: Int64, inZone zoneRowID: Int64) throws
+    /// Records that a record entered or left the hierarchy of the share rooted at `root` at change `sequence`.
+    func putHierarchyMove(_ move: HierarchyMove, inZone zoneRowID: Int64) throws
 }
