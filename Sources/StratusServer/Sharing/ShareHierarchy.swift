@@ -2,7 +2,7 @@ import StratusCrypto
 import StratusWire
 
 /// Record-share hierarchies inside one store transaction: which share roots a record's `parent`
-/// chain reaches, the departures a write leaves behind, and the change feed a participant sees.
+/// chain reaches, the hierarchy moves a write notes, and the change feed a participant sees.
 ///
 /// ```swift
 /// let reached = try ShareHierarchy.roots(reachedFrom: record, among: ["root"], tx)
@@ -14,11 +14,16 @@ enum ShareHierarchy {
     /// The roots among `roots` that the live record reaches through its chain of live parents,
     /// itself included (at most ``maximumDepth`` steps).
     static func roots(reachedFrom record: StoredRecord, among roots: Set<String>, _ tx: any RecordStoreReader) throws -> Set<String> {
-        var reached: Set<String> = []
+        Set(try distances(from: record, to: roots, tx).keys)
+    }
+
+    /// ``roots(reachedFrom:among:_:)`` with each root's place in the chain (0 for the record itself).
+    private static func distances(from record: StoredRecord, to roots: Set<String>, _ tx: any RecordStoreReader) throws -> [String: Int] {
+        var reached: [String: Int] = [:]
         var current: StoredRecord? = record.isDeleted ? nil : record
         var seen: Set<String> = []
         while let step = current, seen.count < maximumDepth, seen.insert(step.recordName).inserted {
-            if roots.contains(step.recordName) { reached.insert(step.recordName) }
+            if roots.contains(step.recordName) { reached[step.recordName] = seen.count - 1 }
             current = try RecordPresenter.parentName(of: step).flatMap { try tx.record(named: $0, inZone: record.zoneRowID) }
                 .flatMap { $0.isDeleted ? nil : $0 }
         }
@@ -43,31 +48,33 @@ enum ShareHierarchy {
         guard !roots.isEmpty else { return }
         for change in moved {
             guard let before = change.before else { continue }
-            let old = try Self.roots(reachedFrom: before, among: roots, tx)
-            let new = try change.after.map { try Self.roots(reachedFrom: $0, among: roots, tx) } ?? []
-            let crossed = old.symmetricDifference(new)
+            let old = try distances(from: before, to: roots, tx)
+            let new = try change.after.map { try distances(from: $0, to: roots, tx) } ?? [:]
+            let crossed = Set(old.keys).symmetricDifference(new.keys)
             guard
                 !crossed.isEmpty,
                 let sequence = try change.after?.changeSequence ?? tx.record(named: before.recordName, inZone: zone.rowID)?.changeSequence
             else { continue }
-            for name in [before.recordName] + (try descendants(of: before.recordName, zoneRowID: zone.rowID, tx)) {
-                for root in crossed.sorted() {
+            for (name, level) in [(before.recordName, 0)] + (try descendants(of: before.recordName, zoneRowID: zone.rowID, tx)) {
+                // A root counts only within the depth a walk from this record follows, before or after.
+                for root in crossed.sorted() where [old[root], new[root]].contains(where: { $0.map { level + $0 < maximumDepth } ?? false }) {
                     try shares.putHierarchyMove(HierarchyMove(sequence: sequence, recordName: name, root: root), inZone: zone.rowID)
                 }
             }
         }
     }
 
-    /// The live records whose `parent` chain passes through `name` (at most ``maximumMovedDescendants``).
-    private static func descendants(of name: String, zoneRowID: Int64, _ tx: any RecordStoreReader) throws -> [String] {
-        var found: [String] = []
+    /// The live records whose `parent` chain passes through `name`, with their distance below it
+    /// (at most ``maximumMovedDescendants``, less than ``maximumDepth`` below).
+    private static func descendants(of name: String, zoneRowID: Int64, _ tx: any RecordStoreReader) throws -> [(String, Int)] {
+        var found: [(String, Int)] = []
         var seen: Set<String> = [name]
         var index = -1
-        var current = name
-        while found.count < maximumMovedDescendants {
-            for edge in try tx.references(toRecord: current, inZone: zoneRowID)
+        var current = (name, 0)
+        while found.count < maximumMovedDescendants, current.1 + 1 < maximumDepth {
+            for edge in try tx.references(toRecord: current.0, inZone: zoneRowID)
             where edge.fieldName == RecordPresenter.parentKey && edge.sourceZoneRowID == zoneRowID && seen.insert(edge.sourceRecordName).inserted {
-                found.append(edge.sourceRecordName)
+                found.append((edge.sourceRecordName, current.1 + 1))
             }
             index += 1
             guard index < found.count else { break }
