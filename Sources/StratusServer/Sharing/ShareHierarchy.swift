@@ -40,7 +40,8 @@ enum ShareHierarchy {
         guard let shares = tx as? any ShareStoreWriter else { return }
         let moved = changes.filter { change in
             guard let before = change.before else { return false }
-            guard let after = change.after else { return true }
+            // A deleted record without a parent reaches no root but its own, whose share goes with it.
+            guard let after = change.after else { return RecordPresenter.parentName(of: before) != nil }
             return RecordPresenter.parentName(of: after) != RecordPresenter.parentName(of: before)
         }
         guard !moved.isEmpty else { return }
