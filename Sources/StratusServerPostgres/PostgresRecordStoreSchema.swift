@@ -143,6 +143,7 @@ enum PostgresRecordStoreSchema {
         PostgresShareSchema.register(in: &migrator)
         PostgresRecordStore.registerRateBuckets(in: &migrator)
         PostgresQueryKeyset.registerIndex(in: &migrator)
+        PostgresShareSchema.registerHierarchyMoves(in: &migrator)
         return migrator
     }()
 }

@@ -45,6 +45,23 @@ enum PostgresShareSchema {
                 """)
         }
     }
+
+    /// The hierarchy moves table (the SQLite one), registered after every earlier migration.
+    static func registerHierarchyMoves(in migrator: inout PostgresMigrator) {
+        migrator.registerMigration("pg-v8-share-hierarchy-moves") { db in
+            try db.execute("""
+                -- Records that entered or left a record share's hierarchy (moved, deleted, or an
+                -- ancestor was), so the share's participants' change feeds show them (design note 0008).
+                CREATE TABLE share_hierarchy_moves (
+                    zone_id BIGINT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    record_name TEXT NOT NULL,
+                    root_name TEXT NOT NULL,
+                    PRIMARY KEY (zone_id, seq, record_name, root_name)
+                );
+                """)
+        }
+    }
 }
 
 extension PostgresStoreTransaction: ShareStoreWriter {
@@ -166,5 +183,26 @@ extension PostgresStoreTransaction: ShareStoreWriter {
                 ),
             ])
         }
+    }
+
+    func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String> {
+        Set(try query("SELECT root_name FROM shares WHERE zone_id = $1 AND root_name IS NOT NULL", [zoneRowID]).map { try $0[0] as String })
+    }
+
+    func hierarchyMoves(inZone zoneRowID: Int64, sequences: ClosedRange<Int64>) throws -> [HierarchyMove] {
+        try query(
+            """
+            SELECT seq, record_name, root_name FROM share_hierarchy_moves WHERE zone_id = $1 AND seq BETWEEN $2 AND $3
+            ORDER BY seq, record_name, root_name
+            """,
+            [zoneRowID, sequences.lowerBound, sequences.upperBound]
+        ).map { row in HierarchyMove(sequence: try row[0], recordName: try row[1], root: try row[2]) }
+    }
+
+    func putHierarchyMove(_ move: HierarchyMove, inZone zoneRowID: Int64) throws {
+        try execute(
+            "INSERT INTO share_hierarchy_moves (zone_id, seq, record_name, root_name) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            [zoneRowID, move.sequence, move.recordName, move.root]
+        )
     }
 }

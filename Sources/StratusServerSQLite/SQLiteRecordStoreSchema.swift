@@ -130,6 +130,7 @@ enum SQLiteRecordStoreSchema {
         SQLiteUsageSchema.register(in: &migrator)
         SQLiteShareSchema.register(in: &migrator)
         SQLiteCredentialGenerationSchema.register(in: &migrator)
+        SQLiteShareSchema.registerHierarchyMoves(in: &migrator)
         return migrator
     }()
 }

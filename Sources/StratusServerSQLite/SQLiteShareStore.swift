@@ -48,6 +48,23 @@ enum SQLiteShareSchema {
                 """)
         }
     }
+
+    /// The hierarchy moves table (`share-v2-hierarchy-moves`), registered after every earlier migration.
+    static func registerHierarchyMoves(in migrator: inout SQLiteMigrator) {
+        migrator.registerMigration("share-v2-hierarchy-moves") { db in
+            try db.execute(sql: """
+                -- Records that entered or left a record share's hierarchy (moved, deleted, or an
+                -- ancestor was), so the share's participants' change feeds show them (design note 0008).
+                CREATE TABLE share_hierarchy_moves (
+                    zone_id INTEGER NOT NULL,
+                    seq INTEGER NOT NULL,
+                    record_name TEXT NOT NULL,
+                    root_name TEXT NOT NULL,
+                    PRIMARY KEY (zone_id, seq, record_name, root_name)
+                ) WITHOUT ROWID;
+                """)
+        }
+    }
 }
 
 extension SQLiteStoreTransaction: ShareStoreWriter {
@@ -146,6 +163,27 @@ extension SQLiteStoreTransaction: ShareStoreWriter {
     func putShortGUID(_ shortGUID: String, recordName: String, inZone zoneRowID: Int64) throws {
         try db.execute(
             "INSERT OR REPLACE INTO short_guids (short_guid, zone_id, record_name) VALUES (?, ?, ?)", [shortGUID, zoneRowID, recordName]
+        )
+    }
+
+    func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String> {
+        Set(try db.fetchAll(String.self, "SELECT root_name FROM shares WHERE zone_id = ? AND root_name IS NOT NULL", [zoneRowID]))
+    }
+
+    func hierarchyMoves(inZone zoneRowID: Int64, sequences: ClosedRange<Int64>) throws -> [HierarchyMove] {
+        try db.fetchAll(
+            """
+            SELECT seq, record_name, root_name FROM share_hierarchy_moves WHERE zone_id = ? AND seq BETWEEN ? AND ?
+            ORDER BY seq, record_name, root_name
+            """,
+            [zoneRowID, sequences.lowerBound, sequences.upperBound]
+        ) { row in HierarchyMove(sequence: try row[0], recordName: try row[1], root: try row[2]) }
+    }
+
+    func putHierarchyMove(_ move: HierarchyMove, inZone zoneRowID: Int64) throws {
+        try db.execute(
+            "INSERT OR IGNORE INTO share_hierarchy_moves (zone_id, seq, record_name, root_name) VALUES (?, ?, ?, ?)",
+            [zoneRowID, move.sequence, move.recordName, move.root]
         )
     }
 }

@@ -3,12 +3,12 @@ import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
-    /// `records/changes`: one custom zone's changes since a sync token.
-    func recordChanges(_ context: RequestContext) async throws -> HTTPResponse {
+    /// `records/changes`: one custom zone's changes since a sync token, as `view` shows them when given.
+    func recordChanges(_ context: RequestContext, view: ZoneFeedView? = nil) async throws -> HTTPResponse {
         let request = try context.decode(RecordsChanges.Request.self)
         let page = try await zoneChangesPage(
             context, zoneID: request.zoneID, token: request.syncToken, limit: try resultsLimit(request.resultsLimit),
-            desiredKeys: request.desiredKeys, recordTypes: nil
+            desiredKeys: request.desiredKeys, recordTypes: nil, view: view
         )
         let response = RecordsChanges.Response(records: page.records, syncToken: page.syncToken, moreComing: page.moreComing, reverse: false)
         return try context.encode(response, numbersAsStrings: request.numbersAsStrings)
@@ -69,8 +69,13 @@ extension CloudKitService {
     /// The token after the page is the last change returned when more are
     /// coming, else the zone's latest change in the same snapshot, so no change
     /// is ever skipped or repeated while writers carry on.
+    ///
+    /// - Parameter view: A participant's view of the zone (record shares): it filters each page in
+    ///   the page's snapshot, and its scope is sealed in the token, which then works only for it.
+    ///   The token still moves past changes the view leaves out.
     func zoneChangesPage(
-        _ context: RequestContext, zoneID: ZoneID, token: SyncToken?, limit: Int, desiredKeys: [String]?, recordTypes: Set<String>?
+        _ context: RequestContext, zoneID: ZoneID, token: SyncToken?, limit: Int, desiredKeys: [String]?, recordTypes: Set<String>?,
+        view: ZoneFeedView? = nil
     ) async throws -> ZoneChangesPage {
         let name = try context.zoneName(of: zoneID)
         guard name != ZoneID.defaultZoneName else {
@@ -80,6 +85,11 @@ extension CloudKitService {
         if let token {
             guard let opened = tokens.open(token.rawValue, kind: .zoneSync, as: ZoneSyncPosition.self) else {
                 throw ServiceError.badRequest("the sync token is not valid for this server; fetch again without a token to resync")
+            }
+            guard opened.r == view?.scope else {
+                throw ServiceError.badRequest(
+                    "the sync token was issued for other records of zone '\(name)' than you can now see; fetch again without a token to resync"
+                )
             }
             position = opened
         } else {
@@ -100,10 +110,14 @@ extension CloudKitService {
             let moreComing = changes.count > limit
             if moreComing { changes.removeLast(changes.count - limit) }
             let next = moreComing ? (changes.last?.changeSequence ?? after) : max(after, zone.changeSequence)
+            if let view {
+                let page = ZoneFeedPage(zoneRowID: zone.rowID, changes: changes, after: position?.s, through: next, recordTypes: recordTypes)
+                changes = try view.filter(page, tx)
+            }
             return ZoneChangesPage(
                 zoneID: zone.zoneID,
                 records: changes.map { .record(RecordPresenter.wire($0, zone: zone, desiredKeys: desiredKeys)) },
-                syncToken: self.zoneToken(zone.rowID, next), moreComing: moreComing
+                syncToken: self.zoneToken(zone.rowID, next, scope: view?.scope), moreComing: moreComing
             )
         }
     }

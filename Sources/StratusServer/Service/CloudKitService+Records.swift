@@ -82,7 +82,10 @@ extension CloudKitService {
                     throw AtomicBatchFailure(results: Self.atomicResults(request.operations, failedAt: index, failure: failure, uuid: uuid))
                 }
             }
-            if !zone.isDefaultZone { try ShareAdmission.deleted(modifier.changes, zone: zone, tx) }
+            if !zone.isDefaultZone {
+                try ShareHierarchy.recordMoves(modifier.changes, zone: zone, tx)
+                try ShareAdmission.deleted(modifier.changes, zone: zone, tx)
+            }
             try Self.account(modifier.changes, zone: zone, database: database, limits: quota, tx)
             let wake = try effects.apply(modifier.changes, zone: zone, tx)
             if modifier.schema.changed {

@@ -82,8 +82,8 @@ extension CloudKitService {
         Zone(zoneID: zone.zoneID, syncToken: zoneToken(zone.rowID, zone.changeSequence), atomic: !zone.isDefaultZone)
     }
 
-    func zoneToken(_ rowID: Int64, _ sequence: Int64) -> SyncToken {
-        SyncToken(tokens.seal(ZoneSyncPosition(z: rowID, s: sequence), kind: .zoneSync))
+    func zoneToken(_ rowID: Int64, _ sequence: Int64, scope: String? = nil) -> SyncToken {
+        SyncToken(tokens.seal(ZoneSyncPosition(z: rowID, s: sequence, r: scope), kind: .zoneSync))
     }
 
     static func validate(zoneName name: String) throws(ServiceError) {

@@ -2,15 +2,12 @@ import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
-    /// How far up a `parent` chain the shared database looks for a share's root.
-    static let maximumHierarchyDepth = 256
-
     /// A shared-database request in a zone reached only through record shares: the records
     /// reachable are the shares' roots and the records whose `parent` chain leads to one of them.
     ///
     /// `records/lookup` answers `NOT_FOUND` for other records, `records/query` leaves them out, and
     /// `records/modify` (with `READ_WRITE` on the hierarchy) may change records of the hierarchy or
-    /// create records whose parent is in it. Change feeds need a zone-wide share.
+    /// create records whose parent is in it, and `records/changes` shows the hierarchy's changes only.
     func handleRecordShared(_ delegated: RequestContext, shared: SharedZone) async throws -> HTTPResponse {
         switch delegated.operation {
         case .recordsLookup:
@@ -39,11 +36,10 @@ extension CloudKitService {
         case .recordsModify:
             try await admitRecordSharedModify(delegated, shared: shared)
             return try await modifyRecords(delegated)
+        case .recordsChanges:
+            return try await recordChanges(delegated, view: ShareHierarchy.feedView(roots: Set(shared.roots.keys)))
         default:
-            throw ServiceError(
-                .accessDenied,
-                "zone '\(shared.zone.zoneName)' of '\(shared.zone.database.owner)' is shared with you through record shares only; change feeds need a zone-wide share"
-            )
+            throw ServiceError.badRequest("this operation is not supported in a zone shared with you through record shares")
         }
     }
 
@@ -97,22 +93,14 @@ extension CloudKitService {
     ) async throws -> (coverage: [String: SharePermission], existing: Set<String>) {
         let zoneRowID = shared.zone.rowID
         let roots = shared.roots
-        let depth = Self.maximumHierarchyDepth
         return try await store.read { tx in
             var coverage: [String: SharePermission] = [:]
             var existing: Set<String> = []
             for name in names {
                 guard let record = try tx.record(named: name, inZone: zoneRowID), !record.isDeleted else { continue }
                 existing.insert(name)
-                var best: SharePermission?
-                var current: StoredRecord? = record
-                var seen: Set<String> = []
-                while let step = current, seen.count < depth, seen.insert(step.recordName).inserted {
-                    if let permission = roots[step.recordName], best != .readWrite { best = permission }
-                    current = try RecordPresenter.parentName(of: step).flatMap { try tx.record(named: $0, inZone: zoneRowID) }
-                        .flatMap { $0.isDeleted ? nil : $0 }
-                }
-                if let best { coverage[name] = best }
+                let reached = try ShareHierarchy.roots(reachedFrom: record, among: Set(roots.keys), tx)
+                if !reached.isEmpty { coverage[name] = reached.contains { roots[$0] == .readWrite } ? .readWrite : .readOnly }
             }
             return (coverage, existing)
         }

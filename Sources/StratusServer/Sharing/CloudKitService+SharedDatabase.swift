@@ -63,10 +63,11 @@ extension CloudKitService {
         }
     }
 
-    /// `changes/zone` in the shared database: each zone's feed, read in its owner's private database.
+    /// `changes/zone` in the shared database: each zone's feed, read in its owner's private database
+    /// (in a zone reached through record shares only, the hierarchies' changes).
     private func sharedZoneChanges(_ context: RequestContext) async throws -> HTTPResponse {
         let request = try context.decode(ZoneChanges.Request.self)
-        let reachable = try await sharedZones(context).filter { $0.zoneWide }
+        let reachable = try await sharedZones(context)
         var results: [ZoneChanges.ZoneResult] = []
         for options in request.zones {
             do {
@@ -75,7 +76,8 @@ extension CloudKitService {
                     context.acting(in: shared.zone.database), zoneID: options.zoneID, token: options.syncToken,
                     limit: try resultsLimit(options.resultsLimit ?? request.resultsLimit),
                     desiredKeys: options.desiredKeys ?? request.desiredKeys,
-                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init)
+                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init),
+                    view: shared.zoneWide ? nil : ShareHierarchy.feedView(roots: Set(shared.roots.keys))
                 )
                 results.append(
                     .changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing))
@@ -88,7 +90,8 @@ extension CloudKitService {
     }
 
     /// `changes/database` in the shared database: zones shared with the caller that changed, appeared
-    /// or went away (`deleted`) since the token. The token lists every reachable zone with its last
+    /// or went away (`deleted`) since the token; a zone reached through record shares only counts as
+    /// changed when its hierarchies' feed has something to show. The token lists every reachable zone with its last
     /// change, so it grows with the number of shared zones; one page holds them all.
     private func sharedDatabaseChanges(_ context: RequestContext) async throws -> HTTPResponse {
         let request = try context.decode(DatabaseChanges.Request.self)
@@ -102,7 +105,11 @@ extension CloudKitService {
         }
         let reachable = try await sharedZones(context)
         var zones: [ZoneResult] = []
-        for shared in reachable where known[shared.zone.rowID].map({ shared.zone.changeSequence > $0 }) ?? true {
+        for shared in reachable {
+            if let position = known[shared.zone.rowID] {
+                guard shared.zone.changeSequence > position else { continue }
+                if !shared.zoneWide, try await !recordSharesChanged(shared, after: position) { continue }
+            }
             zones.append(.zone(Zone(zoneID: shared.zone.zoneID)))
         }
         let current = Set(reachable.map(\.zone.rowID))
@@ -114,6 +121,28 @@ extension CloudKitService {
         let position = SharedDatabasePosition(d: digest, z: reachable.map { [$0.zone.rowID, $0.zone.changeSequence] })
         let syncToken = SyncToken(tokens.seal(position, kind: .sharedDatabaseSync))
         return try context.encode(DatabaseChanges.Response(zones: zones, syncToken: syncToken, moreComing: false), numbersAsStrings: nil)
+    }
+
+    /// Whether a zone reached through record shares only has a change its participant's feed would
+    /// show after `sequence` (up to the zone's position in `shared`): its changes are read in pages and
+    /// filtered as the feed filters them, up to the first one shown.
+    private func recordSharesChanged(_ shared: SharedZone, after sequence: Int64) async throws -> Bool {
+        let view = ShareHierarchy.feedView(roots: Set(shared.roots.keys))
+        let zone = shared.zone
+        let pageSize = 200
+        return try await store.read { tx in
+            var after = sequence
+            while after < zone.changeSequence {
+                let changes = try tx.recordChanges(inZone: zone.rowID, after: after, limit: pageSize, recordTypes: nil)
+                    .filter { $0.changeSequence <= zone.changeSequence }
+                let through = changes.count == pageSize ? (changes.last?.changeSequence ?? zone.changeSequence) : zone.changeSequence
+                let page = ZoneFeedPage(zoneRowID: zone.rowID, changes: changes, after: after, through: through, recordTypes: nil)
+                if try !view.filter(page, tx).isEmpty { return true }
+                guard changes.count == pageSize, let last = changes.last else { return false }
+                after = last.changeSequence
+            }
+            return false
+        }
     }
 
     /// A zone reachable through accepted shares, with the best permission the caller has there.

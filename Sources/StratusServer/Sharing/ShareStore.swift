@@ -78,6 +78,24 @@ public struct ShareGrant: Hashable, Sendable {
     }
 }
 
+/// A record that entered or left a record share's hierarchy: itself moved or deleted, or an
+/// ancestor was (design note 0008).
+public struct HierarchyMove: Hashable, Sendable {
+    /// The zone change sequence of the move (the moved or deleted record's change).
+    public var sequence: Int64
+    /// The record whose membership changed.
+    public var recordName: String
+    /// The root of the record share whose hierarchy it entered or left.
+    public var root: String
+
+    /// Creates a move.
+    public init(sequence: Int64, recordName: String, root: String) {
+        self.sequence = sequence
+        self.recordName = recordName
+        self.root = root
+    }
+}
+
 /// Share reads: an optional capability of a ``RecordStoreReader`` (design note 0008).
 ///
 /// A back end whose transactions conform supports sharing; on others share records
@@ -100,6 +118,12 @@ public protocol ShareStoreReader {
 
     /// What `userRecordName` has accepted: one grant per share, in zone order.
     func grants(of userRecordName: String) throws -> [ShareGrant]
+
+    /// The roots of the zone's record shares.
+    func recordShareRoots(inZone zoneRowID: Int64) throws -> Set<String>
+
+    /// The hierarchy moves of the zone with a change sequence in `sequences`, in sequence order.
+    func hierarchyMoves(inZone zoneRowID: Int64, sequences: ClosedRange<Int64>) throws -> [HierarchyMove]
 }
 
 /// Share writes, valid only inside ``RecordStore/write(_:)``.
@@ -112,4 +136,7 @@ public protocol ShareStoreWriter: ShareStoreReader {
 
     /// Records the short GUID of a record.
     func putShortGUID(_ shortGUID: String, recordName: String, inZone zoneRowID: Int64) throws
+
+    /// Records that a record entered or left the hierarchy of the share rooted at `root` at change `sequence`.
+    func putHierarchyMove(_ move: HierarchyMove, inZone zoneRowID: Int64) throws
 }

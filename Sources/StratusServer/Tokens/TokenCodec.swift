@@ -52,6 +52,8 @@ struct ZoneSyncPosition: Codable, Hashable {
     var z: Int64
     /// The last change sequence the client has.
     var s: Int64
+    /// The filtered view of the zone that issued the token (a participant's record shares), if any.
+    var r: String? = nil
 }
 
 /// The position a database sync token names.
