@@ -199,41 +199,40 @@ final class Authenticator: Sendable {
     ///
     /// The three names share the 25-byte prefix `X-Apple-CloudKit-Request-`, and two of them are
     /// 36 bytes long, so three `HTTPHeaders` lookups compared most of every name three times
-    /// (about 3 µs a signed request). Here a header whose length is not 30 or 36 is skipped at
-    /// once, and the others are compared, ignoring ASCII case, in their contiguous UTF-8 bytes.
+    /// (9.5 k instructions a signed request, callgrind). Here a header of another length is skipped
+    /// at once, and the others are compared, ignoring ASCII case, over their contiguous UTF-8 bytes.
+    /// As with `HTTPHeaders`, the first of repeated headers counts.
     struct SignatureHeaders {
         var keyID: String?
         var date: String?
         var signature: String?
 
-        private static let prefix = Array("x-apple-cloudkit-request-".utf8)
-        private static let keyIDSuffix = Array("keyid".utf8)
-        private static let dateSuffix = Array("iso8601date".utf8)
-        private static let signatureSuffix = Array("signaturev1".utf8)
+        private static let keyIDName = Array(ServerToServerSignature.keyIDHeaderName.lowercased().utf8)
+        private static let dateName = Array(ServerToServerSignature.dateHeaderName.lowercased().utf8)
+        private static let signatureName = Array(ServerToServerSignature.signatureHeaderName.lowercased().utf8)
 
         init(_ headers: HTTPHeaders) {
             for (name, value) in headers {
                 let length = name.utf8.count
-                guard length == 30 || length == 36 else { continue }
+                guard length == Self.keyIDName.count || length == Self.dateName.count || length == Self.signatureName.count else { continue }
                 var name = name
                 name.withUTF8 { bytes in
-                    guard Self.matches(bytes, Self.prefix, at: 0) else { return }
-                    if length == 30 {
-                        if keyID == nil, Self.matches(bytes, Self.keyIDSuffix, at: 25) { keyID = value }
-                    } else if date == nil, Self.matches(bytes, Self.dateSuffix, at: 25) {
+                    if keyID == nil, Self.equal(bytes, Self.keyIDName) {
+                        keyID = value
+                    } else if date == nil, Self.equal(bytes, Self.dateName) {
                         date = value
-                    } else if signature == nil, Self.matches(bytes, Self.signatureSuffix, at: 25) {
+                    } else if signature == nil, Self.equal(bytes, Self.signatureName) {
                         signature = value
                     }
                 }
             }
         }
 
-        /// Whether `bytes` holds `lowercase` at `offset`, ignoring ASCII case.
-        private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: [UInt8], at offset: Int) -> Bool {
-            guard bytes.count >= offset + lowercase.count else { return false }
+        /// Whether `bytes` spell `lowercase`, ignoring ASCII case.
+        private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: [UInt8]) -> Bool {
+            guard bytes.count == lowercase.count else { return false }
             for index in lowercase.indices {
-                let byte = bytes[offset + index]
+                let byte = bytes[index]
                 let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
                 if folded != lowercase[index] { return false }
             }
@@ -266,8 +265,8 @@ final class Authenticator: Sendable {
     /// The encoded form is built only when the path has a byte to encode (a CloudKit path
     /// rarely has), so the common case costs one scan.
     static func signedPaths(_ path: String) -> [String] {
-        var bytes = path
-        let plain = bytes.withUTF8 { utf8 in
+        var contiguous = path
+        let plain = contiguous.withUTF8 { utf8 in
             for byte in utf8 {
                 let unreserved = byte == UInt8(ascii: "/") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
                     || byte == UInt8(ascii: "~") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
