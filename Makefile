@@ -32,6 +32,8 @@ bench: deps
 	swift run -c release --package-path Benchmarks StoreBench
 	swift run -c release --package-path Benchmarks AuthBench
 	swift run -c release --package-path Benchmarks SDKBench
+	swift run -c release --package-path Benchmarks SyncBench
+	swift run -c release --package-path Benchmarks DocsBench
 
 clean:
 	rm -rf .build Benchmarks/.build
