@@ -148,9 +148,10 @@ extension PostgresStoreTransaction {
         if db.queuedCount >= Self.maximumQueuedStatements { try tracking { try db.flush() } }
     }
 
-    /// Queued statements sent at the latest in one pipeline: their replies (tens of bytes each) stay
-    /// well within the socket buffers while libpq, in blocking mode, is still sending.
-    static let maximumQueuedStatements = 400
+    /// Queued statements sent at the latest in one pipeline: their replies (about 30 bytes each) stay
+    /// well within the socket buffers while libpq, in blocking mode, is still sending. A batch of 200
+    /// records without references queues about 800.
+    static let maximumQueuedStatements = 1_000
 }
 
 /// The `records.fields` column: the record's fields as canonical wire JSON.
