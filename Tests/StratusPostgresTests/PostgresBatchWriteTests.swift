@@ -66,6 +66,25 @@ struct PostgresBatchWriteTests {
         try await store.close()
     }
 
+    @Test func aTransactionQueuingMoreThanOnePipelineOfWritesFlushesThemAllInOrder() async throws {
+        let url = try PostgresTestDatabase.url()
+        let store = try await PostgresRecordStore.openTemporary(url: url, connections: 2)
+        let count = 300  // about four statements each: more than one flush
+        let zone = try await store.write { tx in
+            let zone = try tx.createZone(named: "Many", in: Self.database, createdAt: 1)
+            let names = (0..<count).map { "m\($0)" }
+            try tx.prefetchRecords(named: names, inZone: zone.rowID)
+            for name in names {
+                try tx.putRecord(Self.record(name, zone: zone.rowID, sequence: try tx.nextChangeSequence(inZone: zone.rowID)), references: [])
+            }
+            return zone
+        }
+        let feed = try await store.read { tx in try tx.recordChanges(inZone: zone.rowID, after: 0, limit: 10_000, recordTypes: nil) }
+        #expect(feed.map(\.recordName) == (0..<count).map { "m\($0)" })
+        #expect(try await store.read { tx in try tx.zone(rowID: zone.rowID)?.changeSequence } == Int64(count))
+        try await store.close()
+    }
+
     @Test func aPrefetchedRecordReadsAsLastWrittenAndAsBeforeAfterARollback() async throws {
         let url = try PostgresTestDatabase.url()
         let store = try await PostgresRecordStore.openTemporary(url: url, connections: 2)
