@@ -120,6 +120,27 @@ public final class PostgresConnection {
         deferred.append(statement)
     }
 
+    /// How many statements are queued (``enqueue(_:)``) and not yet sent.
+    public var queuedCount: Int { deferred.count }
+
+    /// Sends the queued statements now, in one round trip (nothing if none are queued).
+    ///
+    /// A caller that queues many writes flushes every few hundred statements, so that one
+    /// pipeline's replies never outgrow the socket buffers (the connection stays in blocking mode).
+    ///
+    /// ```swift
+    /// if db.queuedCount >= 512 { try db.flush() }
+    /// ```
+    ///
+    /// - Throws: ``PostgresError`` of the first queued statement that failed.
+    public func flush() throws {
+        guard !deferred.isEmpty else { return }
+        let batch = deferred
+        deferred = []
+        flushes += 1
+        _ = try PostgresStatistics.measure { try runPipeline(batch) }
+    }
+
     private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
         if !deferred.isEmpty {
             let batch = deferred + [PostgresStatement(sql, parameters)]
@@ -316,7 +337,8 @@ public final class PostgresConnection {
     /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
     ///
     /// `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` are queued (``enqueue(_:)``) and go out with the
-    /// next statement; a savepoint inside which no statement ran costs nothing.
+    /// next statement; a savepoint inside which no statement was sent costs nothing, and if it
+    /// throws, what was queued inside it is dropped unsent.
     ///
     /// - Throws: What `body` throws, or ``PostgresError``.
     @discardableResult
@@ -337,9 +359,9 @@ public final class PostgresConnection {
             return value
         } catch {
             if flushes == flushesBefore {
-                // Nothing went out since: drop the savepoint; what is queued after it can only be
-                // locks (a nested savepoint that ran nothing removed its own statements), kept.
-                deferred.remove(at: mark)
+                // Nothing went out since: drop the savepoint and everything queued inside it
+                // (writes, locks, notifications), as if it had run and rolled back.
+                deferred.removeSubrange(mark...)
             } else {
                 // What is queued came after the savepoint: undone with it.
                 deferred = [PostgresStatement("ROLLBACK TO SAVEPOINT \(name)"), PostgresStatement("RELEASE SAVEPOINT \(name)")]

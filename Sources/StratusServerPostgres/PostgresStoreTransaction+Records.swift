@@ -23,8 +23,39 @@ extension PostgresStoreTransaction {
     }
 
     func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord? {
+        if isWriting, let cached = cache.record(named: name, inZone: zoneRowID) { return cached }
         try lockZone(zoneRowID)
         return try first("SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = $2", [zoneRowID, name]).map(Self.record)
+    }
+
+    /// Locks the zone, reads its change counter and every named record in one round trip, and
+    /// keeps them (`cache`) for the rest of the transaction: a batch's records then cost no
+    /// further reads, and its change sequences are counted in memory.
+    func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws {
+        guard isWriting else { return }
+        let wanted = Array(Set(names.filter { !cache.contains(named: $0, inZone: zoneRowID) })).sorted()
+        let knowsCounter = lockedZones.contains(zoneRowID) && cache.counters[zoneRowID] != nil
+        guard !wanted.isEmpty || !knowsCounter else { return }
+        // The lock first (FOR UPDATE, again if already held: harmless), then the reads, in one pipeline.
+        let results = try tracking {
+            try db.pipeline([
+                PostgresStatement("SELECT change_seq FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
+                PostgresStatement(
+                    "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = ANY($2::text[])",
+                    [zoneRowID, PostgresArray(wanted)]
+                ),
+            ])
+        }
+        // A zone deleted meanwhile: nothing is cached, and the writes fail as without the hint.
+        guard let counterRow = results[0].first else { return }
+        lockedZones.insert(zoneRowID)
+        if !knowsCounter { cache.learnCounter(try counterRow[0], ofZone: zoneRowID) }
+        var found: [String: StoredRecord] = [:]
+        for row in results[1] {
+            let record = try Self.record(row)
+            found[record.recordName] = record
+        }
+        for name in wanted { cache.remember(found[name], named: name, inZone: zoneRowID) }
     }
 
     func recordChanges(inZone zoneRowID: Int64, after sequence: Int64, limit: Int, recordTypes: Set<String>?) throws -> [StoredRecord] {
@@ -53,7 +84,8 @@ extension PostgresStoreTransaction {
         }
     }
 
-    /// Writes the record, its references and its index rows in one round trip (a pipeline).
+    /// Queues the record's row, its references and its index rows: they go out with the next
+    /// statement, so a whole batch's writes share a round trip (a flush every few hundred statements).
     func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
         try lockZone(record.zoneRowID)
         let body = try PostgresFieldBlob.encode(record.fields)
@@ -88,13 +120,14 @@ extension PostgresStoreTransaction {
             )
         }
         batch += PostgresFieldIndex.replacing(record)
-        try tracking { try db.pipeline(batch) }
+        try enqueueWrites(batch)
+        cache.wrote(record)
     }
 
     func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
         try lockZone(zoneRowID)
-        try tracking {
-            try db.pipeline([
+        cache.forget(named: name, inZone: zoneRowID)
+        try enqueueWrites([
                 PostgresStatement(
                     """
                     UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
@@ -106,8 +139,19 @@ extension PostgresStoreTransaction {
                 PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
                 PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
             ])
-        }
     }
+
+    /// Writes whose results nobody reads, queued (`PostgresConnection.enqueue`); errors surface
+    /// with the next statement or the `COMMIT` and fail the transaction (or retry it), as any database error.
+    private func enqueueWrites(_ statements: [PostgresStatement]) throws {
+        for statement in statements { db.enqueue(statement) }
+        if db.queuedCount >= Self.maximumQueuedStatements { try tracking { try db.flush() } }
+    }
+
+    /// Queued statements sent at the latest in one pipeline: their replies (about 30 bytes each) stay
+    /// well within the socket buffers while libpq, in blocking mode, is still sending. A batch of 200
+    /// records without references queues about 800.
+    static let maximumQueuedStatements = 1_000
 }
 
 /// The `records.fields` column: the record's fields as canonical wire JSON.

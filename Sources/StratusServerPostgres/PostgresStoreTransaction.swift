@@ -15,7 +15,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     let db: PostgresConnection
     let isWriting: Bool
     /// Zones this write transaction holds the row lock of.
-    private var lockedZones: Set<Int64> = []
+    var lockedZones: Set<Int64> = []
     /// Zones whose records changed in this transaction; they move up their database's change log at commit.
     private var touchedZones: Set<Int64> = []
     /// Schemas as this transaction sees them.
@@ -24,6 +24,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     private var zoneSchemaKeys: [Int64: SchemaKey] = [:]
     /// The first transient failure (deadlock, serialization, duplicate key) a statement met, even if the caller caught it.
     private(set) var transientFailure: PostgresError?
+    /// Records and zone counters known under this transaction's zone locks.
+    var cache = PostgresWriteCache()
 
     struct SchemaKey: Hashable {
         var container: String
@@ -130,6 +132,14 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         [database.container, database.environment.rawValue, database.scope.rawValue, database.owner]
     }
 
+    /// The row as this transaction holds it: with the change counter it advanced without writing it yet.
+    private func current(_ zone: ZoneRow) -> ZoneRow {
+        guard let counter = cache.counters[zone.rowID] else { return zone }
+        var zone = zone
+        zone.changeSequence = counter
+        return zone
+    }
+
     func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow? {
         let zone = try first(
             """
@@ -137,14 +147,14 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND zone_name = $5 AND NOT deleted
             """,
             Self.arguments(database) + [name]
-        ).map(Self.zone)
+        ).map(Self.zone).map(current)
         // Remembered so that writing a record of the zone need not read the zone again for its schema.
         if let zone { zoneSchemaKeys[zone.rowID] = SchemaKey(container: database.container, environment: database.environment.rawValue) }
         return zone
     }
 
     func zone(rowID: Int64) throws -> ZoneRow? {
-        try first("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1", [rowID]).map(Self.zone)
+        try first("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1", [rowID]).map(Self.zone).map(current)
     }
 
     func zones(in database: DatabaseKey) throws -> [ZoneRow] {
@@ -154,7 +164,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND NOT deleted ORDER BY zone_name
             """,
             Self.arguments(database)
-        ).map(Self.zone)
+        ).map(Self.zone).map(current)
     }
 
     func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow] {
@@ -164,7 +174,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND db_seq > $5 ORDER BY db_seq LIMIT $6
             """,
             Self.arguments(database) + [sequence, limit]
-        ).map(Self.zone)
+        ).map(Self.zone).map(current)
     }
 
     func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow {
@@ -180,6 +190,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         }
         let rowID: Int64 = try row[0]
         lockedZones.insert(rowID)
+        cache.learnCounter(0, ofZone: rowID)
         return ZoneRow(
             rowID: rowID, database: database, zoneName: name, changeSequence: 0, databaseSequence: sequence, createdAt: createdAt,
             isDeleted: false
@@ -194,6 +205,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         try execute("DELETE FROM record_refs WHERE zone_id = $1", [zone.rowID])
         try tracking { try PostgresFieldIndex.removeZone(zone.rowID, db) }
         touchedZones.remove(zone.rowID)
+        cache.forgetZone(zone.rowID)
     }
 
     /// Takes the next position in the database's change log; the row stays locked until commit,
@@ -226,6 +238,13 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     func nextChangeSequence(inZone zoneRowID: Int64) throws -> Int64 {
+        // Known counter (read under the lock by `prefetchRecords`, or taken before): counted here,
+        // written to the zone row by `finish`, with the COMMIT. A savepoint that rolls back rolls
+        // the counter back too (`PostgresWriteCache.rollBack`), so no number is skipped.
+        if lockedZones.contains(zoneRowID), let sequence = cache.nextSequence(inZone: zoneRowID) {
+            touchedZones.insert(zoneRowID)
+            return sequence
+        }
         lockedZones.insert(zoneRowID)
         // The row lock this UPDATE takes (or already holds) lasts until commit: writers of one
         // zone take numbers one after another, and commit in that order. A savepoint that rolls
@@ -235,13 +254,15 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             throw PostgresStoreCorruption(message: "zone row \(zoneRowID) is missing or deleted")
         }
         touchedZones.insert(zoneRowID)
-        return try row[0]
+        let sequence: Int64 = try row[0]
+        cache.learnCounter(sequence, ofZone: zoneRowID)
+        return sequence
     }
 
     /// Moves every zone whose records changed up its database's change log; called once before commit.
     ///
     /// One statement per zone takes the database's next position (locking its row) and stamps
-    /// the zone; the statements are queued, so they go out with the `COMMIT` in one round trip
+    /// the zone with it and with the change counter counted in memory; the statements are queued, so they go out with the `COMMIT` in one round trip
     /// and the database row is held for the shortest time. A failure (a deadlock) is thrown by the commit.
     func finish() throws {
         for zoneRowID in touchedZones.sorted() {
@@ -255,9 +276,10 @@ final class PostgresStoreTransaction: RecordStoreWriter {
                         ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
                         RETURNING change_seq
                     )
-                    UPDATE zones SET db_seq = position.change_seq FROM position WHERE zones.id = $1
+                    UPDATE zones SET db_seq = position.change_seq, change_seq = coalesce($2, zones.change_seq)
+                    FROM position WHERE zones.id = $1
                     """,
-                    [zoneRowID]
+                    [zoneRowID, cache.counters[zoneRowID]]
                 )
             )
         }
@@ -281,12 +303,15 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     /// Runs `body` in a savepoint. If it rolls back, so do the zone locks taken inside it
     /// (PostgreSQL releases row locks of an aborted subtransaction): they are taken again when next needed.
+    /// What it knew (`cache`) rolls back with it.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         let lockedBefore = lockedZones
+        let mark = cache.mark()
         do {
             return try db.savepoint(body)
         } catch {
             lockedZones = lockedBefore
+            cache.rollBack(to: mark)
             throw error
         }
     }

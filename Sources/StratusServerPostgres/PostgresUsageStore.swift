@@ -51,14 +51,15 @@ extension PostgresStoreTransaction: UsageStoreWriter {
         return StorageUsage(recordBytes: try row[0], assetBytes: try row[1])
     }
 
+    /// Queued: it goes out with the transaction's next statement or its `COMMIT`.
     func addUsage(_ delta: StorageUsage, zoneRowID: Int64) throws {
-        try execute(
+        db.enqueue(PostgresStatement(
             """
             INSERT INTO zone_usage (zone_id, record_bytes, asset_bytes) VALUES ($1, $2, $3)
             ON CONFLICT (zone_id) DO UPDATE SET record_bytes = zone_usage.record_bytes + excluded.record_bytes,
                 asset_bytes = zone_usage.asset_bytes + excluded.asset_bytes
             """,
             [zoneRowID, delta.recordBytes, delta.assetBytes]
-        )
+        ))
     }
 }

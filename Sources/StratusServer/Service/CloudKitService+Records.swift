@@ -57,6 +57,8 @@ extension CloudKitService {
                 assets: effects.assets
             )
             modifier.requiredCreator = creator
+            // One lock and one read for every named record of the batch, before the per-record loop.
+            try tx.prefetchRecords(named: request.operations.compactMap(\.record.recordName), inZone: zone.rowID)
             // The key-value store's zone has limits (KeyValueLimits); other zones load nothing.
             var keyValueUsage = try KeyValueUsage.load(zone: zone, database: database, tx)
             var results: [RecordResult] = []

@@ -96,4 +96,18 @@ public protocol RecordStoreWriter: RecordStoreReader, PushStoreWriter, AssetStor
 
     /// Runs `body` in a savepoint: its writes are undone if it throws, and the error is rethrown.
     func savepoint<T>(_ body: () throws -> T) throws -> T
+
+    /// Announces the records of one zone a batch is about to read and write, so that a back end
+    /// with costly round trips can lock the zone and read them all at once; a hint only.
+    ///
+    /// ```swift
+    /// try tx.prefetchRecords(named: ["a", "b"], inZone: zone.rowID)
+    /// let a = try tx.record(named: "a", inZone: zone.rowID)  // no further round trip on PostgreSQL
+    /// ```
+    func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws
+}
+
+extension RecordStoreWriter {
+    /// Does nothing: reading a record one at a time is cheap on this back end.
+    public func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws {}
 }
