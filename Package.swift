@@ -167,6 +167,13 @@ let package = Package(
             dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire"]
         ),
         .testTarget(
+            name: "StratusSecurityTests",
+            dependencies: [
+                "StratusServer", "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusHTTP", "StratusHTTPServer",
+                "StratusTesting", "StratusCrypto", "StratusClient", "StratusDocuments", "StratusClientCommands", "StratusLogging",
+            ]
+        ),
+        .testTarget(
             name: "StratusSyncTests",
             dependencies: [
                 "StratusSync", "StratusClient", "StratusServer", "StratusTesting", "StratusWire", "StratusSQLite", "StratusLogging",
