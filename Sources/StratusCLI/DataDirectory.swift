@@ -14,10 +14,31 @@ struct DataDirectory {
     init(path: String, database: String = "") throws {
         url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         self.database = database
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         guard database.isEmpty || isPostgres else {
             throw CLIError("--database must be a postgres:// or postgresql:// URL; got '\(database)'")
         }
+        try Self.makePrivate(url)
+    }
+
+    /// Creates the directory readable by this user only (`0700`), or narrows an existing one to it.
+    ///
+    /// It holds password hashes, e-mail addresses, session IDs, the token secret and users'
+    /// assets; files in it are `0600` (the CLI's umask, the stores' own modes), but the folder's
+    /// mode is what keeps every other user of the machine out, whatever an older version left.
+    static func makePrivate(_ url: URL) throws {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: url.path) else {
+            try manager.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return
+        }
+        let mode = (try manager.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        guard mode & 0o077 != 0 else { return }
+        do {
+            try manager.setAttributes([.posixPermissions: mode & 0o700 | 0o700], ofItemAtPath: url.path)
+        } catch {
+            throw CLIError("the data directory \(url.path) is readable by other users (mode \(String(mode, radix: 8))) and could not be narrowed to 0700: \(error)")
+        }
+        FileHandle.standardError.write(Data("stratus: narrowed the data directory \(url.path) from mode \(String(mode, radix: 8)) to 700\n".utf8))
     }
 
     /// Reads `--data-dir` and `--database` (or their environment variables).

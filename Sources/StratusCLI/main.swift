@@ -21,6 +21,10 @@ let usage = """
       stratus help              print this help
     """
 
+// Everything the CLI creates (the data directory's databases, assets, secrets, exports) is
+// readable by this user only; the stores and the data directory also set their modes themselves.
+umask(0o077)
+
 let arguments = CommandLine.arguments.dropFirst()
 do {
     let command = arguments.first ?? "help"

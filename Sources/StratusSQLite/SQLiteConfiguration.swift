@@ -40,6 +40,14 @@ public struct SQLiteConfiguration: Sendable {
     ///
     /// When the cache is full it is emptied; statements still held by callers stay valid.
     public var statementCacheCapacity: Int = 256
+    /// The permission bits of the database file and its `-wal` and `-shm` companions, such as
+    /// `0o600` for a file only its owner may read; `nil` (the default) leaves them to SQLite and
+    /// the process's umask (usually `0o644`, readable by everyone).
+    ///
+    /// A writable connection applies them before it opens the file: a new file is created with
+    /// them, an existing one (and companions left by an earlier run) is changed to them. SQLite
+    /// gives the `-wal` and `-shm` files it creates later the database file's permissions.
+    public var fileMode: UInt16?
     /// Runs once on every new connection (the writer and each reader), after the settings above.
     ///
     /// Use it to register functions or set pragmas. Readers are read-only: do not write here

@@ -66,6 +66,9 @@ public final class SQLiteConnection {
         self.logger = logger
         statementCacheCapacity = max(configuration.statementCacheCapacity, 0)
 
+        if !readOnly, let mode = configuration.fileMode, configuration.path != ":memory:" {
+            try SQLiteFileMode.apply(mode, to: configuration.path)
+        }
         var handle: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)

@@ -46,6 +46,8 @@ public final class SQLiteRecordStore: RecordStore {
         // thousand records; past that every insert and index seek becomes a read() call.
         configuration.cacheSizeKiB = 32 * 1024
         configuration.mmapSize = 256 << 20
+        // Password hashes, e-mail addresses and session IDs live here: readable by the server's user only.
+        configuration.fileMode = 0o600
         let pool = try SQLiteDatabasePool(configuration: configuration, logger: logger)
         try await SQLiteRecordStoreSchema.migrator.migrate(pool)
         let credentials = try SQLiteCredentialGeneration(configuration: pool.configuration, logger: logger)

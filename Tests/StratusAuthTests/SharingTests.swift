@@ -34,7 +34,7 @@ import Testing
             #expect(created.itemCodes() == [nil], "\(created.text)")
             let guid = try #require(created.strings("records", "shortGUID").first)
             #expect(created.text.contains(#""acceptanceStatus":"INVITED""#))
-            #expect(created.text.contains(b.recordName))
+            #expect(!created.text.contains(b.recordName), "B is not discoverable: the share names B by address until B accepts")
 
             // Nothing in B's shared database until B accepts.
             #expect(try await server.exchange("zones/list", method: "GET", database: "shared", query: b.query).zoneNames.isEmpty)

@@ -20,12 +20,26 @@ public final class AssetFileStore: AssetBlobStore {
 
     /// Opens (creating if needed) the store under `directory`.
     ///
+    /// Folders this store creates are `0700` and files `0600`: asset bytes are users' private
+    /// data, readable by the server's user only. (A `directory` that exists keeps its own
+    /// permissions: an operator may share it between nodes on purpose.)
+    ///
     /// - Throws: A file-system error when the directories cannot be created.
     public init(directory: URL) throws {
         self.directory = directory
         for name in ["objects", "tmp", "trash"] {
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent(name), withIntermediateDirectories: true)
+            try Self.createPrivateDirectory(directory.appendingPathComponent(name))
         }
+    }
+
+    /// The permissions of the folders this store creates.
+    static let directoryPermissions = 0o700
+    /// The permissions of the files this store writes.
+    static let filePermissions = 0o600
+
+    private static func createPrivateDirectory(_ url: URL) throws {
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: directoryPermissions])
     }
 
     /// Where the content with `key` lives.
@@ -41,7 +55,9 @@ public final class AssetFileStore: AssetBlobStore {
     /// Writes bytes to a new temporary file.
     public func stage(_ data: Data) throws -> AssetBlobLocation {
         let staged = directory.appendingPathComponent("tmp").appendingPathComponent(UUID().uuidString)
-        try data.write(to: staged)
+        guard FileManager.default.createFile(atPath: staged.path, contents: data, attributes: [.posixPermissions: Self.filePermissions]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: staged.path])
+        }
         return AssetBlobLocation(staged.path)
     }
 
@@ -52,7 +68,7 @@ public final class AssetFileStore: AssetBlobStore {
             discard(staged)
             return
         }
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Self.createPrivateDirectory(target.deletingLastPathComponent())
         try FileManager.default.moveItem(atPath: staged.location, toPath: target.path)
     }
 

@@ -8,8 +8,17 @@ enum ByteRange {
     /// One range (`a-b`, `a-`, `-n`) yields 206 with `Content-Range`; a range that
     /// starts past the end yields 416; no header, another unit or several ranges
     /// yield the whole body with 200.
+    ///
+    /// Asset bytes are whatever a user uploaded, served from the server's own origin (which also
+    /// serves the sign-in page), so the response tells browsers never to render them: no MIME
+    /// sniffing, a download rather than a page, and a sandbox with nothing allowed should one
+    /// render anyway.
     static func response(for data: Data, rangeHeader: String?) -> HTTPResponse {
-        var headers: HTTPHeaders = ["Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=3600"]
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", "Cache-Control": "private, max-age=3600",
+            "X-Content-Type-Options": "nosniff", "Content-Disposition": "attachment",
+            "Content-Security-Policy": "default-src 'none'; sandbox",
+        ]
         let size = data.count
         switch parse(rangeHeader, size: size) {
         case .whole:

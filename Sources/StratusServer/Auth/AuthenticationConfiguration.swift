@@ -25,6 +25,11 @@ public struct AuthenticationConfiguration: Sendable {
     public var webAuthTokenGracePeriod: Duration = .seconds(5 * 60)
     /// How far a server-to-server request's date may be from the server's clock: 10 minutes.
     public var serverToServerDateTolerance: TimeInterval = ServerToServerSignature.defaultDateTolerance
+    /// How many accepted server-to-server signatures each node remembers to refuse their replay
+    /// (while their date is within ``serverToServerDateTolerance``): one million by default, about
+    /// 40 MB at most, enough for 800 signed requests a second over the 20-minute window. Past it
+    /// the oldest are forgotten first; `0` turns replay detection off.
+    public var serverToServerReplayCapacity = 1_000_000
     /// How long a server-to-server key record is reused by a store **without** a credential
     /// generation (``AccountStore/credentialGeneration()`` is `nil`, as for PostgreSQL); zero (the
     /// default) reads such a store on every signed request.

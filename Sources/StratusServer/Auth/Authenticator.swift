@@ -22,6 +22,8 @@ final class Authenticator: Sendable {
     let logger: Logger
     /// Server-to-server keys read recently, parsed, while the store's credential generation holds.
     private let serverKeys: CredentialCache<ServerKey>
+    /// Server-to-server signatures accepted within their date tolerance, so none is accepted twice.
+    private let replays: SignatureReplayGuard
     /// API-token records of anonymous requests, by token hash, while the credential generation holds.
     private let apiTokens = CredentialCache<APITokenRecord>()
     /// Parsed public keys by PEM, for key records read again (a PEM parse costs about a millisecond).
@@ -40,6 +42,7 @@ final class Authenticator: Sendable {
         self.hasher = PasswordHasher(configuration: configuration.authentication.passwordHashing)
         self.throttle = SignInThrottle(limits: configuration.authentication.signInLimits)
         self.serverKeys = CredentialCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
+        self.replays = SignatureReplayGuard(capacity: configuration.authentication.serverToServerReplayCapacity, logger: logger)
         self.logger = logger
     }
 
@@ -164,7 +167,8 @@ final class Authenticator: Sendable {
             throw failure("incomplete server-to-server signature headers", request)
         }
         let nowDate = Date(timeIntervalSince1970: TimeInterval(now()) / 1000)
-        guard ServerToServerSignature.isDateAcceptable(date, now: nowDate, tolerance: configuration.serverToServerDateTolerance) else {
+        let tolerance = configuration.serverToServerDateTolerance
+        guard let signedAt = ServerToServerSignature.date(from: date), abs(nowDate.timeIntervalSince(signedAt)) <= tolerance else {
             throw failure("server-to-server date '\(date)' is malformed or too far from the server's clock", request)
         }
         guard keyID.utf8.count <= 256 else { throw failure("server-to-server key ID is too long", request) }
@@ -183,6 +187,13 @@ final class Authenticator: Sendable {
             ServerToServerSignature.isValidSignature(signature, date: date, body: request.body, path: path, publicKey: publicKey)
         }
         guard valid else { throw failure("server-to-server signature does not match key '\(keyID)', date, body and path", request) }
+        // Checked after the signature, so only requests the key's holder signed take up room.
+        let expiry = Int64(((signedAt.timeIntervalSince1970 + tolerance) * 1000).rounded(.up))
+        guard let identity = ServerToServerSignature.replayIdentity(ofSignature: signature, keyID: keyID),
+            replays.admit(identity, expiresAt: expiry, now: now())
+        else {
+            throw failure("server-to-server signature of key '\(keyID)' dated \(date) was already used: a replayed request", request)
+        }
         return .serverKey(keyID: keyID, userRecordName: key.userRecordName)
     }
 

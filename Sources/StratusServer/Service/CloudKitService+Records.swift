@@ -66,6 +66,10 @@ extension CloudKitService {
                 let keys = operation.desiredKeys ?? request.desiredKeys
                 do {
                     try keyValueUsage?.admit(operation, zone: zone, tx)
+                    if let name = operation.record.recordName, try sharing?.participantDeletes(operation, zone: zone, tx) == true {
+                        results.append(.record(RecordPresenter.deletion(name)))
+                        continue
+                    }
                     let share = try sharing?.prepare(operation, zone: zone, tx)
                     switch try modifier.apply(operation) {
                     case .saved(let record):

@@ -5,14 +5,18 @@ import StratusWire
 extension CloudKitService {
     /// The sharing part of a `records/modify`, or `nil` when no operation involves sharing.
     func shareAdmission(for operations: [RecordOperation], context: RequestContext) async throws -> ShareAdmission? {
-        guard ShareAdmission.isNeeded(for: operations) else { return nil }
+        let participantWrites = context.database.scope == .private && context.caller != context.database.owner
+        guard ShareAdmission.isNeeded(for: operations, participantWrites: participantWrites) else { return nil }
         let emails = ShareAdmission.invitedEmails(in: operations)
         var users: [String: String] = [:]
         if !emails.isEmpty, let accounts = authenticator?.accounts {
             users = try await accounts.readAccounts { reader in
                 var found: [String: String] = [:]
                 for email in emails {
-                    if let user = try reader.user(emailAddress: email) { found[email] = user.userRecordName }
+                    // Only a discoverable user's record name may be learned from an address (as
+                    // `users/lookup/email` would tell it); anyone else stays invited by address until
+                    // they accept, so the share record never reveals who owns the address.
+                    if let user = try reader.user(emailAddress: email), user.isDiscoverable { found[email] = user.userRecordName }
                 }
                 return found
             }

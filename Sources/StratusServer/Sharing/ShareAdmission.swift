@@ -12,16 +12,50 @@ struct ShareAdmission: Sendable {
     var caller: String
     /// The database's scope: shares are saved only in their owner's private database.
     var scope: DatabaseScope
-    /// User record names of participants invited by e-mail address (lowercased), looked up before the transaction.
+    /// User record names of discoverable participants invited by e-mail address (lowercased), looked up before the transaction.
     var usersByEmail: [String: String]
     /// A new short GUID.
     var makeShortGUID: @Sendable () throws -> String
     /// A new participant ID.
     var makeParticipantID: @Sendable () -> String
 
-    /// Whether `request` needs this admission at all (a share record or a `createShortGUID`).
-    static func isNeeded(for operations: [RecordOperation]) -> Bool {
-        operations.contains { $0.record.isShare || $0.record.createShortGUID == true || $0.record.recordType == nil }
+    /// Whether `request` needs this admission at all: a share record, a `createShortGUID`, or a
+    /// deletion by a participant writing in someone else's private database (through the shared
+    /// database), which may name a share or a share's root.
+    static func isNeeded(for operations: [RecordOperation], participantWrites: Bool) -> Bool {
+        operations.contains { operation in
+            let record = operation.record
+            let deletes = operation.operationType == .delete || operation.operationType == .forceDelete
+            return record.isShare || record.createShortGUID == true || record.recordType == nil || (participantWrites && deletes)
+        }
+    }
+
+    /// A participant's deletion of a share record or of a share's root, checked before the record operation runs.
+    ///
+    /// Only the owner deletes a share, or the root record a share hangs on: either would revoke
+    /// every participant at once. A participant's deletion of the share record removes only
+    /// that participant (they leave the share; the record stays, and the participant's result
+    /// reads as a deletion); a participant's deletion of a shared root is refused.
+    ///
+    /// - Returns: `true` when the operation was a participant leaving and must not run as a record deletion.
+    /// - Throws: ``ServiceError`` `ACCESS_DENIED` for a shared root, or for a share the caller is no participant of.
+    func participantDeletes(_ operation: RecordOperation, zone: ZoneRow, _ tx: any RecordStoreWriter) throws -> Bool {
+        guard caller != owner, operation.operationType == .delete || operation.operationType == .forceDelete,
+            let name = operation.record.recordName, let shares = tx as? any ShareStoreWriter
+        else { return false }
+        if var share = try shares.share(named: name, inZone: zone.rowID) {
+            guard let index = share.participants.firstIndex(where: { $0.userRecordName == caller && $0.acceptanceStatus != .removed }) else {
+                throw ServiceError(.accessDenied, "share '\(name)' can be deleted only by its owner")
+            }
+            share.participants[index].acceptanceStatus = .removed
+            try shares.putShare(share)
+            return true
+        }
+        if let share = try shares.share(rootedAt: name, inZone: zone.rowID) {
+            throw ServiceError(
+                .accessDenied, "record '\(name)' is the root of share '\(share.shareName)'; only the owner of zone '\(zone.zoneName)' can delete it")
+        }
+        return false
     }
 
     /// The e-mail addresses of participants named in share records, to look up before the transaction.

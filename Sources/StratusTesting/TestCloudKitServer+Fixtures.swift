@@ -1,11 +1,16 @@
 import Foundation
-import StratusServer
-import StratusTesting
-import StratusWire
-import Testing
+public import StratusServer
+public import StratusWire
 
 /// Runs `body` against a fresh server that requires authentication, stopping it afterwards.
-func withAuthServer(
+///
+/// ```swift
+/// try await withAuthServer { server in
+///     let ada = try await server.signedInUser("ada@example.com")
+///     #expect(try await server.exchange("zones/list", method: "GET", query: ada.query).status == 200)
+/// }
+/// ```
+public func withAuthServer(
     backend: RecordStoreBackend = .sqlite, containers: [String] = [TestCloudKitServer.container],
     configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
@@ -20,51 +25,63 @@ func withAuthServer(
 }
 
 /// JSON bodies written by hand, as a client sends them.
-enum Body {
-    static func quoted(_ text: String) -> String {
+///
+/// ```swift
+/// try await server.exchange("records/modify", Body.create("n1", zone: "Notes"), query: ada.query)
+/// ```
+public enum Body {
+    /// `text` as a JSON string literal.
+    public static func quoted(_ text: String) -> String {
         String(decoding: (try? JSONEncoder().encode(text)) ?? Data(), as: UTF8.self)
     }
 
-    static func zone(_ name: String?, owner: String? = nil) -> String {
+    /// `"zoneID":{…},` naming a zone (and its owner), or nothing for `nil`.
+    public static func zone(_ name: String?, owner: String? = nil) -> String {
         guard let name else { return "" }
         let ownerKey = owner.map { #","ownerRecordName":\#(quoted($0))"# } ?? ""
         return #""zoneID":{"zoneName":\#(quoted(name))\#(ownerKey)},"#
     }
 
-    static func create(_ name: String, zone: String? = nil, title: String = "secret") -> String {
+    /// A `records/modify` creating one `Note` with a `title`.
+    public static func create(_ name: String, zone: String? = nil, title: String = "secret") -> String {
         #"{\#(self.zone(zone))"operations":[{"operationType":"create","record":{"recordName":\#(quoted(name)),"recordType":"Note","fields":{"title":{"value":\#(quoted(title))}}}}]}"#
     }
 
-    static func forceUpdate(_ name: String, zone: String? = nil, title: String) -> String {
+    /// A `records/modify` force-updating one `Note`'s `title`.
+    public static func forceUpdate(_ name: String, zone: String? = nil, title: String) -> String {
         #"{\#(self.zone(zone))"operations":[{"operationType":"forceUpdate","record":{"recordName":\#(quoted(name)),"recordType":"Note","fields":{"title":{"value":\#(quoted(title))}}}}]}"#
     }
 
-    static func forceDelete(_ name: String, zone: String? = nil) -> String {
+    /// A `records/modify` force-deleting one record.
+    public static func forceDelete(_ name: String, zone: String? = nil) -> String {
         #"{\#(self.zone(zone))"operations":[{"operationType":"forceDelete","record":{"recordName":\#(quoted(name))}}]}"#
     }
 
-    static func lookup(_ name: String, zone: String? = nil, owner: String? = nil) -> String {
+    /// A `records/lookup` of one record.
+    public static func lookup(_ name: String, zone: String? = nil, owner: String? = nil) -> String {
         #"{\#(self.zone(zone, owner: owner))"records":[{"recordName":\#(quoted(name))}]}"#
     }
 
-    static func query(zone: String? = nil, zoneWide: Bool = false) -> String {
+    /// A `records/query` of every `Note`.
+    public static func query(zone: String? = nil, zoneWide: Bool = false) -> String {
         #"{\#(self.zone(zone))"zoneWide":\#(zoneWide),"query":{"recordType":"Note"}}"#
     }
 
-    static func createZone(_ name: String) -> String {
+    /// A `zones/modify` creating one zone.
+    public static func createZone(_ name: String) -> String {
         #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":\#(quoted(name))}}}]}"#
     }
 }
 
 extension TestCloudKitServer.Reply {
     /// The `reason` of an error body.
-    var reason: String? {
+    public var reason: String? {
         if case .object(let object) = json, case .string(let reason)? = object["reason"] { return reason }
         return nil
     }
 
     /// The error code of each item of the `records` (or `zones`) array; `nil` for items that succeeded.
-    func itemCodes(_ key: String = "records") -> [String?] {
+    public func itemCodes(_ key: String = "records") -> [String?] {
         guard case .object(let object) = json, case .array(let items)? = object[key] else { return [] }
         return items.map { item in
             if case .object(let fields) = item, case .string(let code)? = fields["serverErrorCode"] { return code }
@@ -73,7 +90,7 @@ extension TestCloudKitServer.Reply {
     }
 
     /// Values of `key` in each item of `array`.
-    func strings(_ array: String, _ key: String) -> [String] {
+    public func strings(_ array: String, _ key: String) -> [String] {
         guard case .object(let object) = json, case .array(let items)? = object[array] else { return [] }
         return items.compactMap { item in
             if case .object(let fields) = item, case .string(let value)? = fields[key] { return value }
@@ -82,7 +99,7 @@ extension TestCloudKitServer.Reply {
     }
 
     /// The zone names in a `zones` array.
-    var zoneNames: [String] {
+    public var zoneNames: [String] {
         guard case .object(let object) = json, case .array(let items)? = object["zones"] else { return [] }
         return items.compactMap { item in
             guard case .object(let fields) = item, case .object(let id)? = fields["zoneID"], case .string(let name)? = id["zoneName"] else { return nil }
@@ -91,7 +108,7 @@ extension TestCloudKitServer.Reply {
     }
 
     /// The body with the per-request `uuid` removed, to compare two error bodies.
-    var bodyWithoutUUID: JSONValue {
+    public var bodyWithoutUUID: JSONValue {
         guard case .object(var object) = json else { return json }
         object["uuid"] = nil
         return .object(object)

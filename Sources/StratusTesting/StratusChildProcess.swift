@@ -1,19 +1,26 @@
-import Foundation
-import StratusTesting
+public import Foundation
 import Synchronization
 
 /// The real `stratus` executable run as a child process, for tests that kill it.
-final class StratusChildProcess: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+///
+/// ```swift
+/// let child = try await StratusChildProcess.serve(dataDirectory: directory.path("data"), logPath: directory.path("log"))
+/// defer { child.killHard() }
+/// // … requests to 127.0.0.1:\(child.port) …
+/// ```
+public final class StratusChildProcess: Sendable {
+    /// Why the child could not be found, started or run.
+    public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
     }
 
     /// The built `stratus` binary: next to the test bundle (`swift build` puts every product in one
     /// directory), else `.build/debug/stratus` under the package root.
-    static func executable(filePath: String = #filePath) throws -> URL {
+    public static func executable() throws -> URL {
         let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stratus")
-        let packageRoot = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+        // This file is Sources/StratusTesting/StratusChildProcess.swift under the package root.
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let inBuildDirectory = packageRoot.appendingPathComponent(".build/debug/stratus")
         for candidate in [besideTests, inBuildDirectory] where FileManager.default.isExecutableFile(atPath: candidate.path) {
             return candidate
@@ -24,7 +31,7 @@ final class StratusChildProcess: Sendable {
     }
 
     /// Runs `stratus <arguments>` to completion and returns its standard output.
-    static func run(_ arguments: [String]) throws -> String {
+    public static func run(_ arguments: [String]) throws -> String {
         let result = try runAllowingFailure(arguments)
         guard result.status == 0 else {
             throw Failure(description: "stratus \(arguments.joined(separator: " ")) exited with \(result.status): \(result.errors)")
@@ -33,16 +40,16 @@ final class StratusChildProcess: Sendable {
     }
 
     /// Runs `stratus <arguments>` to completion and returns its exit status, standard output and standard error.
-    static func runAllowingFailure(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    public static func runAllowingFailure(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let result = try SpawnedCommand.run(try executable().path, arguments, environment: ProcessInfo.processInfo.environment)
         return (result.status, result.output, result.errorOutput)
     }
 
     private let process: SpawnedProcess
     /// The port the child's server listens on.
-    let port: UInt16
+    public let port: UInt16
     /// Where the child's standard error goes.
-    let logPath: String
+    public let logPath: String
 
     private init(process: SpawnedProcess, port: UInt16, logPath: String) {
         self.process = process
@@ -53,7 +60,7 @@ final class StratusChildProcess: Sendable {
     /// Starts `stratus serve --port 0` on `dataDirectory` and waits for the URL it prints.
     ///
     /// - Parameter arguments: More flags for `serve`, e.g. `["--database", url]`.
-    static func serve(dataDirectory: String, logPath: String, arguments: [String] = []) async throws -> StratusChildProcess {
+    public static func serve(dataDirectory: String, logPath: String, arguments: [String] = []) async throws -> StratusChildProcess {
         // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
         let outputPath = logPath + ".stdout"
         let process = try SpawnedCommand.start(
@@ -82,7 +89,7 @@ final class StratusChildProcess: Sendable {
     }
 
     /// The port in "Stratus is running at http://127.0.0.1:PORT …".
-    static func port(in text: String) -> UInt16? {
+    public static func port(in text: String) -> UInt16? {
         let marker = "Stratus is running at http://127.0.0.1:"
         guard let start = text.range(of: marker)?.upperBound else { return nil }
         let digits = text[start...].prefix { $0.isNumber }
@@ -91,14 +98,14 @@ final class StratusChildProcess: Sendable {
     }
 
     /// Sends SIGKILL and waits for the child to die: no shutdown code runs.
-    func killHard() {
+    public func killHard() {
         guard process.isRunning else { return }
         process.signal(SIGKILL)
         _ = try? process.wait()
     }
 
     /// Stops the child with SIGTERM (a clean shutdown), killing it if it does not exit in 5 s.
-    func stop() async {
+    public func stop() async {
         guard process.isRunning else { return }
         process.signal(SIGTERM)
         for _ in 0..<500 where process.isRunning {
@@ -108,7 +115,7 @@ final class StratusChildProcess: Sendable {
     }
 
     /// Whether the child was ended by SIGKILL.
-    var wasKilled: Bool {
+    public var wasKilled: Bool {
         !process.isRunning && process.terminationStatus == 128 + SIGKILL
     }
 }
