@@ -16,6 +16,12 @@ extension ServerToServerSignature {
         public var high: UInt64
         /// The next 64 bits.
         public var low: UInt64
+
+        /// An identity from its two halves (tests; ``replayIdentity(ofSignature:keyID:)`` makes real ones).
+        public init(high: UInt64, low: UInt64) {
+            self.high = high
+            self.low = low
+        }
     }
 
     /// The identity of a signature header value (base64 DER `SEQUENCE { r, s }`) made with `keyID`.
