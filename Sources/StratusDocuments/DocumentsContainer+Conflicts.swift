@@ -60,9 +60,9 @@ extension DocumentsContainer {
         guard var local = try state.versions().first(where: { $0.record.recordName == id }) else {
             throw DocumentsError(.notFound, "no conflict version '\(id)'")
         }
-        let file = versionsFolder.appendingPathComponent(id)
+        let file = VersionCopies.file(id, in: versionsFolder)
         if local.downloaded { return file }
-        let fresh = try DocumentRecord(try await database.record(for: local.record.recordID))
+        let fresh = try decoded(try await database.record(for: local.record.recordID))
         let fetched = try await fetcher.fetch(fresh, reusing: nil, progress: nil)
         defer { try? FileManager.default.removeItem(at: fetched.file) }
         try Self.replace(file, with: fetched.file, path: fresh.path)
@@ -113,7 +113,7 @@ extension DocumentsContainer {
             switch results.deleteResults[version.record.recordID] {
             case .success?:
                 try state.removeVersion(named: version.record.recordName)
-                try? FileManager.default.removeItem(at: versionsFolder.appendingPathComponent(version.record.recordName))
+                VersionCopies.remove(version.record.recordName, in: versionsFolder)
             case .failure(let error)?:
                 throw error
             case nil:
