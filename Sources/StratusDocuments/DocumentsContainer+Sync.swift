@@ -63,7 +63,8 @@ extension DocumentsContainer {
     private func uploadLocalChanges(into report: inout DocumentsSyncReport) async throws {
         let hints = moveHints
         moveHints = [:]
-        let known = try state.documents()
+        // A row an earlier release synced under a name the validator now refuses is left alone (the scan skips its file too).
+        let known = try state.documents().filter { (try? DocumentPath.validate($0.path)) != nil }
         let chunkSize = configuration.chunkSize
         let tree = self.tree
         let coordinator = self.coordinator
@@ -207,7 +208,9 @@ extension DocumentsContainer {
             let length = min(document.chunkSize, entry.size - Int64(index) * document.chunkSize)
             bytes += length
             let path = entry.path
-            let chunkFile = try snapshotChunk(index, of: path, chunkSize: document.chunkSize, expecting: hash) { try self.tree.openForReading(path) }
+            let chunkFile = try snapshotChunk(index, of: path, chunkSize: document.chunkSize, expecting: hash) {
+                try self.tree.openForReading(path)
+            }
             guard let chunkFile else {
                 for file in temporary { try? FileManager.default.removeItem(at: file) }
                 return nil  // written again since the scan: the next sync uploads the new content
@@ -223,7 +226,7 @@ extension DocumentsContainer {
 
     /// Copies chunk `index` of a file (`open` opens it) to `.stratus/tmp` (under the path's read lock) for the
     /// SDK to upload; `nil` when its bytes no longer have the hash the scan saw (the file was written meanwhile).
-    private func snapshotChunk(
+    func snapshotChunk(
         _ index: Int, of path: String, chunkSize: Int64, expecting hash: String, open: () throws -> FileHandle
     ) throws -> URL? {
         let data = try coordinator.read(path) { try ChunkedFile.chunk(index, of: try open(), name: path, chunkSize: chunkSize) }
@@ -339,41 +342,6 @@ extension DocumentsContainer {
         try state.save(LocalVersion(record: version, uploaded: false, downloaded: true))
     }
 
-    /// Saves the `DocumentVersion` records this device made and could not upload yet.
-    func uploadPendingVersions(into report: inout DocumentsSyncReport) async throws {
-        let pending = try state.versions().filter { !$0.uploaded }
-        guard !pending.isEmpty else { return }
-        var records: [StratusClient.Record] = []
-        var temporary: [URL] = []
-        defer { for file in temporary { try? FileManager.default.removeItem(at: file) } }
-        for version in pending {
-            var record = StratusClient.Record(recordType: DocumentRecord.versionType, recordID: version.record.recordID)
-            let copy = VersionCopies.file(version.record.recordName, in: versionsFolder)
-            var assets: [Asset] = []
-            for (index, hash) in version.record.chunkHashes.enumerated() {
-                let chunk = try snapshotChunk(index, of: version.record.path, chunkSize: version.record.chunkSize, expecting: hash) {
-                    try ChunkedFile.open(copy)
-                }
-                guard let chunk else {
-                    throw DocumentsError(.contentMismatch, "the local copy of conflict version '\(version.record.recordName)' is damaged")
-                }
-                temporary.append(chunk)
-                assets.append(Asset(fileURL: chunk))
-            }
-            version.record.write(into: &record, chunks: assets)
-            records.append(record)
-        }
-        let results = try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
-        for var version in pending {
-            guard case .success(let saved)? = results.saveResults[version.record.recordID] else { continue }
-            version.uploaded = true
-            version.record.changeTag = saved.recordChangeTag
-            try state.save(version)
-            report.bytesUploaded += version.record.size
-            report.chunksUploaded += version.record.chunkHashes.count
-        }
-    }
-
     /// Deletes the records of files deleted here (and their conflict versions), unless another device changed
     /// them since (then the fetch brings them back).
     private func delete(_ rows: [LocalDocument], into report: inout DocumentsSyncReport) async throws {
@@ -400,14 +368,6 @@ extension DocumentsContainer {
             try state.removeDocument(named: row.record.recordName)
             try removeVersions(of: row.record.recordName)
             announce(.deletedRemotely(path: row.path), into: &report)
-        }
-    }
-
-    /// Forgets a document's conflict versions locally (their records go with the document or a resolution).
-    func removeVersions(of documentID: String) throws {
-        for version in try state.versions() where version.record.document == documentID {
-            try state.removeVersion(named: version.record.recordName)
-            VersionCopies.remove(version.record.recordName, in: versionsFolder)
         }
     }
 }

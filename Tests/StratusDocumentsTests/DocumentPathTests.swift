@@ -152,7 +152,8 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: versions.appendingPathComponent(uuid).path))
             #expect(VersionCopies.file("../../../x", in: versions).deletingLastPathComponent().path == versions.path)
             #expect(try FileManager.default.contentsOfDirectory(atPath: versions.path) == [hashed.lastPathComponent])
-            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(".stratus/state.sqlite").path), "'../state.sqlite' is not a legacy copy")
+            let stateFile = root.appendingPathComponent(".stratus/state.sqlite").path
+            #expect(FileManager.default.fileExists(atPath: stateFile), "'../state.sqlite' is not a legacy copy")
             await documents.close()
         }
     }

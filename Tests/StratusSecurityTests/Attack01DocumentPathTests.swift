@@ -24,7 +24,7 @@ extension AttackSuite {
                 try Data("sentinel".utf8).write(to: fixture.outside.appendingPathComponent("existing.txt"))
                 try Data("linked".utf8).write(to: fixture.outside.appendingPathComponent("linked/kept.txt"))
                 let victim = try fixture.victim()
-                try fm.createSymbolicLink(at: fixture.root.appendingPathComponent("link"), withDestinationURL: fixture.outside.appendingPathComponent("linked"))
+                try fixture.linkInsideRoot("link", to: "linked")
                 try victim.coordinateWriting(at: "photos/mine.jpg") { try Data("jpeg".utf8).write(to: $0) }
                 try await victim.sync()
                 let before = treeSnapshot(fixture.outside)
@@ -60,7 +60,7 @@ extension AttackSuite {
                 let fm = FileManager.default
                 try fm.createDirectory(at: fixture.outside.appendingPathComponent("linked"), withIntermediateDirectories: true)
                 let victim = try fixture.victim()
-                try fm.createSymbolicLink(at: fixture.root.appendingPathComponent("link"), withDestinationURL: fixture.outside.appendingPathComponent("linked"))
+                try fixture.linkInsideRoot("link", to: "linked")
                 for name in ["a", "b", "c", "d"] {
                     try victim.coordinateWriting(at: "\(name).txt") { try Data("mine \(name)".utf8).write(to: $0) }
                 }

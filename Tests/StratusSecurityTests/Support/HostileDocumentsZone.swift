@@ -59,6 +59,12 @@ struct HostileDocumentsFixture {
         return try DocumentsContainer(directory: root, container: container(), configuration: options)
     }
 
+    /// A symbolic link `root/name` to the folder `outside/target` (the user's own, inside the synced folder).
+    func linkInsideRoot(_ name: String, to target: String) throws {
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent(name), withDestinationURL: outside.appendingPathComponent(target, isDirectory: true))
+    }
+
     /// The attacker's view of the zone (the same account, straight through the SDK).
     var attacker: HostileDocumentsZone { HostileDocumentsZone(database: container().privateCloudDatabase, scratch: sandbox.url) }
 
@@ -125,7 +131,8 @@ struct HostileDocumentsZone {
         let results = try await database.modifyRecords(saving: records, deleting: [], atomically: false)
         for record in records {
             guard case .success? = results.saveResults[record.recordID] else {
-                throw AttackSetupFailure(description: "the server refused hostile record '\(record.recordID.recordName)': \(String(describing: results.saveResults[record.recordID]))")
+                let answer = String(describing: results.saveResults[record.recordID])
+                throw AttackSetupFailure(description: "the server refused hostile record '\(record.recordID.recordName)': \(answer)")
             }
         }
     }
@@ -138,7 +145,8 @@ struct HostileDocumentsZone {
     }
 
     func delete(_ names: [String]) async throws {
-        _ = try await database.modifyRecords(saving: [], deleting: names.map { RecordID(recordName: $0, zoneID: Self.zoneID) }, atomically: false)
+        let ids = names.map { RecordID(recordName: $0, zoneID: Self.zoneID) }
+        _ = try await database.modifyRecords(saving: [], deleting: ids, atomically: false)
     }
 }
 
