@@ -239,7 +239,9 @@ extension DocumentsContainer {
     /// - Parameters:
     ///   - path: The document path.
     ///   - progress: Called after each chunk is in the temporary file.
-    /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path; `StratusError` from the server.
+    /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path, ``DocumentsError/Code/pathBlocked`` when a
+    ///   folder or a symbolic link is in the document's way here, ``DocumentsError/Code/invalidPath`` or
+    ///   ``DocumentsError/Code/badRecord`` for an unsafe record; `StratusError` from the server.
     public func download(_ path: String, progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws {
         let path = try DocumentPath.validate(path)
         try await serialized {

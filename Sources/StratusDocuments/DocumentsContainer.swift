@@ -173,7 +173,9 @@ public actor DocumentsContainer {
     /// - Parameters:
     ///   - path: The document path; missing folders are created.
     ///   - body: Writes the complete new content to the URL it is given.
-    /// - Throws: ``DocumentsError`` (bad path, file system), or what `body` throws; the document is then unchanged.
+    /// - Throws: ``DocumentsError``: ``DocumentsError/Code/invalidPath``, ``DocumentsError/Code/pathBlocked`` (a symbolic
+    ///   link or a file on the way, a folder at the path: nothing is written through a link), a file-system failure;
+    ///   or what `body` throws. The document is then unchanged.
     public nonisolated func coordinateWriting(at path: String, _ body: (URL) throws -> Void) throws {
         let path = try DocumentPath.validate(path)
         let temporary = temporaryFolder.appendingPathComponent("write-" + UUID().uuidString)
