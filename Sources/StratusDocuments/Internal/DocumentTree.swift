@@ -129,13 +129,17 @@ struct DocumentTree: Sendable {
     private func inParent<T>(of path: String, creating: Bool, _ body: (Int32, String) throws -> T) throws -> T {
         let components = try DocumentPath.components(of: path)
         var folder = open(root.path, Self.folderFlags)
-        guard folder >= 0 else { throw Self.failure("cannot open the synced folder '\(root.path)'", path: path, errno) }
+        guard folder >= 0 else {
+            let code = errno
+            throw Self.failure("cannot open the synced folder '\(root.path)'", path: path, code)
+        }
         defer { close(folder) }
         for (depth, name) in components.dropLast().enumerated() {
             var next = openat(folder, name, Self.folderFlags | O_NOFOLLOW)
             if next < 0, errno == ENOENT, creating {
                 guard mkdirat(folder, name, 0o777) == 0 || errno == EEXIST else {
-                    throw Self.failure("cannot create the folder '\(components.prefix(depth + 1).joined(separator: "/"))'", path: path, errno)
+                    let code = errno
+                    throw Self.failure("cannot create the folder '\(components.prefix(depth + 1).joined(separator: "/"))'", path: path, code)
                 }
                 next = openat(folder, name, Self.folderFlags | O_NOFOLLOW)
             }
