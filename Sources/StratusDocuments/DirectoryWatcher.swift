@@ -91,7 +91,9 @@ public final class DirectoryWatcher: Sendable {
     /// Adds a watch on `relative` and every folder below it.
     private func addWatches(below relative: String) throws {
         let full = relative.isEmpty ? root.path : root.appendingPathComponent(relative).path
-        let wd = inotify_add_watch(descriptor, full, Self.mask | UInt32(IN_ONLYDIR))
+        // Below the root, a symbolic link is never followed: a link to `/` (or a loop) must not be watched.
+        let follow = relative.isEmpty ? 0 : UInt32(IN_DONT_FOLLOW)
+        let wd = inotify_add_watch(descriptor, full, Self.mask | UInt32(IN_ONLYDIR) | follow)
         guard wd >= 0 else {
             if relative.isEmpty {
                 throw DocumentsError(.watcher, "inotify_add_watch('\(full)') failed: \(String(cString: strerror(errno)))")
@@ -102,8 +104,8 @@ public final class DirectoryWatcher: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: full)) ?? []
         for name in names where !(relative.isEmpty && name == DocumentPath.reservedFolder) {
             let child = relative.isEmpty ? name : relative + "/" + name
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full + "/" + name, isDirectory: &isDirectory), isDirectory.boolValue {
+            var info = stat()
+            if lstat(full + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
                 try addWatches(below: child)
             }
         }

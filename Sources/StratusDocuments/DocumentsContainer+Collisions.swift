@@ -29,7 +29,7 @@ extension DocumentsContainer {
             saved = try await database.save(try renamed(local.record, to: target))
         } catch let error as StratusError where error.code == .serverRecordChanged {
             // Another device moved or changed it first: take its version, then try again.
-            guard let server = error.serverRecord.flatMap({ try? DocumentRecord($0) }), server.path != incoming.path else { throw error }
+            guard let server = error.serverRecord.flatMap({ try? decoded($0) }), server.path != incoming.path else { throw error }
             try await apply(server, into: &report)
             return try await apply(incoming, into: &report)
         }
@@ -37,7 +37,7 @@ extension DocumentsContainer {
         row.record.path = target
         row.record.changeTag = saved.recordChangeTag
         if local.downloaded {
-            try coordinator.write(local.path, target) { try Self.replace(url(target), with: url(local.path), path: target) }
+            try coordinator.write(local.path, target) { try tree.move(local.path, to: target) }
         }
         try state.save(row)
         announce(.renamed(from: local.path, to: target), into: &report)
@@ -54,18 +54,38 @@ extension DocumentsContainer {
     }
 
     /// `folder/name (device).ext`, or with a number when that is taken too.
+    ///
+    /// The device name comes from the other device's record: it is reduced to characters a file name
+    /// can hold (no `/`, no control characters) and the stem shortened so the name stays a valid component.
     func freePath(near path: String, device: String) throws -> String {
         let folder = DocumentPath.parent(of: path)
         let name = String(path.dropFirst(folder.isEmpty ? 0 : folder.count + 1))
         let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
         let stem = dot.map { String(name[..<$0]) } ?? name
         let suffix = dot.map { String(name[$0...]) } ?? ""
-        let label = device.replacingOccurrences(of: "/", with: "-")
+        let label = String(
+            String.UnicodeScalarView(
+                device.unicodeScalars.filter { $0 != "/" && $0 != "\\" && $0.properties.generalCategory != .control }.prefix(64)))
         for attempt in 1...1_000 {
-            let candidate = stem + (attempt == 1 ? " (\(label))" : " (\(label) \(attempt))") + suffix
+            let tag = attempt == 1 ? " (\(label))" : " (\(label) \(attempt))"
+            let room = DocumentPath.maximumComponentBytes - tag.utf8.count - suffix.utf8.count
+            let candidate = Self.prefix(of: stem, bytes: max(1, room)) + tag + suffix
             let full = folder.isEmpty ? candidate : folder + "/" + candidate
-            if try state.document(atPath: full) == nil, DiskScanner.entry(full, in: directory) == nil { return full }
+            guard (try? DocumentPath.validate(full)) != nil else { break }
+            if try state.document(atPath: full) == nil, tree.isFree(full) { return full }
         }
         throw DocumentsError(.fileSystem, "no free name near this path", path: path)
+    }
+
+    /// The longest start of `text` that fits in `bytes` bytes of UTF-8 (whole characters).
+    private static func prefix(of text: String, bytes: Int) -> String {
+        var used = 0
+        var kept = ""
+        for character in text {
+            used += character.utf8.count
+            guard used <= bytes else { break }
+            kept.append(character)
+        }
+        return kept
     }
 }

@@ -60,9 +60,9 @@ extension DocumentsContainer {
         guard var local = try state.versions().first(where: { $0.record.recordName == id }) else {
             throw DocumentsError(.notFound, "no conflict version '\(id)'")
         }
-        let file = versionsFolder.appendingPathComponent(id)
+        let file = VersionCopies.file(id, in: versionsFolder)
         if local.downloaded { return file }
-        let fresh = try DocumentRecord(try await database.record(for: local.record.recordID))
+        let fresh = try decoded(try await database.record(for: local.record.recordID))
         let fetched = try await fetcher.fetch(fresh, reusing: nil, progress: nil)
         defer { try? FileManager.default.removeItem(at: fetched.file) }
         try Self.replace(file, with: fetched.file, path: fresh.path)
@@ -113,7 +113,7 @@ extension DocumentsContainer {
             switch results.deleteResults[version.record.recordID] {
             case .success?:
                 try state.removeVersion(named: version.record.recordName)
-                try? FileManager.default.removeItem(at: versionsFolder.appendingPathComponent(version.record.recordName))
+                VersionCopies.remove(version.record.recordName, in: versionsFolder)
             case .failure(let error)?:
                 throw error
             case nil:
@@ -122,6 +122,49 @@ extension DocumentsContainer {
         }
         if let path = doomed.first?.record.path {
             self.announce(.resolved(path: (try state.document(named: documentID))?.path ?? path), into: &report)
+        }
+    }
+
+    /// Saves the `DocumentVersion` records this device made and could not upload yet.
+    func uploadPendingVersions(into report: inout DocumentsSyncReport) async throws {
+        let pending = try state.versions().filter { !$0.uploaded }
+        guard !pending.isEmpty else { return }
+        var records: [StratusClient.Record] = []
+        var temporary: [URL] = []
+        defer { for file in temporary { try? FileManager.default.removeItem(at: file) } }
+        for version in pending {
+            var record = StratusClient.Record(recordType: DocumentRecord.versionType, recordID: version.record.recordID)
+            let copy = VersionCopies.file(version.record.recordName, in: versionsFolder)
+            var assets: [Asset] = []
+            for (index, hash) in version.record.chunkHashes.enumerated() {
+                let chunk = try snapshotChunk(index, of: version.record.path, chunkSize: version.record.chunkSize, expecting: hash) {
+                    try ChunkedFile.open(copy)
+                }
+                guard let chunk else {
+                    throw DocumentsError(.contentMismatch, "the local copy of conflict version '\(version.record.recordName)' is damaged")
+                }
+                temporary.append(chunk)
+                assets.append(Asset(fileURL: chunk))
+            }
+            version.record.write(into: &record, chunks: assets)
+            records.append(record)
+        }
+        let results = try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+        for var version in pending {
+            guard case .success(let saved)? = results.saveResults[version.record.recordID] else { continue }
+            version.uploaded = true
+            version.record.changeTag = saved.recordChangeTag
+            try state.save(version)
+            report.bytesUploaded += version.record.size
+            report.chunksUploaded += version.record.chunkHashes.count
+        }
+    }
+
+    /// Forgets a document's conflict versions locally (their records go with the document or a resolution).
+    func removeVersions(of documentID: String) throws {
+        for version in try state.versions() where version.record.document == documentID {
+            try state.removeVersion(named: version.record.recordName)
+            VersionCopies.remove(version.record.recordName, in: versionsFolder)
         }
     }
 

@@ -21,10 +21,11 @@ extension DocumentsContainer {
         var versions: [DocumentRecord] = []
         for (id, result) in changes.modificationResultsByID.sorted(by: { $0.key.recordName < $1.key.recordName }) {
             do {
-                let record = try DocumentRecord(try result.get())
+                let record = try decoded(try result.get())
                 if record.isVersion { versions.append(record) } else { documents.append(record) }
             } catch {
-                configuration.logger.warning("skipping record '\(id.recordName)': \(error)")
+                // A malformed or unsafe record (a path with '..', an absurd size…) is never applied; the rest are.
+                configuration.logger.warning("skipping record '\(DocumentPath.printable(id.recordName))': \(error)")
             }
         }
         defer { discardPrefetched() }
@@ -68,7 +69,7 @@ extension DocumentsContainer {
         let row = try state.document(named: record.recordName)
         if let row, row.record.changeTag == record.changeTag { return }
         if let row, row.downloaded {
-            guard let entry = DiskScanner.entry(row.path, in: directory), row.matches(entry) else {
+            guard let entry = tree.entry(row.path), row.matches(entry) else {
                 tokenHeld = true  // changed here since the scan: the next sync uploads it (a conflict), then applies this
                 return
             }
@@ -79,13 +80,15 @@ extension DocumentsContainer {
         if let row, row.record.contentHash == record.contentHash, row.downloaded {
             var moved = row
             if row.path != record.path {
-                try coordinator.write(row.path, record.path) {
-                    try Self.replace(url(record.path), with: url(row.path), path: record.path)
+                do {
+                    try coordinator.write(row.path, record.path) { try tree.move(row.path, to: record.path) }
+                } catch let error as DocumentsError where error.code == .pathBlocked {
+                    return try keepAsPlaceholder(record, because: error, into: &report)
                 }
                 removeEmptyFolders(above: row.path)
                 announce(.renamed(from: row.path, to: record.path), into: &report)
             }
-            let entry = DiskScanner.entry(record.path, in: directory)
+            let entry = tree.entry(record.path)
             moved.record = record
             moved.inode = entry?.inode
             moved.mtimeNs = entry?.mtimeNs
@@ -93,7 +96,12 @@ extension DocumentsContainer {
             return
         }
         if row?.downloaded == true || configuration.downloadsEagerly {
-            let bytes = try await install(record, replacing: row, progress: nil)
+            let bytes: (bytes: Int64, chunks: Int)
+            do {
+                bytes = try await install(record, replacing: row, progress: nil)
+            } catch let error as DocumentsError where error.code == .pathBlocked {
+                return try keepAsPlaceholder(record, because: error, into: &report)
+            }
             report.bytesDownloaded += bytes.bytes
             report.chunksDownloaded += bytes.chunks
             if let row, row.path != record.path { announce(.renamed(from: row.path, to: record.path), into: &report) }
@@ -104,11 +112,19 @@ extension DocumentsContainer {
         }
     }
 
+    /// A document whose place is blocked here (a folder, or a symbolic link on the way) stays a
+    /// placeholder, so the sync goes on; a file it was at stays too, and uploads as a new document.
+    private func keepAsPlaceholder(_ record: DocumentRecord, because error: DocumentsError, into report: inout DocumentsSyncReport) throws {
+        configuration.logger.warning("'\(record.path)' stays a placeholder: \(error.message)")
+        try state.save(LocalDocument(record: record, downloaded: false, inode: nil, mtimeNs: nil))
+        announce(.placeholder(path: record.path, size: record.size), into: &report)
+    }
+
     /// A document or version record was deleted on the server.
     private func applyDeletion(of recordName: String, into report: inout DocumentsSyncReport) throws {
         if let version = try state.versions().first(where: { $0.record.recordName == recordName }) {
             try state.removeVersion(named: recordName)
-            try? FileManager.default.removeItem(at: versionsFolder.appendingPathComponent(recordName))
+            VersionCopies.remove(recordName, in: versionsFolder)
             if try state.versions().contains(where: { $0.record.document == version.record.document }) == false {
                 announce(.resolved(path: version.record.path), into: &report)
             }
@@ -118,9 +134,7 @@ extension DocumentsContainer {
         if row.downloaded {
             coordinator.write(row.path) {
                 // A file edited since the last sync stays, and uploads as a new document next time.
-                if let entry = DiskScanner.entry(row.path, in: directory), row.matches(entry) {
-                    try? FileManager.default.removeItem(at: url(row.path))
-                }
+                _ = tree.removeFile(row.path) { row.matches($0) }
             }
             removeEmptyFolders(above: row.path)
         }
@@ -150,12 +164,12 @@ extension DocumentsContainer {
         let previous = row?.downloaded == true ? row?.path : nil
         let replaced: Bool = try coordinator.write(target, previous ?? target) {
             if let row, let previous {
-                guard let entry = DiskScanner.entry(previous, in: directory), row.matches(entry) else { return false }
-            } else if previous == nil, DiskScanner.entry(target, in: directory) != nil {
+                guard let entry = tree.entry(previous), row.matches(entry) else { return false }
+            } else if previous == nil, tree.entry(target) != nil {
                 return false  // a local file took the path meanwhile; the next sync uploads it against this version
             }
-            try Self.replace(url(target), with: temporary, path: target)
-            if let previous, previous != target { try? FileManager.default.removeItem(at: url(previous)) }
+            try tree.install(temporary, at: target)
+            if let previous, previous != target { tree.removeFile(previous) }
             return true
         }
         guard replaced else {
@@ -163,7 +177,7 @@ extension DocumentsContainer {
             return (0, 0)
         }
         if let previous, previous != target { removeEmptyFolders(above: previous) }
-        let entry = DiskScanner.entry(target, in: directory)
+        let entry = tree.entry(target)
         try state.save(LocalDocument(record: record, downloaded: true, inode: entry?.inode, mtimeNs: entry?.mtimeNs))
         return (fetched.bytes, fetched.chunks)
     }
@@ -213,12 +227,7 @@ extension DocumentsContainer {
 
     /// Removes folders left empty by a move or deletion, up to the container directory.
     func removeEmptyFolders(above path: String) {
-        var folder = DocumentPath.parent(of: path)
-        while !folder.isEmpty {
-            let full = url(folder).path
-            guard (try? FileManager.default.contentsOfDirectory(atPath: full))?.isEmpty == true, rmdir(full) == 0 else { return }
-            folder = DocumentPath.parent(of: folder)
-        }
+        tree.removeEmptyFolders(above: path)
     }
 
     /// Downloads a placeholder (or refreshes a document) now, with progress.
@@ -230,7 +239,9 @@ extension DocumentsContainer {
     /// - Parameters:
     ///   - path: The document path.
     ///   - progress: Called after each chunk is in the temporary file.
-    /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path; `StratusError` from the server.
+    /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path, ``DocumentsError/Code/pathBlocked`` when a
+    ///   folder or a symbolic link is in the document's way here, ``DocumentsError/Code/invalidPath`` or
+    ///   ``DocumentsError/Code/badRecord`` for an unsafe record; `StratusError` from the server.
     public func download(_ path: String, progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws {
         let path = try DocumentPath.validate(path)
         try await serialized {
@@ -238,7 +249,7 @@ extension DocumentsContainer {
                 throw DocumentsError(.notFound, "no document at this path", path: path)
             }
             if row.downloaded { return }
-            let fresh = try DocumentRecord(try await self.database.record(for: row.record.recordID))
+            let fresh = try self.decoded(try await self.database.record(for: row.record.recordID))
             _ = try await self.install(fresh, replacing: nil, progress: progress)
         }
     }

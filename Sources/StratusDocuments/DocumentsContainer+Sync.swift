@@ -63,16 +63,22 @@ extension DocumentsContainer {
     private func uploadLocalChanges(into report: inout DocumentsSyncReport) async throws {
         let hints = moveHints
         moveHints = [:]
-        let known = try state.documents()
+        // A row an earlier release synced under a name the validator now refuses is left alone (the scan skips its file too).
+        let known = try state.documents().filter { (try? DocumentPath.validate($0.path)) != nil }
         let chunkSize = configuration.chunkSize
-        let root = directory
+        let tree = self.tree
         let coordinator = self.coordinator
         // Listing and hashing block on the disk: on a dispatch thread, not on the cooperative pool.
-        let changes = try await Self.offload {
-            try LocalChangeDetector.changes(disk: try DiskScanner.scan(root), known: known, moves: hints) { entry in
-                try coordinator.read(entry.path) { try ChunkedFile.digest(of: DocumentPath.url(entry.path, in: root), chunkSize: chunkSize) }
+        let (changes, skipped) = try await Self.offload {
+            let listing = try DiskScanner.scan(tree.root)
+            let changes = try LocalChangeDetector.changes(disk: listing.entries, known: known, moves: hints) { entry in
+                try coordinator.read(entry.path) {
+                    try ChunkedFile.digest(of: try tree.openForReading(entry.path), name: entry.path, chunkSize: chunkSize)
+                }
             }
+            return (changes, listing.skipped)
         }
+        for path in skipped { configuration.logger.info("not syncing '\(path)': not a valid document path") }
         var batch: [Upload] = []
         var deletions: [LocalDocument] = []
         var firstError: (any Error)?
@@ -192,7 +198,6 @@ extension DocumentsContainer {
         var assets: [Asset] = []
         var temporary: [URL] = []
         var bytes: Int64 = 0
-        let file = url(entry.path)
         for (index, hash) in digest.chunkHashes.enumerated() {
             if let base, base.chunkSize == document.chunkSize, let old = base.chunkHashes.firstIndex(of: hash), old < base.chunks.count,
                 let checksum = base.chunks[old].fileChecksum
@@ -202,7 +207,11 @@ extension DocumentsContainer {
             }
             let length = min(document.chunkSize, entry.size - Int64(index) * document.chunkSize)
             bytes += length
-            guard let chunkFile = try snapshotChunk(index, of: entry.path, file: file, chunkSize: document.chunkSize, expecting: hash) else {
+            let path = entry.path
+            let chunkFile = try snapshotChunk(index, of: path, chunkSize: document.chunkSize, expecting: hash) {
+                try self.tree.openForReading(path)
+            }
+            guard let chunkFile else {
                 for file in temporary { try? FileManager.default.removeItem(at: file) }
                 return nil  // written again since the scan: the next sync uploads the new content
             }
@@ -215,10 +224,12 @@ extension DocumentsContainer {
             chunks: assets.filter { $0.localFileURL != nil }.count)
     }
 
-    /// Copies chunk `index` of a file to `.stratus/tmp` (under the path's read lock) for the SDK to upload;
-    /// `nil` when its bytes no longer have the hash the scan saw (the file was written meanwhile).
-    private func snapshotChunk(_ index: Int, of path: String, file: URL, chunkSize: Int64, expecting hash: String) throws -> URL? {
-        let data = try coordinator.read(path) { try ChunkedFile.chunk(index, of: file, chunkSize: chunkSize) }
+    /// Copies chunk `index` of a file (`open` opens it) to `.stratus/tmp` (under the path's read lock) for the
+    /// SDK to upload; `nil` when its bytes no longer have the hash the scan saw (the file was written meanwhile).
+    func snapshotChunk(
+        _ index: Int, of path: String, chunkSize: Int64, expecting hash: String, open: () throws -> FileHandle
+    ) throws -> URL? {
+        let data = try coordinator.read(path) { try ChunkedFile.chunk(index, of: try open(), name: path, chunkSize: chunkSize) }
         guard SHA256.hash(data).hexString == hash else { return nil }
         let chunkFile = temporaryFolder.appendingPathComponent("up-" + UUID().uuidString)
         try ChunkedFile.write(data, to: chunkFile)
@@ -228,7 +239,7 @@ extension DocumentsContainer {
     private func recordSaved(_ upload: Upload, record: StratusClient.Record, into report: inout DocumentsSyncReport) throws {
         var document = upload.document
         document.changeTag = record.recordChangeTag
-        if let stored = try? DocumentRecord(record) { document.chunks = stored.chunks }
+        if let stored = try? decoded(record) { document.chunks = stored.chunks }
         try state.save(LocalDocument(record: document, downloaded: true, inode: upload.entry.inode, mtimeNs: upload.entry.mtimeNs))
         report.bytesUploaded += upload.bytes
         report.chunksUploaded += upload.chunks
@@ -246,8 +257,15 @@ extension DocumentsContainer {
     /// The row keeps the old change tag but describes the file as it is now; then the server's current
     /// record is looked up and applied, which brings its content (and path) over the file.
     private func conflicted(_ upload: Upload, error: StratusError, into report: inout DocumentsSyncReport) async throws {
-        guard let serverRecord = error.serverRecord, let server = try? DocumentRecord(serverRecord) else {
-            throw error
+        guard let serverRecord = error.serverRecord else { throw error }
+        let server: DocumentRecord
+        do {
+            server = try decoded(serverRecord)
+        } catch {
+            // The server's version is unsafe (a path with '..'…): this file is no longer that document; it uploads as a new one.
+            configuration.logger.warning("'\(upload.entry.path)' leaves its document, whose server version is not valid: \(error)")
+            try state.removeDocument(named: upload.document.recordName)
+            return
         }
         let previous = try state.document(named: upload.document.recordName)
         var row = LocalDocument(
@@ -274,7 +292,7 @@ extension DocumentsContainer {
         }
         try state.save(row)
         // Bring the server's version over the file now, whether or not the change feed still holds it.
-        let current = try DocumentRecord(try await database.record(for: server.recordID))
+        let current = try decoded(try await database.record(for: server.recordID))
         try await apply(current, into: &report)
     }
 
@@ -290,14 +308,14 @@ extension DocumentsContainer {
         }
         guard let saved = try? await database.save(retry) else { return false }
         if path != upload.entry.path {
-            try coordinator.write(upload.entry.path, path) { try Self.replace(url(path), with: url(upload.entry.path), path: path) }
+            try coordinator.write(upload.entry.path, path) { try tree.move(upload.entry.path, to: path) }
             removeEmptyFolders(above: upload.entry.path)
             announce(.renamed(from: upload.entry.path, to: path), into: &report)
         }
         var document = upload.document
         document.path = path
         document.changeTag = saved.recordChangeTag
-        if let stored = try? DocumentRecord(saved) { document.chunks = stored.chunks }
+        if let stored = try? decoded(saved) { document.chunks = stored.chunks }
         try state.save(LocalDocument(record: document, downloaded: true, inode: upload.entry.inode, mtimeNs: upload.entry.mtimeNs))
         report.bytesUploaded += upload.bytes
         report.chunksUploaded += upload.chunks
@@ -308,10 +326,10 @@ extension DocumentsContainer {
     /// Copies this device's content to the versions folder and queues its `DocumentVersion` record.
     private func keepConflictVersion(of upload: Upload, documentID: String) throws {
         let name = UUID().uuidString
-        let copy = versionsFolder.appendingPathComponent(name)
+        let copy = VersionCopies.file(name, in: versionsFolder)
         try coordinator.read(upload.entry.path) {
             do {
-                try FileManager.default.copyItem(at: url(upload.entry.path), to: copy)
+                try ChunkedFile.copy(try tree.openForReading(upload.entry.path), to: copy)
             } catch {
                 throw DocumentsError(.fileSystem, "cannot keep a conflict copy: \(error)", path: upload.entry.path, underlying: error)
             }
@@ -322,39 +340,6 @@ extension DocumentsContainer {
         version.changeTag = nil
         version.chunks = []
         try state.save(LocalVersion(record: version, uploaded: false, downloaded: true))
-    }
-
-    /// Saves the `DocumentVersion` records this device made and could not upload yet.
-    func uploadPendingVersions(into report: inout DocumentsSyncReport) async throws {
-        let pending = try state.versions().filter { !$0.uploaded }
-        guard !pending.isEmpty else { return }
-        var records: [StratusClient.Record] = []
-        var temporary: [URL] = []
-        defer { for file in temporary { try? FileManager.default.removeItem(at: file) } }
-        for version in pending {
-            var record = StratusClient.Record(recordType: DocumentRecord.versionType, recordID: version.record.recordID)
-            let copy = versionsFolder.appendingPathComponent(version.record.recordName)
-            var assets: [Asset] = []
-            for (index, hash) in version.record.chunkHashes.enumerated() {
-                let chunk = try snapshotChunk(index, of: version.record.path, file: copy, chunkSize: version.record.chunkSize, expecting: hash)
-                guard let chunk else {
-                    throw DocumentsError(.contentMismatch, "the local copy of conflict version '\(version.record.recordName)' is damaged")
-                }
-                temporary.append(chunk)
-                assets.append(Asset(fileURL: chunk))
-            }
-            version.record.write(into: &record, chunks: assets)
-            records.append(record)
-        }
-        let results = try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
-        for var version in pending {
-            guard case .success(let saved)? = results.saveResults[version.record.recordID] else { continue }
-            version.uploaded = true
-            version.record.changeTag = saved.recordChangeTag
-            try state.save(version)
-            report.bytesUploaded += version.record.size
-            report.chunksUploaded += version.record.chunkHashes.count
-        }
     }
 
     /// Deletes the records of files deleted here (and their conflict versions), unless another device changed
@@ -383,14 +368,6 @@ extension DocumentsContainer {
             try state.removeDocument(named: row.record.recordName)
             try removeVersions(of: row.record.recordName)
             announce(.deletedRemotely(path: row.path), into: &report)
-        }
-    }
-
-    /// Forgets a document's conflict versions locally (their records go with the document or a resolution).
-    func removeVersions(of documentID: String) throws {
-        for version in try state.versions() where version.record.document == documentID {
-            try state.removeVersion(named: version.record.recordName)
-            try? FileManager.default.removeItem(at: versionsFolder.appendingPathComponent(version.record.recordName))
         }
     }
 }

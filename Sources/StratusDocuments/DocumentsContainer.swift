@@ -40,6 +40,10 @@ public actor DocumentsContainer {
         public var observesPushes = false
         /// How pushes are received when ``observesPushes`` is on.
         public var notifications = NotificationConfiguration()
+        /// The largest chunk accepted in a record from the server (64 MB, 8× the default chunk size;
+        /// the server's asset limit is 50 MB). A record with larger chunks is skipped with a warning:
+        /// a chunk is held in memory while it is downloaded and checked.
+        public var maximumChunkSize: Int64 = 64 << 20
         /// How many transfers run at once: `records/modify` requests (each uploads its assets one after
         /// another) and document downloads.
         public var concurrentTransfers = 4
@@ -70,6 +74,8 @@ public actor DocumentsContainer {
     public nonisolated let directory: URL
     /// The per-path locks the app and the sync engine share.
     public nonisolated let coordinator = FileCoordinator()
+    /// Every file-system action on a document path goes through it (never outside the directory).
+    nonisolated let tree: DocumentTree
     let configuration: Configuration
     let container: Container
     let database: Database
@@ -103,6 +109,7 @@ public actor DocumentsContainer {
             configuration.concurrentTransfers > 0,
             "DocumentsContainer.Configuration.concurrentTransfers must be positive, not \(configuration.concurrentTransfers)")
         self.directory = directory.standardizedFileURL
+        self.tree = DocumentTree(root: self.directory)
         self.configuration = configuration
         self.container = container
         self.database = container.privateCloudDatabase
@@ -119,6 +126,7 @@ public actor DocumentsContainer {
         }
         let stateURL = configuration.stateURL ?? hidden.appendingPathComponent("state.sqlite")
         state = try LocalDocumentState(path: stateURL.path)
+        VersionCopies.renameLegacyCopies(in: versionsFolder, versions: try state.versions())
     }
 
     /// Every document this device knows, downloaded or placeholder, sorted by path.
@@ -149,6 +157,7 @@ public actor DocumentsContainer {
     /// - Returns: What `body` returns.
     /// - Throws: ``DocumentsError/Code/invalidPath``, or what `body` throws.
     public nonisolated func coordinateReading<T>(at path: String, _ body: (URL) throws -> T) throws -> T {
+        // NB: the URL is the app's to read; the engine itself reads through `tree`, never through a link.
         let path = try DocumentPath.validate(path)
         return try coordinator.read(path) { try body(DocumentPath.url(path, in: directory)) }
     }
@@ -164,24 +173,19 @@ public actor DocumentsContainer {
     /// - Parameters:
     ///   - path: The document path; missing folders are created.
     ///   - body: Writes the complete new content to the URL it is given.
-    /// - Throws: ``DocumentsError`` (bad path, file system), or what `body` throws; the document is then unchanged.
+    /// - Throws: ``DocumentsError``: ``DocumentsError/Code/invalidPath``, ``DocumentsError/Code/pathBlocked`` (a symbolic
+    ///   link or a file on the way, a folder at the path: nothing is written through a link), a file-system failure;
+    ///   or what `body` throws. The document is then unchanged.
     public nonisolated func coordinateWriting(at path: String, _ body: (URL) throws -> Void) throws {
         let path = try DocumentPath.validate(path)
         let temporary = temporaryFolder.appendingPathComponent("write-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: temporary) }
         try body(temporary)
-        try coordinator.write(path) {
-            try Self.replace(DocumentPath.url(path, in: directory), with: temporary, path: path)
-        }
+        try coordinator.write(path) { try tree.install(temporary, at: path) }
     }
 
-    /// Creates the target's folders and renames `temporary` over it (atomic on one file system).
+    /// Renames `temporary` over `target`, a file in `.stratus` (atomic on one file system).
     static func replace(_ target: URL, with temporary: URL, path: String) throws {
-        do {
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            throw DocumentsError(.fileSystem, "cannot create the folder of '\(path)': \(error)", path: path, underlying: error)
-        }
         guard rename(temporary.path, target.path) == 0 else {
             throw DocumentsError(.fileSystem, "cannot move the new content into place: \(String(cString: strerror(errno)))", path: path)
         }
@@ -213,10 +217,15 @@ public actor DocumentsContainer {
 
     func url(_ path: String) -> URL { DocumentPath.url(path, in: directory) }
 
+    /// A record from the server, checked (``DocumentRecord/init(_:maximumChunkSize:)``).
+    nonisolated func decoded(_ record: StratusClient.Record) throws -> DocumentRecord {
+        try DocumentRecord(record, maximumChunkSize: configuration.maximumChunkSize)
+    }
+
     /// Downloads content without the actor, so several run at once.
     var fetcher: ContentFetcher {
         ContentFetcher(
-            root: directory, temporaryFolder: temporaryFolder, coordinator: coordinator, timeout: configuration.downloadTimeout,
+            tree: tree, temporaryFolder: temporaryFolder, coordinator: coordinator, timeout: configuration.downloadTimeout,
             transport: configuration.transport)
     }
 }

@@ -20,6 +20,9 @@ public struct DocumentsError: Error, Sendable, CustomStringConvertible {
 
         /// A path is not a valid document path (absolute, `..`, the reserved `.stratus` folder…).
         public static let invalidPath = Code(rawValue: "invalidPath")
+        /// A valid path cannot be used on this device: a folder on the way is a symbolic link or a
+        /// file, or a folder, link or special file is where the document goes.
+        public static let pathBlocked = Code(rawValue: "pathBlocked")
         /// No document or version with that path or ID.
         public static let notFound = Code(rawValue: "notFound")
         /// A local file or directory could not be read or written.

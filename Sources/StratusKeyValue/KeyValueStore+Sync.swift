@@ -194,20 +194,22 @@ extension KeyValueStore {
             changes = try await database.allRecordZoneChanges(inZoneWith: Self.zoneID, since: nil)
             fullFetch = true
         }
-        var server: [String: Data?] = [:]
+        // Each key's new value (nil: removed); keys whose record holds no valid value are skipped.
+        var server: [String: ServerValue?] = [:]
+        var skipped: Set<String> = []
         for (id, result) in changes.modificationResultsByID {
             guard case .success(let record) = result else { continue }
-            let data: Data? = record[Self.valueField]
-            server[id.recordName] = .some(data)
+            if let value = serverValue(record) { server[id.recordName] = .some(value) } else { skipped.insert(id.recordName) }
         }
         for deletion in changes.deletions { server[deletion.recordID.recordName] = .some(nil) }
         // The server's values of refused keys that the feed did not carry.
-        let missing = refused.filter { server[$0] == nil }
+        let missing = refused.filter { server[$0] == nil && !skipped.contains($0) }
         if !missing.isEmpty {
             let lookups = try await database.records(for: missing.map { RecordID(recordName: $0, zoneID: Self.zoneID) })
             for (id, result) in lookups {
                 switch result {
-                case .success(let record): server[id.recordName] = .some(record[Self.valueField])
+                case .success(let record):
+                    if let value = serverValue(record) { server[id.recordName] = .some(value) } else { skipped.insert(id.recordName) }
                 case .failure: server[id.recordName] = .some(nil)
                 }
             }
@@ -216,16 +218,18 @@ extension KeyValueStore {
         let (changed, quota) = try state.withLock { state -> ([String], [String]) in
             if fullFetch {
                 // A full fetch lists live records only: local keys it lacks were removed elsewhere.
-                for key in state.values.keys where server[key] == nil && state.pending[key] == nil { server[key] = .some(nil) }
+                for key in state.values.keys where server[key] == nil && !skipped.contains(key) && state.pending[key] == nil {
+                    server[key] = .some(nil)
+                }
             }
             var applied: [String: Data?] = [:]
             var changed: [String] = []
             var quota: [String] = []
-            for (key, data) in server where state.pending[key] == nil {
-                let value = try data.map { try Value.decoded($0) }
+            for (key, new) in server where state.pending[key] == nil {
+                let value = new?.value
                 if state.values[key] != value {
-                    state.store(key: key, value: value, size: data?.count)
-                    applied[key] = data
+                    state.store(key: key, value: value, size: new?.data.count)
+                    applied[key] = new?.data
                     if refused.contains(key) { quota.append(key) } else { changed.append(key) }
                 } else if refused.contains(key) {
                     quota.append(key)
@@ -237,6 +241,36 @@ extension KeyValueStore {
         }
         if !quota.isEmpty { announce(ExternalChange(reason: .quotaViolation, changedKeys: quota)) }
         if !changed.isEmpty { announce(ExternalChange(reason: initialSync ? .initialSync : .serverChange, changedKeys: changed)) }
+    }
+
+    /// A key's value as the server holds it: the stored bytes and what they decode to.
+    struct ServerValue {
+        var data: Data
+        var value: Value
+    }
+
+    /// The value a record of the store's zone holds, checked; `nil` (logged) when it is not one.
+    ///
+    /// The server, or any client of the account, writes these records: a value that is not bytes,
+    /// does not decode (or nests past the JSON decoder's depth limit), or breaks the per-key limits
+    /// is skipped — the local value stays — instead of failing every sync from then on.
+    func serverValue(_ record: StratusClient.Record) -> ServerValue? {
+        let key = record.recordID.recordName
+        let shown = String(key.unicodeScalars.prefix(80).map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+        guard case .bytes(let data)? = record.fields[Self.valueField] else {
+            configuration.logger.warning("key-value store: ignoring '\(shown)' from the server: its value is not bytes")
+            return nil
+        }
+        guard key.utf8.count <= Limits.maximumKeyBytes, data.count <= Limits.maximumValueBytes else {
+            configuration.logger.warning("key-value store: ignoring '\(shown)' from the server: it breaks the key or value size limit")
+            return nil
+        }
+        do {
+            return ServerValue(data: data, value: try Value.decoded(data))
+        } catch {
+            configuration.logger.warning("key-value store: ignoring '\(shown)' from the server: its value does not decode: \(error)")
+            return nil
+        }
     }
 
     /// Sends an announcement to the streams and `NotificationCenter`.

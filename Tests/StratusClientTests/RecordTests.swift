@@ -126,4 +126,23 @@ import Testing
         #expect(record.ancestor?.recordChangeTag == "k")
         #expect(throws: StratusError.self) { try Record(wire: StratusWire.Record(recordType: "Note"), zoneID: id.zoneID) }
     }
+
+    /// A local file is only ever named by this process: an asset decoded from the network never is one,
+    /// and a download URL that is not http(s) is never fetched.
+    @Test func assetsFromTheWireAreNeverLocalFiles() throws {
+        let hostile = #"{"recordName":"n1","recordType":"Note","fields":{"a":{"type":"ASSETID","#
+            + #""value":{"downloadURL":"file:///etc/passwd"}}}}"#
+        let wire = try WireCoding.decode(StratusWire.Record.self, from: Data(hostile.utf8))
+        let record = try Record(wire: wire, zoneID: id.zoneID)
+        let asset = try #require(record.value(forKey: "a", as: Asset.self))
+        #expect(asset.localFileURL == nil && asset.resolvedDownloadURL() == nil)
+        for url in ["ftp://example.com/${f}", "data:text/plain,hi", "gopher://x/${f}"] {
+            #expect(Asset(downloadURL: url).resolvedDownloadURL() == nil, "\(url)")
+        }
+        let https = Asset(downloadURL: "https://cdn.example/a/${f}").resolvedDownloadURL(fileName: "x y")
+        #expect(https?.absoluteString == "https://cdn.example/a/x%20y")
+        let local = Asset(fileURL: URL(fileURLWithPath: "/tmp/cat.jpg"))
+        #expect(local.localFileURL?.path == "/tmp/cat.jpg")
+        #expect(!String(decoding: try WireCoding.encode(local), as: UTF8.self).contains("cat.jpg"), "a local path never goes on the wire")
+    }
 }

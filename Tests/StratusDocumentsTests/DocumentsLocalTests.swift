@@ -36,6 +36,24 @@ import Testing
         #expect(!events.withLock { $0.contains { $0 == .changed(".stratus") || $0 == .changed(".stratus/ignored") } })
     }
 
+    @Test func watcherNeverFollowsSymbolicLinksInsideTheFolder() async throws {
+        let directory = try TemporaryDirectory(prefix: "docs-watch-links")
+        defer { directory.remove() }
+        let root = directory.url.appendingPathComponent("root")
+        let outside = directory.url.appendingPathComponent("outside")
+        for folder in [root, outside] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("loop").path, withDestinationPath: ".")
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("out"), withDestinationURL: outside)
+        let events = Mutex<[DirectoryWatcher.Event]>([])
+        let watcher = try DirectoryWatcher(directory: root) { batch in events.withLock { $0 += batch } }  // a loop does not recurse forever
+        defer { watcher.stop() }
+        try Data("x".utf8).write(to: outside.appendingPathComponent("x.txt"))
+        try await retryUntil({ events.withLock { $0.contains(.changed("marker.txt")) } }) {
+            try Data("m".utf8).write(to: root.appendingPathComponent("marker.txt"))
+        }
+        #expect(!events.withLock { $0.contains { "\($0)".contains("x.txt") } }, "a folder behind a link is not watched")
+    }
+
     @Test func coordinatedWritesReplaceAtomicallyAndRefuseBadPaths() async throws {
         try await DocumentsFixture.run { fixture in
             let device = try fixture.device("A")

@@ -18,23 +18,25 @@ extension Asset {
     ///
     /// - Parameter fileURL: The local file; it must still exist when the record is saved.
     public init(fileURL: URL) {
-        self.init(downloadURL: fileURL.absoluteString)
+        self.init()
+        localFileURL = fileURL
     }
 
-    /// The local file of an asset made with ``init(fileURL:)`` and not uploaded yet; `nil` otherwise.
-    public var localFileURL: URL? {
-        guard receipt == nil, fileChecksum == nil, let downloadURL, downloadURL.hasPrefix("file:") else { return nil }
-        return URL(string: downloadURL)
-    }
-
-    /// The download URL with the `${f}` placeholder replaced by `fileName`; `nil` when the server sent none.
+    /// The download URL with the `${f}` placeholder replaced by `fileName`; `nil` when the server sent
+    /// none, or one that is not `http` or `https`.
+    ///
+    /// The URL comes from the server: a `file:` URL (or any other scheme) is never fetched, so a
+    /// record cannot make the client read a local file.
     ///
     /// - Parameter fileName: The file name the server should see (percent-encoded here).
     /// - Returns: The URL to `GET` (no CloudKit authentication needed; it expires).
     public func resolvedDownloadURL(fileName: String = "file") -> URL? {
         guard let downloadURL, localFileURL == nil else { return nil }
         let name = fileName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? "file"
-        return URL(string: downloadURL.replacingOccurrences(of: "${f}", with: name))
+        guard let url = URL(string: downloadURL.replacingOccurrences(of: "${f}", with: name)),
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        return url
     }
 
     /// The asset's bytes: the local file's, or downloaded from ``downloadURL`` on demand.
@@ -54,6 +56,9 @@ extension Asset {
             }
         }
         guard let url = resolvedDownloadURL() else {
+            if downloadURL != nil {
+                throw StratusError(.serverResponseLost, "the server sent an asset download URL that is not http or https; it is not fetched")
+            }
             throw StratusError(.invalidArguments, "this asset has no download URL; fetch its record to get one")
         }
         let response: TransportResponse

@@ -13,7 +13,7 @@ struct FetchedContent: Sendable {
 /// Downloads a document's chunks into a temporary file in `.stratus/tmp`, reusing the chunks the old
 /// local file already has (same SHA-256). Needs no actor: several run at once.
 struct ContentFetcher: Sendable {
-    let root: URL
+    let tree: DocumentTree
     let temporaryFolder: URL
     let coordinator: FileCoordinator
     let timeout: Duration
@@ -53,12 +53,16 @@ struct ContentFetcher: Sendable {
             var data: Data?
             if let old, let position = old.record.chunkHashes.firstIndex(of: hash) {
                 data = try? coordinator.read(old.path) {
-                    try ChunkedFile.chunk(position, of: DocumentPath.url(old.path, in: root), chunkSize: record.chunkSize)
+                    try ChunkedFile.chunk(position, of: try tree.openForReading(old.path), name: old.path, chunkSize: record.chunkSize)
                 }
                 if let bytes = data, SHA256.hash(bytes).hexString != hash { data = nil }
             }
             if data == nil {
                 let bytes = try await record.chunks[index].data(timeout: timeout, transport: transport)
+                let expected = DocumentRecord.chunkLength(index, size: record.size, chunkSize: record.chunkSize)
+                guard Int64(bytes.count) == expected else {
+                    throw DocumentsError(.contentMismatch, "chunk \(index) has \(bytes.count) bytes, not \(expected)", path: record.path)
+                }
                 guard SHA256.hash(bytes).hexString == hash else {
                     throw DocumentsError(.contentMismatch, "chunk \(index) does not match its hash", path: record.path)
                 }

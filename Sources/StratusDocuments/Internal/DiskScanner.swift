@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A regular file found in the container directory.
@@ -13,19 +15,24 @@ struct DiskEntry: Sendable, Hashable {
 }
 
 /// Lists the container directory's regular files (not `.stratus`, not symbolic links) with `lstat(2)` metadata.
+///
+/// Names ``DocumentPath`` refuses (control characters, the reserved folder in any spelling) are not
+/// documents: the scan skips them, and their folders' contents, and reports them.
 enum DiskScanner {
-    static func scan(_ root: URL) throws -> [DiskEntry] {
+    /// The files found and the paths skipped because they are not valid document paths.
+    struct Listing: Sendable {
         var entries: [DiskEntry] = []
-        try walk(root.path, relative: "", into: &entries)
-        return entries.sorted { $0.path < $1.path }
+        var skipped: [String] = []
     }
 
-    /// The metadata of one document path, `nil` when no regular file is there.
-    static func entry(_ path: String, in root: URL) -> DiskEntry? {
-        stat(DocumentPath.url(path, in: root).path, relative: path)
+    static func scan(_ root: URL) throws -> Listing {
+        var listing = Listing()
+        try walk(root.path, relative: "", into: &listing)
+        listing.entries.sort { $0.path < $1.path }
+        return listing
     }
 
-    private static func walk(_ directory: String, relative: String, into entries: inout [DiskEntry]) throws {
+    private static func walk(_ directory: String, relative: String, into listing: inout Listing) throws {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -36,23 +43,24 @@ enum DiskScanner {
             if relative.isEmpty && name == DocumentPath.reservedFolder { continue }
             let child = relative.isEmpty ? name : relative + "/" + name
             let full = directory + "/" + name
-            var info = Glibc.stat()
+            var info = stat()
             guard lstat(full, &info) == 0 else { continue }  // vanished while listing
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: try walk(full, relative: child, into: &entries)
-            case S_IFREG: entries.append(entry(child, info))
-            default: continue
+            let kind = info.st_mode & S_IFMT
+            guard kind == S_IFDIR || kind == S_IFREG else { continue }
+            guard (try? DocumentPath.validate(child)) != nil else {
+                listing.skipped.append(DocumentPath.printable(child))
+                continue
+            }
+            if kind == S_IFDIR {
+                try walk(full, relative: child, into: &listing)
+            } else {
+                listing.entries.append(entry(child, info))
             }
         }
     }
 
-    private static func stat(_ full: String, relative: String) -> DiskEntry? {
-        var info = Glibc.stat()
-        guard lstat(full, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return entry(relative, info)
-    }
-
-    private static func entry(_ path: String, _ info: Glibc.stat) -> DiskEntry {
+    /// A document path's entry from its `stat` metadata.
+    static func entry(_ path: String, _ info: stat) -> DiskEntry {
         DiskEntry(
             path: path, size: Int64(info.st_size), inode: UInt64(info.st_ino),
             mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))

@@ -29,17 +29,39 @@ struct DocumentRecord: Sendable, Equatable, Codable {
 
     var isVersion: Bool { document != nil }
 
-    /// Reads a fetched record; throws ``DocumentsError/Code/badRecord`` naming the missing field.
-    init(_ record: StratusClient.Record) throws {
-        func missing(_ field: String) -> DocumentsError {
-            DocumentsError(.badRecord, "record '\(record.recordID.recordName)' of type \(record.recordType) has no valid '\(field)' field")
+    /// Reads a record from the server; everything the engine will act on is checked first.
+    ///
+    /// The server (or any client of the account) chooses every field, so: `path` must pass
+    /// ``DocumentPath`` (relative, no `..`, no control characters, not `.stratus`…), `size` must not
+    /// be negative, `chunkSize` must be 1…`maximumChunkSize`, the hashes must be SHA-256 hex, the
+    /// chunk count must fit the size and each chunk asset's declared size its share of it. `device`
+    /// is kept only in a printable form (no control characters, at most 64 characters). The record
+    /// name is never used as a file name.
+    ///
+    /// - Parameters:
+    ///   - record: The record as fetched.
+    ///   - maximumChunkSize: The largest chunk accepted (``DocumentsContainer/Configuration/maximumChunkSize``).
+    /// - Throws: ``DocumentsError/Code/invalidPath`` for an unsafe path, ``DocumentsError/Code/badRecord``
+    ///   naming the missing or bad field otherwise.
+    init(_ record: StratusClient.Record, maximumChunkSize: Int64) throws {
+        let name = DocumentPath.printable(record.recordID.recordName)
+        func bad(_ problem: String) -> DocumentsError {
+            DocumentsError(.badRecord, "record '\(name)' of type \(DocumentPath.printable(record.recordType)) \(problem)")
         }
+        func missing(_ field: String) -> DocumentsError { bad("has no valid '\(field)' field") }
         guard let path: String = record["path"] else { throw missing("path") }
-        guard let size: Int64 = record["size"] else { throw missing("size") }
-        guard let hash: String = record["contentHash"] else { throw missing("contentHash") }
+        do {
+            _ = try DocumentPath.validate(path)
+        } catch let error as DocumentsError {
+            throw DocumentsError(.invalidPath, "record '\(name)' has an unsafe path: \(error.message)", path: error.path, underlying: error)
+        }
+        guard let size: Int64 = record["size"], size >= 0 else { throw missing("size") }
+        guard let hash: String = record["contentHash"], Self.isSHA256(hash) else { throw missing("contentHash") }
         guard let modified: Date = record["modified"] else { throw missing("modified") }
         guard let chunkSize: Int64 = record["chunkSize"], chunkSize > 0 else { throw missing("chunkSize") }
+        guard chunkSize <= maximumChunkSize else { throw bad("has chunks of \(chunkSize) bytes; at most \(maximumChunkSize) are accepted") }
         let hashes: [String] = record["chunkHashes"] ?? []
+        guard hashes.allSatisfy(Self.isSHA256) else { throw missing("chunkHashes") }
         var assets: [Asset] = []
         switch record.fields["chunks"] {
         case .assetList(let list)?: assets = list
@@ -48,16 +70,18 @@ struct DocumentRecord: Sendable, Equatable, Codable {
         default: throw missing("chunks")
         }
         guard assets.count == hashes.count, hashes.count == Self.chunkCount(size: size, chunkSize: chunkSize) else {
-            throw DocumentsError(
-                .badRecord,
-                "record '\(record.recordID.recordName)' has \(assets.count) chunks and \(hashes.count) chunk hashes for \(size) bytes")
+            throw bad("has \(assets.count) chunks and \(hashes.count) chunk hashes for \(size) bytes")
+        }
+        for (index, asset) in assets.enumerated() {
+            let expected = Self.chunkLength(index, size: size, chunkSize: chunkSize)
+            if let declared = asset.size, declared != expected { throw bad("declares \(declared) bytes for chunk \(index), not \(expected)") }
         }
         self.recordName = record.recordID.recordName
         self.path = path
         self.size = size
         self.contentHash = hash
         self.modified = modified
-        self.device = record["device"] ?? "unknown"
+        self.device = DocumentPath.printable(record["device"] ?? "unknown", limit: 64)
         self.chunkSize = chunkSize
         self.chunkHashes = hashes
         self.chunks = assets
@@ -87,8 +111,19 @@ struct DocumentRecord: Sendable, Equatable, Codable {
         self.document = document
     }
 
+    /// The number of chunks of a file of `size` bytes (no overflow for any non-negative size).
     static func chunkCount(size: Int64, chunkSize: Int64) -> Int {
-        size == 0 ? 0 : Int((size + chunkSize - 1) / chunkSize)
+        Int(size / chunkSize + (size % chunkSize == 0 ? 0 : 1))
+    }
+
+    /// The bytes of chunk `index` (all `chunkSize` but the last).
+    static func chunkLength(_ index: Int, size: Int64, chunkSize: Int64) -> Int64 {
+        min(chunkSize, size - Int64(index) * chunkSize)
+    }
+
+    /// Whether `text` is a SHA-256 digest in lowercase hex, as the engine writes them.
+    static func isSHA256(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     static func zoneID() -> ZoneID { ZoneID(zoneName: zoneName) }

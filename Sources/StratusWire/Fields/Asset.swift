@@ -1,8 +1,13 @@
+public import Foundation
+
 /// A file attached to a record: the Asset dictionary.
 ///
 /// The write-side keys (`fileChecksum`, `size`, `referenceChecksum`, `wrappingKey`, `receipt`) come
 /// verbatim from the CDN upload reply (``AssetUploadReceipt``) or `assets/rereference`; read-side
 /// values carry `downloadURL`, which contains the literal placeholder `${f}`.
+///
+/// ``localFileURL`` (a file a client will upload) is not part of the dictionary: it is never encoded
+/// or decoded, so nothing received from the network can make a client read a local file.
 ///
 /// CloudKit reference: Types ("Asset Dictionary"); protocol.md §2.6.
 public struct Asset: Hashable, Sendable, Codable {
@@ -18,6 +23,17 @@ public struct Asset: Hashable, Sendable, Codable {
     public var receipt: String?
     /// Where to download the file; replace `${f}` with a file name.
     public var downloadURL: String?
+    /// A local file to upload when the record is saved (the SDK's `Asset(fileURL:)`); `nil` for an
+    /// asset that came from a server.
+    ///
+    /// Only code in this process sets it: it is neither encoded nor decoded, so a server sending
+    /// `{"downloadURL": "file:///home/me/.ssh/id_ed25519"}` gets an asset with that (refused)
+    /// download URL, not a file the client would read and upload on the next save.
+    public var localFileURL: URL?
+
+    private enum CodingKeys: String, CodingKey {
+        case fileChecksum, size, referenceChecksum, wrappingKey, receipt, downloadURL
+    }
 
     /// Creates an asset dictionary.
     ///
