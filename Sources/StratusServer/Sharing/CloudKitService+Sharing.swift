@@ -12,7 +12,8 @@ extension CloudKitService {
             users = try await accounts.readAccounts { reader in
                 var found: [String: String] = [:]
                 for email in emails {
-                    if let user = try reader.user(emailAddress: email) { found[email] = user.userRecordName }
+                    // Only a verified address binds an invitation to an account (design note 0006, "Sign-up").
+                    if let user = try reader.user(emailAddress: email), user.isEmailVerified { found[email] = user.userRecordName }
                 }
                 return found
             }
@@ -40,7 +41,8 @@ extension CloudKitService {
             throw ServiceError.badRequest("a request may name at most \(limit) short GUIDs; this one names \(request.shortGUIDs.count)")
         }
         let caller = context.caller
-        let email = try await authenticator?.accounts.readAccounts { try $0.user(recordName: caller)?.emailAddress }
+        // Invitations by address are matched only to a caller whose address is verified.
+        let email = try await authenticator?.accounts.readAccounts { try $0.user(recordName: caller).flatMap { $0.isEmailVerified ? $0.emailAddress : nil } }
         let resolver = ShareResolver(
             caller: caller, email: email?.lowercased(), container: context.container, environment: context.environment,
             makeParticipantID: configuration.makeRecordName
