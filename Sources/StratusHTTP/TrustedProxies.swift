@@ -99,8 +99,9 @@ public struct TrustedProxies: Sendable, Hashable {
 
 /// Applies ``TrustedProxies`` to every request before anything reads its address.
 ///
-/// Register it before middleware and handlers that use ``HTTPRequest/remoteAddress``
-/// (`CloudKitService.register(on:)` does so when its configuration names trusted proxies).
+/// It must run before middleware and handlers that use ``HTTPRequest/remoteAddress``:
+/// `CloudKitService.register(on:)` adds it with ``Router/useFirst(_:)`` when its configuration
+/// names trusted proxies.
 public struct TrustedProxyMiddleware: HTTPMiddleware {
     private let proxies: TrustedProxies
 

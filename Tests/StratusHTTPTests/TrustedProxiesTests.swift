@@ -84,4 +84,22 @@ import Testing
         #expect(refused.status == .forbidden)
         #expect(String(decoding: refused.body, as: UTF8.self).contains("'evil.example' is not a loopback name"))
     }
+
+    /// Added after other middleware, the proxy step still runs first, so they all see the client.
+    @Test func theProxyStepRunsBeforeMiddlewareAddedEarlier() async throws {
+        struct Recorder: HTTPMiddleware {
+            func prepare(_ request: inout HTTPRequest) throws -> HTTPResponse? {
+                request.headers.add("X-Seen-Address", request.remoteAddress ?? "-")
+                return nil
+            }
+        }
+        var router = Router()
+        router.use(Recorder())
+        router.useFirst(TrustedProxyMiddleware(try TrustedProxies(["10.0.0.5"])))
+        router.immediate(.get, "/x") { request in .text(request.headers["X-Seen-Address"] ?? "") }
+        var request = HTTPRequest(method: .get, path: "/x", headers: ["X-Forwarded-For": "203.0.113.9"])
+        request.remoteAddress = "10.0.0.5"
+        guard case .now(let response) = router.respond(to: request) else { Issue.record("expected an immediate answer"); return }
+        #expect(String(decoding: response.body, as: UTF8.self) == "203.0.113.9")
+    }
 }

@@ -59,8 +59,9 @@ public final class CloudKitService: Sendable {
 
     /// Adds the CloudKit routes to `router`, with the middleware they rely on.
     ///
-    /// - ``ServiceConfiguration/trustedProxies``: a ``TrustedProxyMiddleware``, so every request's
-    ///   ``HTTPRequest/remoteAddress`` is its client even behind a reverse proxy.
+    /// - ``ServiceConfiguration/trustedProxies``: a ``TrustedProxyMiddleware``, ahead of all other
+    ///   middleware (``Router/useFirst(_:)``), so every request's ``HTTPRequest/remoteAddress`` is
+    ///   its client even behind a reverse proxy, for every middleware and handler that reads it.
     /// - In open mode, a ``LoopbackHostMiddleware``: a request addressed to any name but a loopback
     ///   one (a DNS-rebinding page, another machine) is refused with 403.
     ///
@@ -68,7 +69,7 @@ public final class CloudKitService: Sendable {
     /// requests too; CORS is the caller's, with ``isOriginAllowed(_:for:)``.
     public func register(on router: inout Router) {
         if !configuration.trustedProxies.isEmpty {
-            router.use(TrustedProxyMiddleware(configuration.trustedProxies))
+            router.useFirst(TrustedProxyMiddleware(configuration.trustedProxies))
         }
         if !configuration.authentication.requiresAuthentication {
             router.use(LoopbackHostMiddleware())
