@@ -58,8 +58,10 @@ extension AttackSuite {
             }
         }
 
-        @Test func anUnverifiedAccountDoesNotReceiveSharesInvitedToItsAddress() async throws {
-            try await withWebAttackServer { server in
+        @Test(arguments: RecordStoreBackend.allCases) func anUnverifiedAccountDoesNotReceiveSharesInvitedToItsAddress(
+            _ backend: RecordStoreBackend
+        ) async throws {
+            try await withWebAttackServer(backend: backend) { server in
                 let owner = try await server.signedInUser("owner@example.com")
                 // A squatter's account from before verification existed: bob's address, never verified.
                 let squatter = UserAccount(userRecordName: "_" + String(repeating: "5", count: 32), emailAddress: "bob@example.com", createdAt: 1)
@@ -78,12 +80,48 @@ extension AttackSuite {
                 let lookup = try await server.exchange(
                     "users/lookup/email", #"{"users":[{"emailAddress":"bob@example.com"}]}"#, database: "public", query: owner.query)
                 #expect(!lookup.text.contains(squatter.userRecordName))
-                // Once the administrator vouches for the address, it does.
-                _ = try await server.admin().markEmailVerified("bob@example.com")
+                // Once the administrator vouches for the address (stored on either back end), it does.
+                let verified = try await server.admin().markEmailVerified("bob@example.com")
+                #expect(try await server.admin().user(matching: "bob@example.com").emailVerifiedAt == verified.emailVerifiedAt)
+                #expect(verified.isEmailVerified)
                 let accepted = try await server.exchange(
                     "records/accept", #"{"shortGUIDs":[{"value":"\#(guid)"}]}"#, database: "public",
                     query: [("ckAPIToken", apiToken), ("ckWebAuthToken", squatterToken)])
                 #expect(accepted.text.contains(#""participantStatus":"ACCEPTED""#), "\(accepted.text)")
+            }
+        }
+
+        @Test(arguments: RecordStoreBackend.allCases) func theAddressOwnerTakesOverAnUnverifiedAccountThroughTheLink(
+            _ backend: RecordStoreBackend
+        ) async throws {
+            let inbox = VerificationInbox()
+            try await withWebAttackServer(backend: backend, configure: { $0.authentication.verificationDelivery = inbox.delivery }) { server in
+                let squatter = UserAccount(userRecordName: "_" + String(repeating: "6", count: 32), emailAddress: "bob@example.com", createdAt: 1)
+                let accounts = try #require(server.store as? any AccountStore)
+                #expect(try await accounts.writeAccounts { try $0.insertUser(squatter) })
+                let apiToken = try await server.makeBrowserAPIToken()
+                let squatterToken = try await server.admin().webAuthToken(for: squatter.userRecordName, container: TestCloudKitServer.container)
+                let squatterQuery = [("ckAPIToken", apiToken), ("ckWebAuthToken", squatterToken)]
+                #expect(try await server.exchange("zones/list", method: "GET", query: squatterQuery).status == 200)
+
+                // Bob signs up with his own address and follows the link he receives.
+                let sent = try await Self.signUp(server, apiToken: apiToken, email: "bob@example.com", json: true)
+                #expect(sent.status == 202)
+                let target = try #require(inbox.messages.last.flatMap { VerificationInbox.target(of: $0.link) })
+                let form = try await server.signInForm(apiToken: apiToken, path: target)
+                let ticket = try #require(TestCloudKitServer.hiddenField("ticket", in: form.page.text))
+                let done = try await server.submit(
+                    "/verify", form: form, fields: [("ticket", ticket), ("password", "bob's own password")], headers: ["Accept": "application/json"])
+                #expect(done.status == 200, "\(done.text)")
+                #expect(done.json["userRecordName"]?.stringValue == squatter.userRecordName)
+                let account = try await server.admin().user(matching: "bob@example.com")
+                #expect(account.isEmailVerified)
+                // The squatter is out: its sessions are signed out.
+                #expect(try await server.exchange("zones/list", method: "GET", query: squatterQuery).status == 401)
+                // A second use of the link finds a verified account and makes nothing.
+                let again = try await server.submit(
+                    "/verify", form: form, fields: [("ticket", ticket), ("password", "another password")], headers: ["Accept": "application/json"])
+                #expect(again.serverErrorCode == "EXISTS")
             }
         }
 
