@@ -47,6 +47,8 @@ struct SignUpTicketCodec: Sendable {
         guard parts.count == 2, let payload = Data(base64URLEncoded: String(parts[0])), let mac = Data(base64URLEncoded: String(parts[1])),
             HMACSHA256.isValidAuthenticationCode(mac, for: payload, key: key)
         else { return nil }
+        // Sealed by this server but not decodable: a ticket of another Stratus version; the link is
+        // then simply not valid ("sign up again"), which is all its holder needs to know.
         return try? JSONDecoder().decode(Ticket.self, from: payload)
     }
 }
