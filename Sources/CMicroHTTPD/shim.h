@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
@@ -36,5 +37,32 @@ static inline void stratus_mhd_client_address(struct MHD_Connection *connection,
         inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)length);
     } else if (address->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)length);
+    }
+}
+
+/// Writes the server's own address and port of the connection's socket — `127.0.0.1:8420` or
+/// `[::1]:8420` — into `buffer` (an empty string if unknown). getsockname on the connection's
+/// descriptor: the address the client actually reached, never a header.
+static inline void stratus_mhd_local_address(struct MHD_Connection *connection, char *buffer, size_t length) {
+    if (length == 0) return;
+    buffer[0] = 0;
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL) return;
+    struct sockaddr_storage storage;
+    socklen_t size = sizeof(storage);
+    if (getsockname(info->connect_fd, (struct sockaddr *)&storage, &size) != 0) return;
+    char host[INET6_ADDRSTRLEN];
+    if (storage.ss_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&storage;
+        if (inet_ntop(AF_INET, &v4->sin_addr, host, sizeof(host)) == NULL) return;
+        snprintf(buffer, length, "%s:%u", host, (unsigned)ntohs(v4->sin_port));
+    } else if (storage.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&storage;
+        if (inet_ntop(AF_INET6, &v6->sin6_addr, host, sizeof(host)) == NULL) return;
+        if (IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) {
+            snprintf(buffer, length, "%s:%u", host + 7, (unsigned)ntohs(v6->sin6_port));
+        } else {
+            snprintf(buffer, length, "[%s]:%u", host, (unsigned)ntohs(v6->sin6_port));
+        }
     }
 }

@@ -60,17 +60,21 @@ struct AdminSession {
     }
 }
 
-/// `stratus user create|list|token`.
+/// `stratus user create|list|token|verify`.
 enum UserCommand {
     static let usage = """
         stratus user create <email> [--password-stdin] [--given-name <name>] [--family-name <name>] [--discoverable]
         stratus user list
         stratus user token <email-or-user-record-name> <container> [--short]
+        stratus user verify <email-or-user-record-name>
 
         create  makes an account and prints its user record name. The password is read from
                 standard input with --password-stdin, or from STRATUS_PASSWORD; without one the
-                account can only use tokens printed by `user token`.
-        list    prints every account: user record name, e-mail, names, discoverable.
+                account can only use tokens printed by `user token`. Its address counts as
+                verified: share invitations sent to it reach the account.
+        list    prints every account: user record name, e-mail, names, discoverable, and
+                "unverified" for an address never verified (accounts from before verification).
+        verify  marks such an account's address as verified, when you know its owner.
         token   opens a session and prints a ckWebAuthToken for scripts: valid two weeks
                 (30 minutes with --short) in that container, until it is signed out.
 
@@ -97,8 +101,15 @@ enum UserCommand {
                 guard options.positional.count == 1 else { throw CLIError(usage) }
                 for user in try await session.admin.users() {
                     let name = [user.nameComponents.givenName, user.nameComponents.familyName].compactMap { $0 }.joined(separator: " ")
-                    print([user.userRecordName, user.emailAddress, name.isEmpty ? "-" : name, user.isDiscoverable ? "discoverable" : "private"].joined(separator: "\t"))
+                    print(
+                        [
+                            user.userRecordName, user.emailAddress, name.isEmpty ? "-" : name, user.isDiscoverable ? "discoverable" : "private",
+                        ].joined(separator: "\t") + (user.isEmailVerified ? "" : "\tunverified"))
                 }
+            case "verify":
+                guard options.positional.count == 2 else { throw CLIError(usage) }
+                let user = try await session.admin.markEmailVerified(options.positional[1])
+                print("\(user.emailAddress) is verified")
             case "token":
                 guard options.positional.count == 3 else { throw CLIError(usage) }
                 try await session.requireContainer(options.positional[2])
@@ -136,7 +147,9 @@ enum TokenCommand {
 
         create  prints a new API token (64 hex characters) for ?ckAPIToken=. Only its hash is
                 stored: copy it now. --callback is where the sign-in page sends the browser
-                with ?ckWebAuthToken=…; without it the page posts the token to its opener.
+                with ?ckWebAuthToken=…; without it the page posts the token to its opener, but
+                only to the --origins listed (never to any page that opened it). A token with
+                neither cannot sign in from a browser (scripts still can, with Accept: JSON).
         list    prints prefix, container, environment, name, callback, created, revoked.
         revoke  stops a token at once; name it whole or by the 8-character prefix `list` shows.
 
@@ -159,6 +172,12 @@ enum TokenCommand {
                     container: container, environment: try AdminSession.environment(options), name: options.string("name", default: "default"),
                     signInCallbackURL: callback.isEmpty ? nil : callback, allowedOrigins: origins.filter { !$0.isEmpty })
                 print(token)
+                if callback.isEmpty, origins.allSatisfy(\.isEmpty) {
+                    FileHandle.standardError.write(
+                        Data(
+                            "note: this token has neither --callback nor --origins, so the sign-in page cannot hand web auth tokens to a browser app; create one with --callback <url> or --origins <origin> for that\n"
+                                .utf8))
+                }
             case "list":
                 guard options.positional.count <= 2 else { throw CLIError(usage) }
                 for token in try await session.admin.apiTokens(container: options.positional.count == 2 ? options.positional[1] : nil) {

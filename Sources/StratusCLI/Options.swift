@@ -3,6 +3,8 @@ import Foundation
 /// Command-line flags with `STRATUS_*` environment fallbacks, parsed by hand (no outside packages).
 struct Options {
     private var values: [String: String] = [:]
+    /// Every value of each flag, in order, for flags that may repeat.
+    private var allValues: [String: [String]] = [:]
     private(set) var positional: [String] = []
     private let environment: [String: String]
 
@@ -16,23 +18,34 @@ struct Options {
                 continue
             }
             let body = word.dropFirst(2)
+            let name: String
+            let value: String
             if let equals = body.firstIndex(of: "=") {
-                values[String(body[..<equals])] = String(body[body.index(after: equals)...])
+                (name, value) = (String(body[..<equals]), String(body[body.index(after: equals)...]))
             } else if Self.booleanFlags.contains(String(body)) {
-                values[String(body)] = "true"
-            } else if let value = words.next() {
-                values[String(body)] = value
+                (name, value) = (String(body), "true")
+            } else if let next = words.next() {
+                (name, value) = (String(body), next)
             } else {
                 throw CLIError("flag --\(body) needs a value")
             }
+            values[name] = value
+            allValues[name, default: []].append(value)
         }
     }
 
-    private static let booleanFlags: Set = ["help", "open", "discoverable", "short", "password-stdin"]
+    private static let booleanFlags: Set = ["help", "open", "discoverable", "short", "password-stdin", "no-signup"]
 
     /// The flag's value, else `STRATUS_<NAME>` from the environment, else `fallback`.
     func string(_ name: String, default fallback: String) -> String {
         values[name] ?? environment["STRATUS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")] ?? fallback
+    }
+
+    /// Every value of a flag that may repeat, each split at commas (`--x a --x b,c` → `a, b, c`);
+    /// else `STRATUS_<NAME>` split at commas; empty entries dropped.
+    func list(_ name: String) -> [String] {
+        let given = allValues[name] ?? environment["STRATUS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")].map { [$0] } ?? []
+        return given.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// Like ``string(_:default:)``, parsed as an integer in `range`.

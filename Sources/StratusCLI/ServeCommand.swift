@@ -11,17 +11,31 @@ import StratusServerSQLite
 enum ServeCommand {
     static let usage = """
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
-                      [--assets-directory DIR] [--log-level info] [--log-format text|json] [--open]
-                      [--public-url https://stratus.example.com] [--asset-limit-mb 50]
+                      [--assets-directory DIR] [--log-level info] [--log-format text|json]
+                      [--public-url https://stratus.example.com] [--trusted-proxy ADDRESS[,ADDRESS…]]
+                      [--no-signup] [--verification-outbox FILE] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
                       [--public-db-mb 100] [--private-db-mb 1024]
+                      [--open [--origins http://devbox.local:3000,…]]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
-        server-to-server signature (`stratus key add`). --open turns authentication off and
-        every request acts as one user: for development on loopback only.
-        --public-url is the server's external base URL, used in sign-in links, web-courier
-        and asset URLs (default: http:// and each request's Host header).
+        server-to-server signature (`stratus key add`).
+        --open turns authentication off and every request acts as one user: for development
+        on loopback only. It is refused unless --host is a loopback address; such a server
+        answers only requests addressed to localhost, 127.0.0.1 or [::1], and only loopback
+        browser origins (plus --origins) may read its responses.
+        --public-url is the server's external base URL, used in sign-in and verification links,
+        web-courier and asset URLs (default: the server's own address each request reached —
+        never the request's Host header).
+        --trusted-proxy names reverse proxies (addresses or networks such as 10.0.0.0/8; repeat
+        the flag or separate with commas) whose X-Forwarded-For gives the client's address for
+        sign-in throttles and per-address limits, and whose X-Forwarded-Proto gives the scheme.
+        The header is ignored from anyone else.
+        Sign-up: the sign-in page lets people create accounts; each sign-up sends a link to the
+        address, and the account is made when it is followed. The server sends no mail: links
+        are logged at notice level, or appended as JSON lines to --verification-outbox for a
+        mailer to deliver. --no-signup turns sign-up off (`stratus user create` makes accounts).
         --requests-per-second limits each container (a burst of as many again is allowed;
         0 turns the limit off); --client-requests-per-second limits each client within a
         container — a signed-in user, an API token alone, a server-to-server key, or in open
@@ -40,16 +54,17 @@ enum ServeCommand {
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
-        STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
+        STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_NO_SIGNUP, STRATUS_VERIFICATION_OUTBOX,
+        STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_CLIENT_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
         STRATUS_PRIVATE_DB_MB.
         """
 
     static func run(_ options: Options) async throws {
         let unknown = options.unknownFlags(
-            known: [
-                "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "open", "public-url",
+            known: Set<String>([
+                "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-            ]
+            ]).union(securityFlags)
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
@@ -70,10 +85,11 @@ enum ServeCommand {
         configuration.host = options.string("host", default: "127.0.0.1")
         configuration.port = UInt16(try options.integer("port", default: 8420, in: 0...65535))
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
+        let security = try securityChoices(options, host: configuration.host)
         let dataDirectory = try DataDirectory(options)
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
-        serviceConfiguration.authentication.requiresAuthentication = !options.flag("open")
+        security.apply(to: &serviceConfiguration)
         let assetsDirectory = options.string("assets-directory", default: "")
         serviceConfiguration.assets.directory =
             assetsDirectory.isEmpty ? dataDirectory.assetsURL : URL(fileURLWithPath: assetsDirectory, isDirectory: true).standardizedFileURL
@@ -110,8 +126,8 @@ enum ServeCommand {
         try server.start()
         let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"
         print("Stratus is running at \(base) with its data in \(dataDirectory.isPostgres ? "PostgreSQL and " : "")\(dataDirectory.url.path)")
+        noteSecurity(options, configuration: serviceConfiguration, base: base, logger: logger)
         if options.flag("open") {
-            logger.warning("open mode: authentication is off and every request acts as one user; keep this server on loopback")
             print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
         } else {
             print("Authentication is on: stratus container create iCloud.com.example.Notes; stratus token create iCloud.com.example.Notes; stratus user create you@example.com --password-stdin; then sign in at \(base)/signin?ckAPIToken=<token>    (--open for development without accounts; Ctrl-C stops)")

@@ -11,7 +11,7 @@ let usage = """
       stratus container create <identifier>
       stratus container list
       stratus schema export|import|deploy <container> …   (stratus schema --help for details)
-      stratus user create|list|token …     accounts (stratus user --help)
+      stratus user create|list|token|verify …   accounts (stratus user --help)
       stratus token create|list|revoke …   API tokens (stratus token --help)
       stratus key add|list|revoke …        server-to-server keys (stratus key --help)
       stratus records|zones|changes|kv|watch …   client commands (stratus records --help)

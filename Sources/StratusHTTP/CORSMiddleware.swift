@@ -13,10 +13,11 @@ public struct CORSMiddleware: HTTPMiddleware {
     ///
     /// - Parameters:
     ///   - maxAge: How long, in seconds, a browser may cache a preflight answer.
-    ///   - isAllowed: Decides whether `origin` may call the server; allows every origin when omitted.
+    ///   - isAllowed: Decides whether `origin` may read responses; when omitted, only loopback origins
+    ///     (``Loopback/isLoopbackOrigin(_:)``) may — never every origin by default.
     public init(
         maxAge: Int = 600,
-        isAllowed: @escaping @Sendable (_ origin: String, _ request: HTTPRequest) -> Bool = { _, _ in true }
+        isAllowed: @escaping @Sendable (_ origin: String, _ request: HTTPRequest) -> Bool = { origin, _ in Loopback.isLoopbackOrigin(origin) }
     ) {
         self.maxAge = maxAge
         self.isAllowed = isAllowed
@@ -39,9 +40,10 @@ public struct CORSMiddleware: HTTPMiddleware {
 
     /// Adds `Access-Control-Allow-Origin` for allowed origins.
     public func finish(_ request: HTTPRequest, _ response: inout HTTPResponse) {
-        guard let origin = request.headers["Origin"], isAllowed(origin, request) else { return }
+        guard let origin = request.headers["Origin"] else { return }
+        response.headers.add("Vary", "Origin")
+        guard isAllowed(origin, request) else { return }
         response.headers.replaceOrAdd("Access-Control-Allow-Origin", origin)
         response.headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
-        response.headers.add("Vary", "Origin")
     }
 }

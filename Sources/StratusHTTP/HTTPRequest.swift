@@ -21,8 +21,16 @@ public struct HTTPRequest: Sendable {
     public var requestID: String
     /// When the transport finished reading the request head.
     public var receivedAt: ContinuousClock.Instant
-    /// The client's IP address as the transport saw it (not from any header), when known.
+    /// The client's IP address: the socket's peer as the transport saw it, or — when that peer is a
+    /// configured trusted proxy — the client it forwarded for (``TrustedProxies``); never taken from
+    /// a header of anyone else.
     public var remoteAddress: String?
+    /// The server's own address and port the request arrived at (`127.0.0.1:8420`, `[::1]:8420`),
+    /// from the socket, when the transport knows it: the base of URLs built without a public URL,
+    /// since the `Host` header is the client's to choose.
+    public var localAddress: String?
+    /// `http`, or `https` when a trusted proxy says the client used it (`X-Forwarded-Proto`).
+    public var scheme = "http"
 
     /// Creates a request.
     ///

@@ -43,6 +43,13 @@ public struct Router: HTTPResponder {
         self.middleware.append(middleware)
     }
 
+    /// Adds middleware that runs before every middleware added so far (and `finish`es after them):
+    /// for middleware that establishes what others read, such as ``TrustedProxyMiddleware`` setting
+    /// the client's address before rate limits and logs look at it.
+    public mutating func useFirst(_ middleware: any HTTPMiddleware) {
+        self.middleware.insert(middleware, at: 0)
+    }
+
     /// Adds a route whose handler may suspend (database work, long-polls).
     ///
     /// - Parameters:

@@ -66,6 +66,7 @@ extension HTTPServer {
             headers: headers
         )
         head.remoteAddress = ConnectionValues.clientAddress(connection)
+        head.localAddress = ConnectionValues.localAddress(connection)
         // Only a request that says it has a body needs its route's limit; skipping the lookup
         // otherwise keeps bodiless requests to one route match.
         let hasBody = headers["Content-Length"].map { $0 != "0" } ?? (headers["Transfer-Encoding"] != nil)

@@ -44,13 +44,17 @@ public struct StreamLogHandler: LogHandler {
     }
 
     /// Renders one record without the trailing newline.
+    ///
+    /// Whatever the record holds — a message or metadata built from user input — the result is one
+    /// line: control characters, line separators and bidirectional overrides are escaped in every
+    /// format (see `LogEscaping`), and text-format metadata values with spaces are quoted.
     public static func render(_ record: LogRecord, format: Format) -> String {
         let timestamp = record.date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         switch format {
         case .text:
-            var line = "\(timestamp) \(record.level) \(record.label): \(record.message)"
+            var line = "\(timestamp) \(record.level) \(LogEscaping.text(record.label)): \(LogEscaping.text(record.message))"
             for key in record.metadata.keys.sorted() {
-                line += " \(key)=\(record.metadata[key] ?? "")"
+                line += " \(LogEscaping.field(key))=\(LogEscaping.field(record.metadata[key] ?? ""))"
             }
             return line
         case .jsonLines:
@@ -59,8 +63,8 @@ public struct StreamLogHandler: LogHandler {
             object["level"] = record.level.description
             object["label"] = record.label
             object["msg"] = record.message
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            return String(decoding: data, as: UTF8.self)
+            let members = object.keys.sorted().map { key in LogEscaping.json(key) + ":" + LogEscaping.json(object[key] ?? "") }
+            return "{" + members.joined(separator: ",") + "}"
         }
     }
 }

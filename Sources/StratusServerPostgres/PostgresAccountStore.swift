@@ -84,6 +84,10 @@ enum PostgresAccountSchema {
                 CREATE INDEX server_keys_by_container ON server_keys (container, environment);
                 """)
         }
+        migrator.registerMigration("pg-accounts-v2-email-verified") { db in
+            // When the owner of the address proved it; NULL for accounts made before verification existed.
+            try db.execute("ALTER TABLE users ADD COLUMN email_verified_at BIGINT")
+        }
     }
 }
 
@@ -99,14 +103,14 @@ final class PostgresAccountTransaction: AccountStoreWriter {
 
     // MARK: Users
 
-    private static let userColumns = "record_name, email, name_components, discoverable, password_hash, created_at"
+    private static let userColumns = "record_name, email, name_components, discoverable, password_hash, created_at, email_verified_at"
 
     private static func user(_ row: PostgresRow) throws -> UserAccount {
         let names: Data = try row[2]
         return UserAccount(
             userRecordName: try row[0], emailAddress: try row[1],
             nameComponents: try JSONDecoder().decode(NameComponents.self, from: names), isDiscoverable: try row[3],
-            passwordHash: try row[4], createdAt: try row[5]
+            passwordHash: try row[4], createdAt: try row[5], emailVerifiedAt: try row[6]
         )
     }
 
@@ -130,15 +134,18 @@ final class PostgresAccountTransaction: AccountStoreWriter {
 
     func insertUser(_ user: UserAccount) throws -> Bool {
         try db.execute(
-            "INSERT INTO users (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-            [user.userRecordName, user.emailAddress, try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.createdAt]
+            "INSERT INTO users (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+            [
+                user.userRecordName, user.emailAddress, try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.createdAt,
+                user.emailVerifiedAt,
+            ]
         ) == 1
     }
 
     func updateUser(_ user: UserAccount) throws {
         try db.execute(
-            "UPDATE users SET name_components = $1, discoverable = $2, password_hash = $3 WHERE record_name = $4",
-            [try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.userRecordName]
+            "UPDATE users SET name_components = $1, discoverable = $2, password_hash = $3, email_verified_at = $4 WHERE record_name = $5",
+            [try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.emailVerifiedAt, user.userRecordName]
         )
     }
 

@@ -13,7 +13,7 @@ public import StratusServer
 ///
 /// ```swift
 /// let store = try await PostgresRecordStore.open(url: "postgres://stratus@db.internal/stratus", logger: logger)
-/// let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+/// let service = CloudKitService(store: store, accounts: store, configuration: configuration, logger: logger)
 /// ```
 public final class PostgresRecordStore: RecordStore {
     let pool: PostgresConnectionPool

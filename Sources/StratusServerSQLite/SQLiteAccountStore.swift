@@ -73,6 +73,10 @@ enum SQLiteAccountSchema {
                 CREATE INDEX server_keys_by_container ON server_keys (container, environment);
                 """)
         }
+        migrator.registerMigration("auth-v3-email-verified") { db in
+            // When the owner of the address proved it; NULL for accounts made before verification existed.
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN email_verified_at INTEGER")
+        }
     }
 }
 
@@ -88,14 +92,14 @@ final class SQLiteAccountTransaction: AccountStoreWriter {
 
     // MARK: Users
 
-    private static let userColumns = "record_name, email, name_components, discoverable, password_hash, created_at"
+    private static let userColumns = "record_name, email, name_components, discoverable, password_hash, created_at, email_verified_at"
 
     private static func user(_ row: SQLiteRow) throws -> UserAccount {
         let names: Data = try row[2]
         return UserAccount(
             userRecordName: try row[0], emailAddress: try row[1],
             nameComponents: try JSONDecoder().decode(NameComponents.self, from: names), isDiscoverable: try row[3],
-            passwordHash: try row[4], createdAt: try row[5]
+            passwordHash: try row[4], createdAt: try row[5], emailVerifiedAt: try row[6]
         )
     }
 
@@ -119,16 +123,19 @@ final class SQLiteAccountTransaction: AccountStoreWriter {
 
     func insertUser(_ user: UserAccount) throws -> Bool {
         try db.execute(
-            "INSERT OR IGNORE INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?)",
-            [user.userRecordName, user.emailAddress, try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.createdAt]
+            "INSERT OR IGNORE INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                user.userRecordName, user.emailAddress, try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.createdAt,
+                user.emailVerifiedAt,
+            ]
         )
         return db.changes == 1
     }
 
     func updateUser(_ user: UserAccount) throws {
         try db.execute(
-            "UPDATE users SET name_components = ?, discoverable = ?, password_hash = ? WHERE record_name = ?",
-            [try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.userRecordName]
+            "UPDATE users SET name_components = ?, discoverable = ?, password_hash = ?, email_verified_at = ? WHERE record_name = ?",
+            [try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.emailVerifiedAt, user.userRecordName]
         )
     }
 

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// ```swift
 /// let store = try await SQLiteRecordStore.open(path: "./.stratus/stratus.sqlite", logger: logger)
-/// let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+/// let service = CloudKitService(store: store, accounts: store, configuration: configuration, logger: logger)
 /// ```
 public final class SQLiteRecordStore: RecordStore {
     let pool: SQLiteDatabasePool

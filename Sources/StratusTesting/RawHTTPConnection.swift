@@ -57,16 +57,24 @@ public enum RawHTTPConnection {
         try await exchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: true)
     }
 
+    /// Like ``exchange(port:bytes:closeWrite:timeout:)``, from another loopback address (`127.0.0.2`, …),
+    /// so that one test can be several clients as the server sees them.
+    public static func exchange(port: UInt16, bytes: Data, from source: String, timeout: Int = 30) async throws -> Reply {
+        try await exchange(port: port, bytes: bytes, closeWrite: false, timeout: timeout, read: true, source: source)
+    }
+
     /// Connects, writes `request` and closes the socket at once without reading: a client that hangs up.
     public static func sendAndHangUp(port: UInt16, _ request: String) async throws {
         _ = try await exchange(port: port, bytes: Data(request.utf8), closeWrite: true, timeout: 0, read: false)
     }
 
-    private static func exchange(port: UInt16, bytes: Data, closeWrite: Bool, timeout: Int, read: Bool) async throws -> Reply {
+    private static func exchange(
+        port: UInt16, bytes: Data, closeWrite: Bool, timeout: Int, read: Bool, source: String? = nil
+    ) async throws -> Reply {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result {
-                    try blockingExchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: read)
+                    try blockingExchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: read, source: source)
                 })
             }
             thread.stackSize = 256 << 10
@@ -74,12 +82,23 @@ public enum RawHTTPConnection {
         }
     }
 
-    private static func blockingExchange(port: UInt16, bytes: Data, closeWrite: Bool, timeout: Int, read: Bool) throws -> Reply {
+    private static func blockingExchange(
+        port: UInt16, bytes: Data, closeWrite: Bool, timeout: Int, read: Bool, source: String?
+    ) throws -> Reply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw Failure(description: "bind \(source): \(String(cString: strerror(errno)))") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -27,6 +27,7 @@ extension TestCloudKitServer {
         configuration.now = { manual.tick() }
         configuration.assets.directory = node.directory.url.appendingPathComponent("assets")
         configuration.quotas.defaults = .unlimited  // as `start`; the rate bucket is shared with `node`
+        configuration.authentication.requiresAuthentication = false  // open mode, explicitly, as `start`
         configure(&configuration)
         let service = CloudKitService(store: store, accounts: store, configuration: configuration, logger: .disabled)
         let relay = try PostgresPushRelay(store: store) { [service] tokens in service.signalPush(tokens: tokens) }

@@ -78,7 +78,7 @@ public final class TestCloudKitServer: Sendable {
         self.relay = relay
     }
 
-    /// Starts a server with `containers` created.
+    /// Starts an open-mode server (no credentials, every request acts as one user) with `containers` created.
     ///
     /// - Parameters:
     ///   - backend: The storage engine.
@@ -98,6 +98,7 @@ public final class TestCloudKitServer: Sendable {
         configuration.now = { manual.tick() }
         configuration.assets.directory = directory.url.appendingPathComponent("assets")
         configuration.quotas.defaults = .unlimited
+        configuration.authentication.requiresAuthentication = false  // open mode, explicitly; startAuthenticated() turns it on
         configure(&configuration)
         let accounts = store as? any AccountStore
         let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)

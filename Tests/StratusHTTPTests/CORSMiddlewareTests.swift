@@ -37,4 +37,16 @@ import Testing
         #expect(response.status == .ok)
         #expect(response.headers["Access-Control-Expose-Headers"]?.contains("X-Apple-CloudKit-Web-Auth-Token") == true)
     }
+
+    /// Without a policy of its own, the middleware lets loopback pages read responses and nobody else.
+    @Test func theDefaultPolicyAllowsOnlyLoopbackOrigins() async {
+        var router = Router()
+        router.use(CORSMiddleware())
+        router.immediate(.post, "/x") { _ in .text("ok") }
+        let local = await send(router, .post, "/x", headers: ["Origin": "http://localhost:3000"])
+        #expect(local.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")
+        let foreign = await send(router, .post, "/x", headers: ["Origin": "https://evil.example"])
+        #expect(foreign.headers["Access-Control-Allow-Origin"] == nil)
+        #expect(foreign.headers["Vary"] == "Origin")
+    }
 }

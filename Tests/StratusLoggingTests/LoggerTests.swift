@@ -56,4 +56,29 @@ import Testing
         #expect(Logger.Level(name: "verbose") == nil)
         #expect(Logger.Level.allCases.sorted() == Logger.Level.allCases)
     }
+
+    /// Text lines escape what could end or hide a line, and quote values that could pass for more fields.
+    @Test func textLinesEscapeControlCharactersAndQuoteAmbiguousValues() {
+        let record = LogRecord(
+            date: Date(timeIntervalSince1970: 0), level: .notice, label: "s", message: "a\nb\r\u{2028}c\u{202E}d\\e\u{1B}[31m",
+            metadata: ["email": "x@y.z\nforged=1", "plain": "v", "empty": ""], file: "f", line: 1
+        )
+        let line = StreamLogHandler.render(record, format: .text)
+        #expect(line == #"1970-01-01T00:00:00.000Z notice s: a\nb\r\u{2028}c\u{202e}d\\e\u{1b}[31m email="x@y.z\nforged=1" empty="" plain=v"#)
+        #expect(!line.contains(where: { $0.isNewline }))
+    }
+
+    /// JSON lines escape the same characters as \uXXXX, and parsers get the original text back.
+    @Test func jsonLinesEscapeEveryLineBreakAndGiveTheTextBack() throws {
+        let message = "a\u{85}b\u{2028}c\u{2029}d\u{7F}e\u{202E}f\"\\"
+        let record = LogRecord(
+            date: Date(timeIntervalSince1970: 0), level: .info, label: "s", message: message, metadata: ["k\n": "v\r"], file: "f", line: 1
+        )
+        let line = StreamLogHandler.render(record, format: .jsonLines)
+        #expect(!line.contains(where: { $0.isNewline }))
+        #expect(line.contains(#"\u0085"#) && line.contains(#"\u2028"#) && line.contains(#"\u202e"#))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        #expect(object["msg"] == message)
+        #expect(object["k\n"] == "v\r")
+    }
 }

@@ -37,7 +37,7 @@ import Testing
         try await withServer(backend) { server in
             let reply = try await RawHTTPConnection.exchange(
                 port: server.http.port,
-                "GET /database/1/\(TestCloudKitServer.container)/development/private/records/modify HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                "GET /database/1/\(TestCloudKitServer.container)/development/private/records/modify HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             )
             #expect(reply.status == 405)
         }

@@ -47,6 +47,7 @@ public struct InProcessServer: Sendable {
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 9, count: 32))
         configuration.assets.directory = root.appendingPathComponent("assets")
         configuration.quotas.defaults = .unlimited
+        configuration.authentication = .openMode  // no accounts: open mode, explicitly
         configure(&configuration)
         let service = CloudKitService(store: store, configuration: configuration, logger: logger)
         var router = Router(logger: logger)

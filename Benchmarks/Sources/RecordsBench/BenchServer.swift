@@ -68,6 +68,7 @@ final class BenchServer {
         var secret = SystemRandomNumberGenerator()
         var configuration = ServiceConfiguration(tokenSecret: Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &secret) }))
         configuration.quotas.defaults = .unlimited
+        configuration.authentication = .openMode  // no accounts: open mode, explicitly
         let service = CloudKitService(store: store, configuration: configuration, logger: logger)
         let metrics = MetricsRegistry()
         var router = Router(logger: logger)

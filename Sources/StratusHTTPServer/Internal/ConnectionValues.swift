@@ -25,6 +25,14 @@ enum ConnectionValues {
         return address.isEmpty ? nil : address
     }
 
+    /// The server's own `address:port` the connection reached, or `nil` if unknown.
+    static func localAddress(_ connection: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 80)
+        stratus_mhd_local_address(connection, &buffer, buffer.count)
+        let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return address.isEmpty ? nil : address
+    }
+
     private static func string(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> String {
         guard let pointer else { return "" }
         return pointer.withMemoryRebound(to: UInt8.self, capacity: length) {

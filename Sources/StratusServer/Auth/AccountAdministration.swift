@@ -28,7 +28,7 @@ public struct AccountAdministration: Sendable {
 
     // MARK: Users
 
-    /// Creates a user.
+    /// Creates a user, with its e-mail address counted as verified (the administrator vouches for it).
     ///
     /// - Parameters:
     ///   - email: The sign-in address; stored lowercased, unique.
@@ -41,7 +41,24 @@ public struct AccountAdministration: Sendable {
     public func createUser(
         email: String, password: String?, nameComponents: NameComponents = NameComponents(), discoverable: Bool = false
     ) async throws -> UserAccount {
-        try await authenticator.createUser(email: email, password: password, nameComponents: nameComponents, discoverable: discoverable)
+        try await authenticator.createUser(
+            email: email, password: password, nameComponents: nameComponents, discoverable: discoverable, emailVerifiedAt: authenticator.now()
+        )
+    }
+
+    /// Marks a user's e-mail address as verified (for accounts made before verification existed,
+    /// whose owner the administrator knows), so share invitations to it reach the account.
+    ///
+    /// - Parameter user: An e-mail address or user record name.
+    /// - Returns: The account, verified.
+    /// - Throws: ``AccountError`` ``AccountError/Code/notFound``.
+    public func markEmailVerified(_ user: String) async throws -> UserAccount {
+        var account = try await self.user(matching: user)
+        guard account.emailVerifiedAt == nil else { return account }
+        account.emailVerifiedAt = authenticator.now()
+        let verified = account
+        try await authenticator.accounts.writeAccounts { try $0.updateUser(verified) }
+        return verified
     }
 
     /// Every user, by e-mail address.

@@ -31,6 +31,8 @@ public struct AccountError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let ambiguous = Code(rawValue: "ambiguous")
         /// An argument is malformed (a URL, a PEM key, a name).
         public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// A verification link could not be handed to ``VerificationDelivery``.
+        public static let deliveryFailed = Code(rawValue: "deliveryFailed")
 
         /// The raw value.
         public var description: String { rawValue }

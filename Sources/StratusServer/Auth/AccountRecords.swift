@@ -17,11 +17,21 @@ public struct UserAccount: Hashable, Sendable {
     public var passwordHash: String?
     /// When the account was created, in milliseconds since 1970.
     public var createdAt: Int64
+    /// When the owner of ``emailAddress`` proved it (followed a verification link), or the account was
+    /// made by the administrator; `nil` for an address never verified (accounts from before
+    /// verification existed).
+    ///
+    /// Only a verified address is matched to share invitations sent to it and found by
+    /// `users/lookup/email`.
+    public var emailVerifiedAt: Int64?
+
+    /// Whether ``emailAddress`` is verified.
+    public var isEmailVerified: Bool { emailVerifiedAt != nil }
 
     /// Creates an account value.
     public init(
         userRecordName: String, emailAddress: String, nameComponents: NameComponents = NameComponents(),
-        isDiscoverable: Bool = false, passwordHash: String? = nil, createdAt: Int64
+        isDiscoverable: Bool = false, passwordHash: String? = nil, createdAt: Int64, emailVerifiedAt: Int64? = nil
     ) {
         self.userRecordName = userRecordName
         self.emailAddress = emailAddress
@@ -29,6 +39,7 @@ public struct UserAccount: Hashable, Sendable {
         self.isDiscoverable = isDiscoverable
         self.passwordHash = passwordHash
         self.createdAt = createdAt
+        self.emailVerifiedAt = emailVerifiedAt
     }
 }
 
@@ -43,7 +54,7 @@ public struct WebAuthSession: Hashable, Sendable {
     public var userRecordName: String
     /// The container the session was opened for; its tokens work only there.
     public var container: String
-    /// "Keep me signed in": tokens live two weeks instead of 30 minutes.
+    /// "Keep me signed in": tokens live two weeks instead of 30 minutes, and the session 30 days instead of 24 hours.
     public var keepSignedIn: Bool
     /// When the session began, in milliseconds since 1970.
     public var createdAt: Int64

@@ -65,7 +65,7 @@ public protocol AccountStoreWriter: AccountStoreReader {
     /// Inserts an account; `false` (and nothing written) if its record name or e-mail address is taken.
     func insertUser(_ user: UserAccount) throws -> Bool
 
-    /// Replaces the names, discoverability and password hash of an existing account.
+    /// Replaces the names, discoverability, password hash and e-mail verification time of an existing account.
     func updateUser(_ user: UserAccount) throws
 
     /// Inserts a session.

@@ -23,15 +23,18 @@ extension Authenticator {
     }
 
     /// Creates an account; the password (if any) is stored as an Argon2id hash.
-    func createUser(email: String, password: String?, nameComponents: NameComponents, discoverable: Bool) async throws -> UserAccount {
+    ///
+    /// - Parameter emailVerifiedAt: When the address was verified (the administrator's accounts and
+    ///   those made from a verification link: now); `nil` leaves it unverified.
+    func createUser(
+        email: String, password: String?, nameComponents: NameComponents, discoverable: Bool, emailVerifiedAt: Int64?
+    ) async throws -> UserAccount {
         let email = try Self.normalizedEmail(email)
-        if let password, password.count < configuration.minimumPasswordLength {
-            throw AccountError(.passwordTooShort, "a password needs at least \(configuration.minimumPasswordLength) characters")
-        }
+        if let password { try checkPasswordLength(password) }
         let hash = try await password.asyncMap { try await hasher.hash($0) }
         let user = UserAccount(
             userRecordName: try Self.newUserRecordName(), emailAddress: email, nameComponents: nameComponents,
-            isDiscoverable: discoverable, passwordHash: hash, createdAt: now()
+            isDiscoverable: discoverable, passwordHash: hash, createdAt: now(), emailVerifiedAt: emailVerifiedAt
         )
         guard try await accounts.writeAccounts({ try $0.insertUser(user) }) else {
             throw AccountError(.emailAddressTaken, "an account with the e-mail address \(email) already exists")
@@ -39,8 +42,49 @@ extension Authenticator {
         return user
     }
 
+    /// Makes the account a verification link asked for, its address verified; `nil` if a verified
+    /// account already has the address.
+    ///
+    /// An account with the address that was never verified (made before verification existed)
+    /// is handed to the owner of the address, who just proved it: it gets the new password, and
+    /// its sessions are signed out.
+    func createVerifiedUser(_ ticket: SignUpTicketCodec.Ticket, password: String) async throws -> UserAccount? {
+        let hash = try await hasher.hash(password)
+        let now = now()
+        let fresh = UserAccount(
+            userRecordName: try Self.newUserRecordName(), emailAddress: ticket.email, nameComponents: ticket.nameComponents,
+            isDiscoverable: ticket.discoverable, passwordHash: hash, createdAt: now, emailVerifiedAt: now
+        )
+        let (user, claimed) = try await accounts.writeAccounts { tx -> (UserAccount?, Bool) in
+            guard var existing = try tx.user(emailAddress: ticket.email) else {
+                return (try tx.insertUser(fresh) ? fresh : nil, false)
+            }
+            guard existing.emailVerifiedAt == nil else { return (nil, false) }
+            existing.passwordHash = hash
+            existing.emailVerifiedAt = now
+            if ticket.nameComponents != NameComponents() { existing.nameComponents = ticket.nameComponents }
+            existing.isDiscoverable = ticket.discoverable
+            try tx.updateUser(existing)
+            try tx.revokeSessions(ofUser: existing.userRecordName, at: now)
+            return (existing, true)
+        }
+        if claimed, let user {
+            logger.notice("the owner of \(user.emailAddress) verified it and took over account \(user.userRecordName), which predates verification")
+        }
+        return user
+    }
+
+    /// Refuses a password shorter than the configured minimum.
+    func checkPasswordLength(_ password: String) throws(AccountError) {
+        guard password.count >= configuration.minimumPasswordLength else {
+            throw AccountError(.passwordTooShort, "a password needs at least \(configuration.minimumPasswordLength) characters")
+        }
+    }
+
     /// Checks an e-mail address and password, within the sign-in limits.
     ///
+    /// - Parameter address: The client's address (``HTTPRequest/remoteAddress``): failures slow down
+    ///   this account only for this address (``SignInThrottle``).
     /// - Throws: ``AccountError`` ``AccountError/Code/invalidCredentials`` (whether the address or the
     ///   password is wrong) or ``AccountError/Code/throttled``.
     func signIn(email text: String, password: String, address: String) async throws -> UserAccount {
@@ -59,11 +103,10 @@ extension Authenticator {
             matches = false
         }
         guard let user, matches else {
-            throttle.recordFailure(account: email, now: now())
             logger.notice("sign-in failed for \(email) from \(address)")
             throw AccountError(.invalidCredentials, "the e-mail address or the password is wrong")
         }
-        throttle.recordSuccess(account: email)
+        throttle.recordSuccess(account: email, address: address)
         if try hasher.needsRehash(user.passwordHash ?? "") {
             var upgraded = user
             upgraded.passwordHash = try await hasher.hash(password)

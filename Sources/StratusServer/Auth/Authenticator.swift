@@ -17,6 +17,10 @@ final class Authenticator: Sendable {
     let openModeUserRecordName: String
     let now: @Sendable () -> Int64
     let tokens: WebAuthTokenCodec
+    /// The sign-in forms' anti-forgery tokens.
+    let forms: SignInForgeryGuard
+    /// The tickets of verification links.
+    let signUpTickets: SignUpTicketCodec
     let hasher: PasswordHasher
     let throttle: SignInThrottle
     let logger: Logger
@@ -39,6 +43,8 @@ final class Authenticator: Sendable {
         self.openModeUserRecordName = configuration.openModeUserRecordName
         self.now = configuration.now
         self.tokens = WebAuthTokenCodec(secret: configuration.tokenSecret)
+        self.forms = SignInForgeryGuard(secret: configuration.tokenSecret)
+        self.signUpTickets = SignUpTicketCodec(secret: configuration.tokenSecret)
         self.hasher = PasswordHasher(configuration: configuration.authentication.passwordHashing)
         self.throttle = SignInThrottle(limits: configuration.authentication.signInLimits)
         self.serverKeys = CredentialCache(lifetime: configuration.authentication.serverKeyCacheLifetime)
@@ -140,6 +146,9 @@ final class Authenticator: Sendable {
     }
 
     /// The session a web auth token names, if it is live, of this container, unexpired and not superseded.
+    ///
+    /// - Throws: ``ServiceError`` `AUTHENTICATION_FAILED` for a bad token; `AUTHENTICATION_REQUIRED`
+    ///   (without a `redirectURL`, which the caller adds) for a session past its absolute lifetime.
     private func checkSession(
         _ session: WebAuthSession?, contents: WebAuthTokenCodec.Contents, container: String, _ request: HTTPRequest
     ) throws -> WebAuthSession {
@@ -149,6 +158,15 @@ final class Authenticator: Sendable {
             throw failure("session \(session.sessionID) was opened for \(session.container), not \(container)", request)
         }
         let now = now()
+        let sessionLifetime = (session.keepSignedIn ? configuration.keepSignedInSessionLifetime : configuration.sessionLifetime).milliseconds
+        guard now - session.createdAt <= sessionLifetime else {
+            // Over: however fresh the token, the user signs in again (421 with the sign-in page, see `authorize`).
+            logger.notice(
+                "session \(session.sessionID) began at \(session.createdAt) and is past its lifetime of \(sessionLifetime) ms; sign-in needed",
+                metadata: ["request-id": request.requestID]
+            )
+            throw ServiceError(.authenticationRequired, "request needs authorization")
+        }
         let lifetime = (session.keepSignedIn ? configuration.keepSignedInLifetime : configuration.webAuthTokenLifetime).milliseconds
         guard contents.issuedAt <= now + 60_000, now - contents.issuedAt <= lifetime else {
             throw failure("the web auth token of session \(session.sessionID) expired (issued at \(contents.issuedAt), now \(now))", request)

@@ -26,7 +26,14 @@ extension CloudKitService {
         _ request: HTTPRequest, operation: EndpointOperation, scope: DatabaseScope, container: String, environment: Environment
     ) async throws -> Principal {
         guard let authenticator else { return .openMode(userRecordName: configuration.openModeUserRecordName) }
-        let outcome = try await authenticator.authenticate(request, container: container, environment: environment)
+        let outcome: Authenticator.Outcome
+        do {
+            outcome = try await authenticator.authenticate(request, container: container, environment: environment)
+        } catch let error as ServiceError where error.code == .authenticationRequired {
+            // A session past its lifetime: the same 421 as for a missing user, with the sign-in page.
+            let apiToken = request.query[Authenticator.apiTokenParameter] ?? ""
+            throw ServiceError(.authenticationRequired, error.reason, redirectURL: signInURL(for: request, apiToken: apiToken))
+        }
         if let token = outcome.refreshedToken { RefreshedToken.current?.set(token) }
         switch outcome.principal {
         case .openMode, .user:
@@ -45,10 +52,14 @@ extension CloudKitService {
 
     /// Whether a browser page at `origin` may read the response to `request` (CORS).
     ///
-    /// With authentication on, the answer is the allowed origins of the request's API token
-    /// (any origin when it lists none). A token this process has not yet checked — such as on
-    /// the preflight before its first request — is not refused here: CORS only limits what a
-    /// browser may read, and the request itself is still authenticated.
+    /// - **Open mode**: only loopback origins (`http://localhost:*`, `http://127.0.0.1:*`,
+    ///   `http://[::1]:*`, and https on them) and ``AuthenticationConfiguration/openModeOrigins``.
+    ///   A server without credentials must not let any web page the developer visits read or
+    ///   write their data.
+    /// - **With authentication**: the allowed origins of the request's API token (any origin when it
+    ///   lists none). A token this process has not yet checked — such as on the preflight before its
+    ///   first request — is not refused here: CORS only limits what a browser may read, and the
+    ///   request itself is still authenticated. The sign-in pages are never readable by other origins.
     ///
     /// ```swift
     /// router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
@@ -59,8 +70,11 @@ extension CloudKitService {
     ///   - request: The request.
     /// - Returns: `true` if the origin may read the response.
     public func isOriginAllowed(_ origin: String, for request: HTTPRequest) -> Bool {
-        guard let authenticator, configuration.authentication.requiresAuthentication,
-            let token = request.query[Authenticator.apiTokenParameter],
+        guard configuration.authentication.requiresAuthentication else {
+            return Loopback.isLoopbackOrigin(origin) || configuration.authentication.openModeOrigins.contains(origin)
+        }
+        if Self.signInFlowPaths.contains(request.path) { return false }
+        guard let authenticator, let token = request.query[Authenticator.apiTokenParameter],
             let origins = authenticator.allowedOrigins(ofToken: token)
         else { return true }
         return origins.isEmpty || origins.contains(origin)

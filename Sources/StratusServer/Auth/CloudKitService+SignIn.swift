@@ -1,12 +1,14 @@
 import Foundation
 import StratusHTTP
+import StratusLogging
 import StratusWire
 
 extension CloudKitService {
     /// The largest sign-in form accepted.
-    private static let formBodyLimit = 16 << 10
+    static let formBodyLimit = 16 << 10
 
-    /// Adds the sign-in flow: `GET /signin`, `POST /signin`, `POST /signup` and `POST /signout`.
+    /// Adds the sign-in flow: `GET /signin`, `POST /signin`, `POST /signup`, `GET /verify`,
+    /// `POST /verify` and `POST /signout`.
     ///
     /// Only when authentication is required; the 421 `redirectURL` points at `GET /signin`.
     func registerSignIn(on router: inout Router) {
@@ -15,11 +17,9 @@ extension CloudKitService {
             try await signInPage(request, authenticator)
         }
         router.route(.post, Self.signInPath, maximumBodySize: Self.formBodyLimit) { [self] request in
-            try await signInSubmitted(request, authenticator, creating: false)
+            try await signInSubmitted(SignInSubmission(request), authenticator)
         }
-        router.route(.post, "/signup", maximumBodySize: Self.formBodyLimit) { [self] request in
-            try await signInSubmitted(request, authenticator, creating: true)
-        }
+        registerSignUp(on: &router, authenticator)
         router.route(.post, "/signout", maximumBodySize: Self.formBodyLimit) { request in
             let fields = SignInPage.formFields(request.body)
             guard let token = fields[Authenticator.webAuthTokenParameter] ?? request.query[Authenticator.webAuthTokenParameter],
@@ -29,6 +29,9 @@ extension CloudKitService {
         }
     }
 
+    /// The paths of the sign-in flow's pages, which no other origin may read (CORS).
+    static let signInFlowPaths: Set<String> = [signInPath, signUpPath, verifyPath]
+
     private func signInPage(_ request: HTTPRequest, _ authenticator: Authenticator) async throws -> HTTPResponse {
         guard let token = request.query[Authenticator.apiTokenParameter], let record = try await liveAPIToken(token, authenticator) else {
             return Self.html(
@@ -36,69 +39,105 @@ extension CloudKitService {
                 status: .badRequest
             )
         }
+        guard Self.canHandBackToBrowsers(record) else { return Self.html(SignInPage.notConfiguredForBrowsers(), status: .badRequest) }
         let creating = request.query["create"] == "1" && configuration.authentication.allowsSignUp
-        return Self.html(SignInPage.form(SignInPage.Form(apiToken: token, container: record.container, creating: creating)))
+        return try formResponse(request, authenticator, SignInPage.Form(apiToken: token, container: record.container, csrf: "", kind: creating ? .signUp : .signIn))
     }
 
-    private func liveAPIToken(_ token: String, _ authenticator: Authenticator) async throws -> APITokenRecord? {
+    func liveAPIToken(_ token: String, _ authenticator: Authenticator) async throws -> APITokenRecord? {
         let hash = Authenticator.hash(token)
         let record = try await authenticator.accounts.readAccounts { try $0.apiToken(hash: hash) }
         return record?.revokedAt == nil ? record : nil
     }
 
-    /// Signs in (or creates an account) and hands the web auth token back: to the API token's
-    /// sign-in callback URL, by `postMessage` to the opener, or as JSON when the client asks for it.
-    private func signInSubmitted(_ request: HTTPRequest, _ authenticator: Authenticator, creating: Bool) async throws -> HTTPResponse {
-        let fields = SignInPage.formFields(request.body)
-        let wantsJSON = request.headers["Accept"]?.contains("application/json") == true
-        guard let apiToken = fields[Authenticator.apiTokenParameter] ?? request.query[Authenticator.apiTokenParameter],
-            let record = try await liveAPIToken(apiToken, authenticator)
-        else {
-            let error = authenticator.failure("sign-in with an unknown or revoked API token", request)
-            if wantsJSON { throw error }
-            return Self.html(SignInPage.message("Sign-in link not valid", "This sign-in form has no valid API token."), status: .unauthorized)
+    /// Whether the sign-in page can give a browser app its token: through the API token's sign-in
+    /// callback, or by `postMessage` to one of its allowed origins (never to any origin).
+    static func canHandBackToBrowsers(_ record: APITokenRecord) -> Bool {
+        record.signInCallbackURL != nil || !record.allowedOrigins.isEmpty
+    }
+
+    /// A posted sign-in, sign-up or verification form.
+    struct SignInSubmission {
+        var request: HTTPRequest
+        var fields: [String: String]
+        /// `Accept: application/json`: a script, answered with JSON only (never a redirect or a hand-back page).
+        var wantsJSON: Bool
+
+        init(_ request: HTTPRequest) {
+            self.request = request
+            fields = SignInPage.formFields(request.body)
+            wantsJSON = request.headers["Accept"]?.contains("application/json") == true
         }
-        let email = fields["email"] ?? ""
-        let password = fields["password"] ?? ""
-        let address = request.remoteAddress ?? "unknown"
-        var form = SignInPage.Form(apiToken: apiToken, container: record.container, email: email, creating: creating)
+
+        var apiToken: String? { fields[Authenticator.apiTokenParameter] ?? request.query[Authenticator.apiTokenParameter] }
+        var address: String { request.remoteAddress ?? "unknown" }
+    }
+
+    /// The form's API token record, and the anti-forgery check, before anything else is looked at.
+    ///
+    /// A form posted by a browser must carry the anti-forgery field matching its cookie
+    /// (``SignInForgeryGuard``): otherwise a page elsewhere could sign the browser in to an account
+    /// of its choosing. A script's post (`Accept: application/json`) is answered only with JSON in
+    /// the response body, which changes nothing in a browser, so it needs no such field.
+    ///
+    /// - Returns: The record, or the response that refuses the form.
+    func admitForm(
+        _ form: SignInSubmission, _ authenticator: Authenticator, kind: SignInPage.Kind
+    ) async throws -> Result<APITokenRecord, FormRefusal> {
+        guard let apiToken = form.apiToken, let record = try await liveAPIToken(apiToken, authenticator) else {
+            let error = authenticator.failure("sign-in with an unknown or revoked API token", form.request)
+            if form.wantsJSON { throw error }
+            return .failure(FormRefusal(Self.html(SignInPage.message("Sign-in link not valid", "This form has no valid API token."), status: .unauthorized)))
+        }
+        guard form.wantsJSON || authenticator.forms.isGenuine(form.request, fields: form.fields) else {
+            authenticator.logger.notice(
+                "refused a sign-in form without a valid anti-forgery token from \(form.address)", metadata: ["request-id": form.request.requestID]
+            )
+            var page = SignInPage.Form(apiToken: apiToken, container: record.container, csrf: "", kind: kind, email: form.fields["email"] ?? "")
+            page.message = "This form expired or did not come from this server. Please try again."
+            return .failure(FormRefusal(try formResponse(form.request, authenticator, page, status: .forbidden)))
+        }
+        return .success(record)
+    }
+
+    /// A response that refuses a form.
+    struct FormRefusal: Error {
+        var response: HTTPResponse
+        init(_ response: HTTPResponse) { self.response = response }
+    }
+
+    /// Signs in and hands the web auth token back: to the API token's sign-in callback URL, by
+    /// `postMessage` to its allowed origins, or as JSON when the client asks for it.
+    private func signInSubmitted(_ form: SignInSubmission, _ authenticator: Authenticator) async throws -> HTTPResponse {
+        let record: APITokenRecord
+        switch try await admitForm(form, authenticator, kind: .signIn) {
+        case .success(let admitted): record = admitted
+        case .failure(let refusal): return refusal.response
+        }
+        guard form.wantsJSON || Self.canHandBackToBrowsers(record) else {
+            return Self.html(SignInPage.notConfiguredForBrowsers(), status: .badRequest)
+        }
+        let email = form.fields["email"] ?? ""
         let user: UserAccount
         do {
-            if creating {
-                guard configuration.authentication.allowsSignUp else {
-                    throw AccountError(.invalidArgument, "this server does not allow creating accounts; ask its administrator")
-                }
-                if let wait = authenticator.throttle.admit(account: "", address: address, now: authenticator.now()) {
-                    throw AccountError(.throttled, "too many attempts; try again in \(wait) s", retryAfter: wait)
-                }
-                let names = NameComponents(givenName: Self.nonEmpty(fields["givenName"]), familyName: Self.nonEmpty(fields["familyName"]))
-                user = try await authenticator.createUser(
-                    email: email, password: password, nameComponents: names, discoverable: Self.isOn(fields["discoverable"])
-                )
-            } else {
-                user = try await authenticator.signIn(email: email, password: password, address: address)
-            }
+            user = try await authenticator.signIn(email: email, password: form.fields["password"] ?? "", address: form.address)
         } catch let error as AccountError {
-            if wantsJSON {
-                switch error.code {
-                case .throttled: throw ServiceError(.throttled, error.message, retryAfter: error.retryAfter)
-                case .invalidCredentials: throw ServiceError(.authenticationFailed, error.message)
-                default: throw ServiceError.badRequest(error.message)
-                }
-            }
-            form.message = error.message
-            let status: HTTPStatus =
-                switch error.code {
-                case .throttled: .tooManyRequests
-                case .invalidCredentials: .unauthorized
-                default: .badRequest
-                }
-            var response = Self.html(SignInPage.form(form), status: status)
-            if let retryAfter = error.retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
-            return response
+            var page = SignInPage.Form(apiToken: form.apiToken ?? "", container: record.container, csrf: "", email: email)
+            page.allowsSignUp = configuration.authentication.allowsSignUp
+            return try refuse(form, authenticator, error, page)
         }
-        let token = try await authenticator.openSession(for: user, container: record.container, keepSignedIn: Self.isOn(fields["keepSignedIn"]))
-        if wantsJSON {
+        return try await handBack(form, authenticator, record: record, user: user)
+    }
+
+    /// Opens a session for `user` and hands its token to the client the way the API token says.
+    func handBack(
+        _ form: SignInSubmission, _ authenticator: Authenticator, record: APITokenRecord, user: UserAccount
+    ) async throws -> HTTPResponse {
+        guard form.wantsJSON || Self.canHandBackToBrowsers(record) else {
+            return Self.html(SignInPage.message("Account ready", "Your account is ready. Go back to the app and sign in there."))
+        }
+        let token = try await authenticator.openSession(for: user, container: record.container, keepSignedIn: Self.isOn(form.fields["keepSignedIn"]))
+        if form.wantsJSON {
             return try .json(["ckWebAuthToken": token, "userRecordName": user.userRecordName])
         }
         if let callback = record.signInCallbackURL {
@@ -111,20 +150,58 @@ extension CloudKitService {
         return Self.html(SignInPage.handBack(token: token, origins: record.allowedOrigins))
     }
 
-    private static func html(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+    /// The answer to a refused sign-in, sign-up or verification: JSON for scripts, else the form again with the message.
+    func refuse(
+        _ form: SignInSubmission, _ authenticator: Authenticator, _ error: AccountError, _ page: SignInPage.Form
+    ) throws -> HTTPResponse {
+        if form.wantsJSON {
+            switch error.code {
+            case .throttled: throw ServiceError(.throttled, error.message, retryAfter: error.retryAfter)
+            case .invalidCredentials: throw ServiceError(.authenticationFailed, error.message)
+            case .deliveryFailed: throw ServiceError(.internalError, error.message)
+            default: throw ServiceError.badRequest(error.message)
+            }
+        }
+        var page = page
+        page.message = error.message
+        let status: HTTPStatus =
+            switch error.code {
+            case .throttled: .tooManyRequests
+            case .invalidCredentials: .unauthorized
+            case .deliveryFailed: .internalServerError
+            default: .badRequest
+            }
+        var response = try formResponse(form.request, authenticator, page, status: status)
+        if let retryAfter = error.retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
+        return response
+    }
+
+    /// A form page with a fresh anti-forgery field (and its cookie, if the browser has none yet).
+    func formResponse(
+        _ request: HTTPRequest, _ authenticator: Authenticator, _ form: SignInPage.Form, status: HTTPStatus = .ok
+    ) throws -> HTTPResponse {
+        let token = try authenticator.forms.token(for: request)
+        var form = form
+        form.csrf = token.field
+        if form.kind == .signIn { form.allowsSignUp = configuration.authentication.allowsSignUp }
+        var response = Self.html(SignInPage.form(form), status: status)
+        if let cookie = token.cookie {
+            response.headers.add("Set-Cookie", SignInForgeryGuard.setCookie(cookie, secure: baseURL(for: request).hasPrefix("https://")))
+        }
+        return response
+    }
+
+    static func html(_ text: String, status: HTTPStatus = .ok) -> HTTPResponse {
         var response = HTTPResponse.text(text, status: status, contentType: "text/html; charset=utf-8")
         response.headers.replaceOrAdd("Cache-Control", "no-store")
         response.headers.replaceOrAdd("X-Frame-Options", "DENY")
+        response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
+        response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
         response.headers.replaceOrAdd("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'")
         return response
     }
 
-    private static func isOn(_ value: String?) -> Bool {
+    static func isOn(_ value: String?) -> Bool {
         ["on", "true", "1", "yes"].contains(value?.lowercased() ?? "")
-    }
-
-    private static func nonEmpty(_ value: String?) -> String? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        return value
     }
 }

@@ -70,7 +70,8 @@ extension CloudKitService {
                 } else {
                     user = nil  // phone numbers are not collected by this server
                 }
-                guard let user, user.isDiscoverable else { return nil }
+                // By e-mail, only a verified address: whoever typed it in first is not its owner.
+                guard let user, user.isDiscoverable, info.emailAddress == nil || user.isEmailVerified else { return nil }
                 return (info, user)
             }
         }

@@ -1,31 +1,60 @@
 import Foundation
 
-/// The HTML of the server's own sign-in flow: the form, and the page that hands the token back.
+/// The HTML of the server's own sign-in flow: the forms, and the page that hands the token back.
 enum SignInPage {
-    /// What the form shows.
+    /// Which form.
+    enum Kind: Equatable {
+        /// E-mail and password.
+        case signIn
+        /// E-mail and names: sends a verification link.
+        case signUp
+        /// Reached from a verification link: choose a password for the verified address.
+        case verify(ticket: String)
+    }
+
+    /// What a form shows.
     struct Form {
         var apiToken: String
         var container: String
+        /// The anti-forgery field (``SignInForgeryGuard``).
+        var csrf: String
+        var kind = Kind.signIn
         var email = ""
         var message: String?
-        var creating = false
+        /// Whether to offer "create an account".
+        var allowsSignUp = true
     }
 
-    /// The sign-in / create-account form. Both post back with the API token in a hidden field.
+    /// A sign-in, sign-up or choose-a-password form; each posts back with the API token and the
+    /// anti-forgery field in hidden fields.
     static func form(_ form: Form) -> String {
         let token = escape(form.apiToken)
         let message = form.message.map { #"<p class="error" role="alert">\#(escape($0))</p>"# } ?? ""
-        let (title, action, button, other) =
-            form.creating
-            ? ("Create an account", "/signup", "Create account", #"Already have an account? <a href="/signin?ckAPIToken=\#(token)">Sign in</a>"#)
-            : ("Sign in", "/signin", "Sign in", #"New here? <a href="/signin?ckAPIToken=\#(token)&amp;create=1">Create an account</a>"#)
-        let nameFields =
-            form.creating
-            ? """
-                <label>First name <input name="givenName" autocomplete="given-name"></label>
-                <label>Last name <input name="familyName" autocomplete="family-name"></label>
+        let signInLink = #"<a href="/signin?ckAPIToken=\#(token)">Sign in</a>"#
+        let createLink = #"New here? <a href="/signin?ckAPIToken=\#(token)&amp;create=1">Create an account</a>"#
+        let keep = #"<label class="check"><input type="checkbox" name="keepSignedIn" value="on"> Keep me signed in</label>"#
+        let email = #"<label>E-mail <input name="email" type="email" required autocomplete="username" value="\#(escape(form.email))"></label>"#
+        let (title, action, button, fields, other): (String, String, String, String, String)
+        switch form.kind {
+        case .signIn:
+            (title, action, button, other) = ("Sign in", "/signin", "Sign in", form.allowsSignUp ? createLink : "")
+            fields = email + #"<label>Password <input name="password" type="password" required autocomplete="current-password"></label>"# + keep
+        case .signUp:
+            (title, action, button, other) = ("Create an account", "/signup", "Send me a link", "Already have an account? " + signInLink)
+            fields = email + """
+                <label>First name <input name="givenName" autocomplete="given-name" maxlength="100"></label>
+                <label>Last name <input name="familyName" autocomplete="family-name" maxlength="100"></label>
                 <label class="check"><input type="checkbox" name="discoverable" value="on"> Let people who know my e-mail address find me</label>
-            """ : ""
+                <p class="container">We send a link to this address; follow it to choose your password.</p>
+                """
+        case .verify(let ticket):
+            (title, action, button, other) = ("Choose a password", "/verify", "Create account", "")
+            fields = """
+                <input type="hidden" name="ticket" value="\(escape(ticket))">
+                <p>for <strong>\(escape(form.email))</strong></p>
+                <label>Password <input name="password" type="password" required autocomplete="new-password"></label>
+                """ + keep
+        }
         return page(
             title: title,
             body: """
@@ -34,10 +63,8 @@ enum SignInPage {
                 \(message)
                 <form method="post" action="\(action)">
                   <input type="hidden" name="ckAPIToken" value="\(token)">
-                  <label>E-mail <input name="email" type="email" required autocomplete="username" value="\(escape(form.email))"></label>
-                  <label>Password <input name="password" type="password" required autocomplete="\(form.creating ? "new-password" : "current-password")"></label>
-                  \(nameFields)
-                  <label class="check"><input type="checkbox" name="keepSignedIn" value="on"> Keep me signed in</label>
+                  <input type="hidden" name="\(SignInForgeryGuard.fieldName)" value="\(escape(form.csrf))">
+                  \(fields)
                   <button type="submit">\(button)</button>
                 </form>
                 <p>\(other)</p>
@@ -45,10 +72,15 @@ enum SignInPage {
         )
     }
 
-    /// The page that posts the token to the window that opened the sign-in page, then closes.
+    /// The page that posts the token to the window that opened the sign-in page — only to the API
+    /// token's allowed origins, never to `*` — then closes.
+    ///
+    /// `postMessage` with a target origin delivers only if the opener is at that origin, so a page
+    /// elsewhere that opened the sign-in window receives nothing. Without allowed origins there is
+    /// nobody to hand the token to, and the caller shows ``notConfiguredForBrowsers()`` instead.
     static func handBack(token: String, origins: [String]) -> String {
-        let targets = origins.isEmpty ? ["*"] : origins
-        let targetsJSON = (try? JSONEncoder().encode(targets)).map { String(decoding: $0, as: UTF8.self) } ?? #"["*"]"#
+        precondition(!origins.isEmpty, "SignInPage.handBack needs at least one allowed origin; never post a token to '*'")
+        let targetsJSON = (try? JSONEncoder().encode(origins)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
         let tokenJSON = (try? JSONEncoder().encode(token)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
         return page(
             title: "Signed in",
@@ -67,6 +99,16 @@ enum SignInPage {
                   })();
                 </script>
                 """
+        )
+    }
+
+    /// The page for an API token with neither a sign-in callback nor allowed origins: a browser
+    /// sign-in would have nowhere safe to send the token.
+    static func notConfiguredForBrowsers() -> String {
+        message(
+            "Sign-in not available",
+            "This app's API token is not configured for browser sign-in: it has neither a sign-in callback URL nor allowed origins. "
+                + "The app's developer can create a token with `stratus token create --callback <url>` or `--origins <origin>`."
         )
     }
 

@@ -1,80 +1,108 @@
 import Synchronization
 
-/// Counts sign-in attempts per account and per client address in fixed windows.
+/// Slows down password guessing without letting anyone lock an account for its owner.
 ///
-/// An account with too many failures, or an address with too many attempts, is
-/// refused until its window ends; a successful sign-in clears the account's
-/// failures. Counters live in memory (a restart forgets them), bounded in size.
+/// Two tables, in memory (a restart forgets them), bounded in size:
+///
+/// - **Per account and client address**: the first ``SignInLimits/freeFailures`` failures cost
+///   nothing; after that, each attempt must come at least a delay after the previous failure, the
+///   delay doubling with each failure (``SignInLimits/firstDelay`` … ``SignInLimits/maximumDelay``).
+///   Failures from one address never slow the account down for another address. A success clears
+///   the pair; a pair is forgotten ``SignInLimits/failureMemory`` after its last failure.
+/// - **Per client address**: at most ``SignInLimits/attemptsPerAddress`` attempts per
+///   ``SignInLimits/addressWindow``, whatever the account.
+///
+/// The address is `HTTPRequest.remoteAddress`: the socket's peer, or behind a configured trusted
+/// proxy the client it names (see `TrustedProxies`).
 final class SignInThrottle: Sendable {
     private struct Window {
         var start: Int64
         var count: Int
     }
 
+    private struct Failures {
+        var count: Int
+        var last: Int64
+    }
+
     private struct State {
-        var accounts: [String: Window] = [:]
+        var pairs: [String: Failures] = [:]
         var addresses: [String: Window] = [:]
     }
 
     private let limits: SignInLimits
     private let state = Mutex(State())
-    /// The most keys kept per table; expired windows are dropped first when it is reached.
+    /// The most keys kept per table; stale entries are dropped first when it is reached.
     private let maximumEntries = 100_000
 
     init(limits: SignInLimits) {
         self.limits = limits
     }
 
-    /// Counts an attempt from `address` on `account`; returns the seconds to wait if either is over its limit.
+    /// Counts an attempt from `address` on `account`; returns the seconds to wait if the address is
+    /// over its limit or the pair must still wait after its last failure.
+    ///
+    /// An admitted attempt counts as a failure of the pair until ``recordSuccess(account:address:)``
+    /// clears it, so attempts sent in parallel cannot all slip in before the first failure is known.
     func admit(account: String, address: String, now: Int64) -> Int? {
         state.withLock { state in
-            let accountWindow = limits.accountWindow.milliseconds
             let addressWindow = limits.addressWindow.milliseconds
-            var byAddress = Self.current(state.addresses[address], now: now, length: addressWindow)
+            var byAddress = state.addresses[address].flatMap { now - $0.start < addressWindow ? $0 : nil } ?? Window(start: now, count: 0)
             byAddress.count += 1
-            Self.store(byAddress, for: address, in: &state.addresses, now: now, length: addressWindow, maximum: maximumEntries)
+            Self.store(byAddress, for: address, in: &state.addresses, maximum: maximumEntries) { now - $0.start < addressWindow }
             if byAddress.count > limits.attemptsPerAddress {
-                return Self.seconds(until: byAddress.start + addressWindow, from: now)
+                return Self.seconds(byAddress.start + addressWindow - now)
             }
-            let byAccount = Self.current(state.accounts[account], now: now, length: accountWindow)
-            if byAccount.count >= limits.failuresPerAccount {
-                return Self.seconds(until: byAccount.start + accountWindow, from: now)
+            let key = Self.pair(account, address)
+            let failures = current(state.pairs[key], now: now)
+            if let failures {
+                let wait = delay(afterFailures: failures.count) - (now - failures.last)
+                if wait > 0 { return Self.seconds(wait) }
             }
+            let memory = limits.failureMemory.milliseconds
+            let counted = Failures(count: (failures?.count ?? 0) + 1, last: now)
+            Self.store(counted, for: key, in: &state.pairs, maximum: maximumEntries) { now - $0.last < memory }
             return nil
         }
     }
 
-    /// Counts a failed attempt on `account`.
-    func recordFailure(account: String, now: Int64) {
-        state.withLock { state in
-            let length = limits.accountWindow.milliseconds
-            var window = Self.current(state.accounts[account], now: now, length: length)
-            window.count += 1
-            Self.store(window, for: account, in: &state.accounts, now: now, length: length, maximum: maximumEntries)
-        }
+    /// Forgets the failures of `account` from `address` after a successful sign-in from there.
+    func recordSuccess(account: String, address: String) {
+        state.withLock { _ = $0.pairs.removeValue(forKey: Self.pair(account, address)) }
     }
 
-    /// Forgets the failures of `account` after it signed in.
-    func recordSuccess(account: String) {
-        state.withLock { _ = $0.accounts.removeValue(forKey: account) }
+    /// The wait, in milliseconds, that `count` failures impose before the next attempt.
+    func delay(afterFailures count: Int) -> Int64 {
+        guard count >= limits.freeFailures else { return 0 }
+        let maximum = limits.maximumDelay.milliseconds
+        let doublings = count - limits.freeFailures
+        guard doublings < 40 else { return maximum }
+        return min(maximum, limits.firstDelay.milliseconds << doublings)
     }
 
-    private static func current(_ window: Window?, now: Int64, length: Int64) -> Window {
-        guard let window, now - window.start < length else { return Window(start: now, count: 0) }
-        return window
+    private func current(_ failures: Failures?, now: Int64) -> Failures? {
+        guard let failures, now - failures.last < limits.failureMemory.milliseconds else { return nil }
+        return failures
     }
 
-    private static func store(_ window: Window, for key: String, in table: inout [String: Window], now: Int64, length: Int64, maximum: Int) {
+    /// One key per account and address; the separator cannot occur in either.
+    private static func pair(_ account: String, _ address: String) -> String {
+        account + "\u{0}" + address
+    }
+
+    private static func store<Value>(
+        _ value: Value, for key: String, in table: inout [String: Value], maximum: Int, isLive: (Value) -> Bool
+    ) {
         if table[key] == nil, table.count >= maximum {
-            table = table.filter { now - $0.value.start < length }
-            if table.count >= maximum, let victim = table.min(by: { $0.value.start < $1.value.start })?.key {
+            table = table.filter { isLive($0.value) }
+            if table.count >= maximum, let victim = table.keys.first {
                 table.removeValue(forKey: victim)
             }
         }
-        table[key] = window
+        table[key] = value
     }
 
-    private static func seconds(until end: Int64, from now: Int64) -> Int {
-        max(1, Int((end - now + 999) / 1000))
+    private static func seconds(_ milliseconds: Int64) -> Int {
+        max(1, Int((milliseconds + 999) / 1000))
     }
 }

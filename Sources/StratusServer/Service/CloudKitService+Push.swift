@@ -103,11 +103,24 @@ extension CloudKitService {
         return response
     }
 
-    /// `http://host:port` from the configured public base URL or the request's `Host` header, without a
-    /// trailing slash: the base of every URL the server hands out (sign-in, courier, assets).
+    /// The base of every URL the server hands out (sign-in, verification, courier, assets), without a
+    /// trailing slash — never the client's `Host` header unchecked:
+    ///
+    /// 1. the configured ``ServiceConfiguration/publicBaseURL``;
+    /// 2. in open mode, `http://` + the `Host` header, which the open-mode guard has already checked
+    ///    to be a loopback name (so a browser on `localhost` keeps its origin);
+    /// 3. otherwise the server's own address the request arrived at (``HTTPRequest/localAddress``,
+    ///    from the socket), with the request's scheme (`https` only through a trusted proxy).
+    ///
+    /// A `Host: evil.example` therefore never becomes a sign-in link to `evil.example`.
     func baseURL(for request: HTTPRequest) -> String {
-        var base = configuration.publicBaseURL ?? "http://" + (request.headers["Host"] ?? "127.0.0.1")
-        while base.hasSuffix("/") { base.removeLast() }
-        return base
+        if var base = configuration.publicBaseURL {
+            while base.hasSuffix("/") { base.removeLast() }
+            return base
+        }
+        if !configuration.authentication.requiresAuthentication, let host = request.headers["Host"], Loopback.isLoopbackAuthority(host) {
+            return "http://" + host
+        }
+        return request.scheme + "://" + (request.localAddress ?? "127.0.0.1")
     }
 }

@@ -57,8 +57,23 @@ public final class CloudKitService: Sendable {
     /// The URL template of every database operation.
     public static let databaseTemplate = "/database/1/{container}/{environment}/{database}/{operation...}"
 
-    /// Adds the CloudKit routes to `router`.
+    /// Adds the CloudKit routes to `router`, with the middleware they rely on.
+    ///
+    /// - ``ServiceConfiguration/trustedProxies``: a ``TrustedProxyMiddleware``, ahead of all other
+    ///   middleware (``Router/useFirst(_:)``), so every request's ``HTTPRequest/remoteAddress`` is
+    ///   its client even behind a reverse proxy, for every middleware and handler that reads it.
+    /// - In open mode, a ``LoopbackHostMiddleware``: a request addressed to any name but a loopback
+    ///   one (a DNS-rebinding page, another machine) is refused with 403.
+    ///
+    /// Register request-logging and metrics middleware before calling this, so they see refused
+    /// requests too; CORS is the caller's, with ``isOriginAllowed(_:for:)``.
     public func register(on router: inout Router) {
+        if !configuration.trustedProxies.isEmpty {
+            router.useFirst(TrustedProxyMiddleware(configuration.trustedProxies))
+        }
+        if !configuration.authentication.requiresAuthentication {
+            router.use(LoopbackHostMiddleware())
+        }
         for method in [HTTPMethod.get, .post] {
             router.route(method, Self.databaseTemplate) { [self] request in
                 try await respond(request)

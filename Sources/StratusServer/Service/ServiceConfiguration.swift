@@ -1,4 +1,5 @@
 public import Foundation
+public import StratusHTTP
 
 /// How a ``CloudKitService`` behaves: limits, secrets, clocks.
 ///
@@ -16,7 +17,8 @@ public struct ServiceConfiguration: Sendable {
     /// Used only while ``AuthenticationConfiguration/requiresAuthentication`` is off: such a
     /// server is for development on loopback only.
     public var openModeUserRecordName = "_00000000000000000000000000000001"
-    /// Whether and how requests are authenticated; open mode by default.
+    /// Whether and how requests are authenticated; credentials are required by default, open mode
+    /// is ``AuthenticationConfiguration/openMode``.
     public var authentication = AuthenticationConfiguration()
     /// Now, in milliseconds since 1970.
     public var now: @Sendable () -> Int64 = LiveClock.milliseconds
@@ -28,9 +30,19 @@ public struct ServiceConfiguration: Sendable {
     public var assets = AssetConfiguration()
     /// Request rates and storage quotas per container (design note 0008).
     public var quotas = QuotaConfiguration()
-    /// The base of the URLs this server hands out (courier, asset upload and download), such as
-    /// `https://stratus.example.com`; when `nil`, `http://` and the request's `Host` header.
+    /// The base of the URLs this server hands out (sign-in and verification links, courier, asset
+    /// upload and download), such as `https://stratus.example.com`.
+    ///
+    /// When `nil`, the server's own address each request arrived at (`http://127.0.0.1:8420`) —
+    /// or, in open mode, the request's `Host` once it is known to be a loopback name — never a
+    /// `Host` header a client chose. Set it whenever clients reach the server by a name.
     public var publicBaseURL: String?
+    /// The reverse proxies whose `X-Forwarded-For` (client address) and `X-Forwarded-Proto` are
+    /// believed; none by default (``TrustedProxies``).
+    ///
+    /// ``CloudKitService/register(on:)`` installs a ``TrustedProxyMiddleware`` with them, so that
+    /// sign-in throttles and per-address request limits see each client rather than the proxy.
+    public var trustedProxies = TrustedProxies()
 
     /// Creates a configuration with the given token secret.
     public init(tokenSecret: Data) {

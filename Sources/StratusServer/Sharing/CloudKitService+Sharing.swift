@@ -14,9 +14,13 @@ extension CloudKitService {
                 var found: [String: String] = [:]
                 for email in emails {
                     // Only a discoverable user's record name may be learned from an address (as
-                    // `users/lookup/email` would tell it); anyone else stays invited by address until
-                    // they accept, so the share record never reveals who owns the address.
-                    if let user = try reader.user(emailAddress: email), user.isDiscoverable { found[email] = user.userRecordName }
+                    // `users/lookup/email` would tell it), and only a verified address binds an
+                    // invitation to an account (design note 0006, "Sign-up"); anyone else stays
+                    // invited by address until they accept, so the share record never reveals who
+                    // owns the address.
+                    if let user = try reader.user(emailAddress: email), user.isDiscoverable, user.isEmailVerified {
+                        found[email] = user.userRecordName
+                    }
                 }
                 return found
             }
@@ -44,7 +48,8 @@ extension CloudKitService {
             throw ServiceError.badRequest("a request may name at most \(limit) short GUIDs; this one names \(request.shortGUIDs.count)")
         }
         let caller = context.caller
-        let email = try await authenticator?.accounts.readAccounts { try $0.user(recordName: caller)?.emailAddress }
+        // Invitations by address are matched only to a caller whose address is verified.
+        let email = try await authenticator?.accounts.readAccounts { try $0.user(recordName: caller).flatMap { $0.isEmailVerified ? $0.emailAddress : nil } }
         let resolver = ShareResolver(
             caller: caller, email: email?.lowercased(), container: context.container, environment: context.environment,
             makeParticipantID: configuration.makeRecordName

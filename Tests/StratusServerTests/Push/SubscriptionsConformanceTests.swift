@@ -29,7 +29,7 @@ import Testing
             #expect(listed.compactMap { if case .subscription(let s) = $0 { s.subscriptionID } else { nil } } == ["q", "z"])
             let (getStatus, _) = try await RawHTTPConnection.exchange(
                 port: server.http.port,
-                "GET /database/1/\(TestCloudKitServer.container)/development/private/subscriptions/list HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                "GET /database/1/\(TestCloudKitServer.container)/development/private/subscriptions/list HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             ).statusAndBody
             #expect(getStatus == 200)
 
