@@ -14,7 +14,25 @@ public func withAuthServer(
     backend: RecordStoreBackend = .sqlite, containers: [String] = [TestCloudKitServer.container],
     configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
-    let server = try await TestCloudKitServer.startAuthenticated(backend: backend, containers: containers, configure: configure)
+    try await withStarted(try await TestCloudKitServer.startAuthenticated(backend: backend, containers: containers, configure: configure), body)
+}
+
+/// Runs `body` against a fresh open-mode server of `backend`, stopping it afterwards.
+///
+/// ```swift
+/// try await withServer(.sqlite) { server in
+///     #expect(try await server.post("zones/list", "{}").status == 200)
+/// }
+/// ```
+public func withServer(
+    _ backend: RecordStoreBackend, configure: (inout ServiceConfiguration) -> Void = { _ in },
+    _ body: (TestCloudKitServer) async throws -> Void
+) async throws {
+    try await withStarted(try await TestCloudKitServer.start(backend: backend, configure: configure), body)
+}
+
+/// Runs `body` with `server`, stopping the server afterwards whether or not `body` throws.
+private func withStarted(_ server: TestCloudKitServer, _ body: (TestCloudKitServer) async throws -> Void) async throws {
     do {
         try await body(server)
     } catch {

@@ -79,17 +79,3 @@ extension RecordResult {
     var code: ServerErrorCode? { error?.serverErrorCode }
 }
 
-/// Runs `body` against a fresh server of each back end, stopping it afterwards.
-func withServer(
-    _ backend: RecordStoreBackend, configure: (inout ServiceConfiguration) -> Void = { _ in },
-    _ body: (TestCloudKitServer) async throws -> Void
-) async throws {
-    let server = try await TestCloudKitServer.start(backend: backend, configure: configure)
-    do {
-        try await body(server)
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
-}
