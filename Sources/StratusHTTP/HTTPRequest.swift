@@ -23,6 +23,9 @@ public struct HTTPRequest: Sendable {
     public var receivedAt: ContinuousClock.Instant
     /// The client's IP address as the transport saw it (not from any header), when known.
     public var remoteAddress: String?
+    /// Where the body went instead of ``body`` when the route's head check streamed it
+    /// (``HeadDecision/stream(_:)``); `nil` otherwise.
+    public var bodySink: (any HTTPBodySink)?
 
     /// Creates a request.
     ///
