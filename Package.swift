@@ -171,6 +171,7 @@ let package = Package(
             dependencies: [
                 "StratusServer", "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusHTTP", "StratusHTTPServer",
                 "StratusTesting", "StratusCrypto", "StratusClient", "StratusDocuments", "StratusClientCommands", "StratusLogging",
+                "StratusMetrics",
             ]
         ),
         .testTarget(
