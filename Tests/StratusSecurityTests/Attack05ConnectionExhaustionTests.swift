@@ -60,7 +60,8 @@ extension AttackSuite {
         }
 
         @Test func idleConnectionsAreTimedOutAndTheAddressIsServedAgain() async throws {
-            let server = try Self.healthServer(perAddress: 4, idleTimeout: 1)
+            // Idle for more than 3 s is closed: long enough for the check below under load, short for a test.
+            let server = try Self.healthServer(perAddress: 4, idleTimeout: 3)
             var idle: [LoopbackSocket] = []
             for _ in 0..<4 {
                 let socket = try LoopbackSocket(port: server.port, timeout: 20)
