@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -37,4 +38,24 @@ static inline void stratus_mhd_client_address(struct MHD_Connection *connection,
     } else if (address->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)length);
     }
+}
+
+/// Where libmicrohttpd's messages go instead of standard error: a function and its context.
+struct stratus_mhd_logger {
+    void (*sink)(void *context, const char *message);
+    void *context;
+};
+
+/// Formats one libmicrohttpd message and hands it to the logger in `cls` (a `stratus_mhd_logger`).
+/// MHD_LogCallback takes a va_list, which Swift cannot format.
+static inline void stratus_mhd_log_trampoline(void *cls, const char *format, va_list arguments) {
+    const struct stratus_mhd_logger *logger = (const struct stratus_mhd_logger *)cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, arguments);
+    logger->sink(logger->context, message);
+}
+
+/// The trampoline as the MHD_LogCallback to pass with MHD_OPTION_EXTERNAL_LOGGER.
+static inline MHD_LogCallback stratus_mhd_log_callback(void) {
+    return stratus_mhd_log_trampoline;
 }

@@ -28,6 +28,8 @@ public final class HTTPServer: Sendable {
     let inFlightGauge: Gauge?
     let parkedGauge: Gauge?
     let bufferedGauge: Gauge?
+    /// libmicrohttpd's messages, rate-limited into ``logger``.
+    let transportLog: TransportLog
     /// Bytes of request bodies held in memory right now, across every connection.
     let bufferedBodyTotal = Atomic<Int>(0)
 
@@ -67,6 +69,7 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        self.transportLog = TransportLog(logger: logger)
         inFlightGauge = metrics?.gauge("stratus_http_requests_in_flight", help: "Requests being read or answered.")
         parkedGauge = metrics?.gauge("stratus_http_requests_parked", help: "Requests parked while an async handler or head check runs.")
         bufferedGauge = metrics?.gauge("stratus_http_buffered_body_bytes", help: "Bytes of request bodies held in memory.")
@@ -119,6 +122,10 @@ public final class HTTPServer: Sendable {
     /// libmicrohttpd's options for this configuration, ending with `MHD_OPTION_END`.
     private func daemonOptions(sockaddr: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) -> [MHD_OptionItem] {
         var options: [MHD_OptionItem] = [
+            // NB: first, so that no message of the start goes to standard error.
+            MHD_OptionItem(
+                option: .EXTERNAL_LOGGER, value: unsafeBitCast(stratus_mhd_log_callback(), to: Int.self), ptr_value: transportLog.logger
+            ),
             MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),

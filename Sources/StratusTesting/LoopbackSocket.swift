@@ -30,8 +30,10 @@ public final class LoopbackSocket: Sendable {
     ///   - port: The server's port on 127.0.0.1.
     ///   - source: The client's own address, any of 127.0.0.0/8.
     ///   - timeout: Seconds a receive waits for data before giving up.
-    /// - Throws: ``Failure`` when the socket cannot be made, bound or connected.
-    public init(port: UInt16, from source: String = "127.0.0.1", timeout: Int = 30) throws {
+    ///   - first: Bytes to send at once, on the calling thread: a few, such as the start of a
+    ///     head (a fresh connection takes them without blocking).
+    /// - Throws: ``Failure`` when the socket cannot be made, bound, connected or written.
+    public init(port: UInt16, from source: String = "127.0.0.1", timeout: Int = 30, sending first: Data = Data()) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
@@ -39,6 +41,8 @@ public final class LoopbackSocket: Sendable {
         do {
             try Self.withAddress(source, port: 0) { bind(fd, $0, $1) }
             try Self.withAddress("127.0.0.1", port: port) { connect(fd, $0, $1) }
+            let sent = first.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent == first.count else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
         } catch {
             Foundation.close(fd)
             throw error

@@ -32,13 +32,9 @@ extension AttackSuite {
         }
 
         @Test func aFloodOfHalfOpenConnectionsFromOneAddressIsCappedWhileOthersAreServed() async throws {
-            let server = try Self.healthServer(perAddress: 8, idleTimeout: 60)
-            var flood: [LoopbackSocket] = []
-            for _ in 0..<40 {
-                let socket = try LoopbackSocket(port: server.port, timeout: 20)
-                try await socket.send(Self.halfHead)
-                flood.append(socket)
-            }
+            // Idle connections are kept 10 minutes here: only the per-address limit may refuse one.
+            let server = try Self.healthServer(perAddress: 8, idleTimeout: 600)
+            let flood = try (0..<40).map { _ in try LoopbackSocket(port: server.port, timeout: 20, sending: Self.halfHead) }
             // Another client (127.0.0.2 is another address, still loopback) is served while the flood holds.
             let other = try await Self.health(port: server.port, from: "127.0.0.2")
             let flooder = try await Self.health(port: server.port, from: "127.0.0.1")
@@ -60,14 +56,9 @@ extension AttackSuite {
         }
 
         @Test func idleConnectionsAreTimedOutAndTheAddressIsServedAgain() async throws {
-            // Idle for more than 3 s is closed: long enough for the check below under load, short for a test.
-            let server = try Self.healthServer(perAddress: 4, idleTimeout: 3)
-            var idle: [LoopbackSocket] = []
-            for _ in 0..<4 {
-                let socket = try LoopbackSocket(port: server.port, timeout: 20)
-                try await socket.send(Self.halfHead)
-                idle.append(socket)
-            }
+            // Idle for more than 5 s is closed: long enough for the check below under load, short for a test.
+            let server = try Self.healthServer(perAddress: 4, idleTimeout: 5)
+            let idle = try (0..<4).map { _ in try LoopbackSocket(port: server.port, timeout: 30, sending: Self.halfHead) }
             let whileHeld = try await Self.health(port: server.port, from: "127.0.0.1")
             var closed = 0
             for socket in idle where await socket.isClosedByServer() { closed += 1 }
@@ -110,20 +101,20 @@ extension AttackSuite {
         }
 
         @Test func concurrentLargeUploadsKeepTheServersMemoryBounded() async throws {
-            let server = try await TransportAttackServer.start(["--open", "--asset-limit-mb", "64"])
-            defer { server.stop() }
-            let paths = try await Self.uploadPaths(port: server.port, count: 8)
-            let before = try server.peakResidentBytes()
-            // Eight bogus tickets with whole bodies (the attack as reported), then eight real uploads.
             let size = 24 << 20
-            let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
-                for index in 0..<8 {
-                    group.addTask { try await Self.upload(port: server.port, path: "/assets/upload/bogus\(index)", size: size) }
+            let (statuses, growth) = try await TransportAttackServer.with(["--open", "--asset-limit-mb", "64"]) { server in
+                let paths = try await Self.uploadPaths(port: server.port, count: 8)
+                let before = try server.peakResidentBytes()
+                // Eight bogus tickets with whole bodies (the attack as reported), and eight real uploads.
+                let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
+                    for index in 0..<8 {
+                        group.addTask { try await Self.upload(port: server.port, path: "/assets/upload/bogus\(index)", size: size) }
+                    }
+                    for path in paths { group.addTask { try await Self.upload(port: server.port, path: path, size: size) } }
+                    return try await group.reduce(into: [Int?]()) { $0.append($1) }
                 }
-                for path in paths { group.addTask { try await Self.upload(port: server.port, path: path, size: size) } }
-                return try await group.reduce(into: [Int?]()) { $0.append($1) }
+                return (statuses, try server.peakResidentBytes() - before)
             }
-            let growth = try server.peakResidentBytes() - before
             #expect(statuses.filter { $0 == 403 }.count == 8)
             #expect(statuses.filter { $0 == 200 }.count == 8)
             #expect(growth < 64 << 20, "peak resident memory grew by \(growth >> 20) MiB for 16 uploads of 24 MiB")

@@ -16,11 +16,13 @@ extension AttackSuite {
         }
 
         @Test func metricsNeedTheTokenFromEveryAddressOnceOneIsSet() async throws {
-            let server = try await TransportAttackServer.start(["--open", "--metrics-token", "scrape-secret-1234"])
-            defer { server.stop() }
-            let none = try await Self.get("/metrics", port: server.port)
-            let wrong = try await Self.get("/metrics", port: server.port, headers: "Authorization: Bearer scrape-secret-1235\r\n")
-            let right = try await Self.get("/metrics", port: server.port, headers: "Authorization: Bearer scrape-secret-1234\r\n")
+            let (none, wrong, right) = try await TransportAttackServer.with(["--open", "--metrics-token", "scrape-secret-1234"]) { server in
+                (
+                    try await Self.get("/metrics", port: server.port),
+                    try await Self.get("/metrics", port: server.port, headers: "Authorization: Bearer scrape-secret-1235\r\n"),
+                    try await Self.get("/metrics", port: server.port, headers: "Authorization: Bearer scrape-secret-1234\r\n")
+                )
+            }
             #expect(none.status == 401)
             #expect(wrong.status == 401)
             #expect(right.status == 200)

@@ -5,9 +5,9 @@ import StratusTesting
 /// its resident memory, its answers to many connections.
 ///
 /// ```swift
-/// let server = try await TransportAttackServer.start(["--open"])
-/// defer { server.stop() }
-/// print(server.port, try server.peakResidentBytes())
+/// try await TransportAttackServer.with(["--open"]) { server in
+///     print(server.port, try server.peakResidentBytes())
+/// }
 /// ```
 final class TransportAttackServer: Sendable {
     static let container = "iCloud.com.example.Attack"
@@ -22,12 +22,25 @@ final class TransportAttackServer: Sendable {
         self.directory = directory
     }
 
+    /// Runs `body` with a server started with `arguments`, and stops it afterwards, whatever happens.
+    static func with<T: Sendable>(_ arguments: [String], _ body: (TransportAttackServer) async throws -> T) async throws -> T {
+        let server = try await start(arguments)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
     /// Creates a data directory with ``container`` and starts `stratus serve` on a free port with `arguments`.
     static func start(_ arguments: [String]) async throws -> TransportAttackServer {
         let stratus = try SpawnedCommand.builtExecutable("stratus")
         let directory = try TemporaryDirectory(prefix: "stratus-attack")
         let dataDirectory = directory.path("data")
-        let created = try SpawnedCommand.run(stratus, ["container", "create", container, "--data-dir", dataDirectory])
+        let created = try await offPool { try SpawnedCommand.run(stratus, ["container", "create", container, "--data-dir", dataDirectory]) }
         guard created.status == 0 else { throw Failure(description: "container create failed: \(created.errorOutput)") }
         let output = directory.path("serve.out")
         let process = try SpawnedCommand.start(
@@ -41,7 +54,7 @@ final class TransportAttackServer: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         process.signal(SIGKILL)
-        _ = try? process.wait()
+        _ = try? await offPool { try process.wait() }
         let errors = (try? String(contentsOfFile: directory.path("serve.err"), encoding: .utf8)) ?? ""
         throw Failure(description: "stratus serve did not report its port: \(errors)")
     }
@@ -61,11 +74,20 @@ final class TransportAttackServer: Sendable {
         return kilobytes << 10
     }
 
-    /// Stops the server and removes its files.
-    func stop() {
+    /// Stops the server, waits for it to exit and removes its files.
+    func stop() async {
         process.signal(SIGTERM)
-        _ = try? process.wait()
+        _ = try? await Self.offPool { [process] in try process.wait() }
         directory.remove()
+    }
+
+    /// Runs blocking work (spawning, waiting for a child) on a thread of its own, not on Swift's
+    /// cooperative pool, which the other tests running at the same time need.
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
+            thread.start()
+        }
     }
 
     struct Failure: Error, CustomStringConvertible {
