@@ -172,6 +172,7 @@ let package = Package(
                 "StratusServer", "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusHTTP", "StratusHTTPServer",
                 "StratusTesting", "StratusCrypto", "StratusClient", "StratusDocuments", "StratusClientCommands", "StratusLogging",
                 "StratusKeyValue",
+                "StratusMetrics",
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -65,4 +66,24 @@ static inline void stratus_mhd_local_address(struct MHD_Connection *connection, 
             snprintf(buffer, length, "[%s]:%u", host, (unsigned)ntohs(v6->sin6_port));
         }
     }
+}
+
+/// Where libmicrohttpd's messages go instead of standard error: a function and its context.
+struct stratus_mhd_logger {
+    void (*sink)(void *context, const char *message);
+    void *context;
+};
+
+/// Formats one libmicrohttpd message and hands it to the logger in `cls` (a `stratus_mhd_logger`).
+/// MHD_LogCallback takes a va_list, which Swift cannot format.
+static inline void stratus_mhd_log_trampoline(void *cls, const char *format, va_list arguments) {
+    const struct stratus_mhd_logger *logger = (const struct stratus_mhd_logger *)cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, arguments);
+    logger->sink(logger->context, message);
+}
+
+/// The trampoline as the MHD_LogCallback to pass with MHD_OPTION_EXTERNAL_LOGGER.
+static inline MHD_LogCallback stratus_mhd_log_callback(void) {
+    return stratus_mhd_log_trampoline;
 }

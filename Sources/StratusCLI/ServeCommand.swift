@@ -17,6 +17,9 @@ enum ServeCommand {
                       [--requests-per-second 40] [--client-requests-per-second 0]
                       [--public-db-mb 100] [--private-db-mb 1024]
                       [--open [--origins http://devbox.local:3000,…]]
+                      [--max-connections 4096] [--max-connections-per-address 128] [--connection-timeout 30]
+                      [--max-buffered-body-mb 256] [--unauthenticated-requests-per-second 10]
+                      [--upload-url-lifetime 900] [--metrics-token TOKEN]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
@@ -52,11 +55,15 @@ enum ServeCommand {
         Nodes sharing a database must share it too (e.g. an NFS mount), so that an asset
         uploaded through one node downloads from every other.
 
+        \(limitsUsage)
+
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
         STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_NO_SIGNUP, STRATUS_VERIFICATION_OUTBOX,
         STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_CLIENT_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
-        STRATUS_PRIVATE_DB_MB.
+        STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
+        STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
+        STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN.
         """
 
     static func run(_ options: Options) async throws {
@@ -64,7 +71,7 @@ enum ServeCommand {
             known: Set<String>([
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-            ]).union(securityFlags)
+            ] + limitFlags).union(securityFlags)
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
@@ -113,6 +120,7 @@ enum ServeCommand {
         serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
         let publicURL = options.string("public-url", default: "")
         serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
+        try applyLimits(options, http: &configuration, service: &serviceConfiguration)
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
         // With PostgreSQL, other nodes may queue notifications for polls parked here.
@@ -121,7 +129,7 @@ enum ServeCommand {
         }
 
         let metrics = MetricsRegistry()
-        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, service: service)
+        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
         let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"

@@ -5,11 +5,11 @@ import StratusLogging
 import StratusMetrics
 import StratusServer
 
-/// Builds the router of `stratus serve`: middleware, health and metrics.
+/// Builds the router of `stratus serve`: middleware, health and metrics (loopback or bearer token only).
 ///
 /// The CloudKit database endpoints come from ``CloudKitService``.
 enum ServerRoutes {
-    static func makeRouter(logger: Logger, metrics: MetricsRegistry, service: CloudKitService) -> Router {
+    static func makeRouter(logger: Logger, metrics: MetricsRegistry, metricsAccess: MetricsAccess = MetricsAccess(), service: CloudKitService) -> Router {
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
         router.use(AccessLogMiddleware(logger: logger))
@@ -17,9 +17,7 @@ enum ServerRoutes {
         router.immediate(.get, "/health") { _ in
             .json(bytes: healthBody)
         }
-        router.immediate(.get, "/metrics") { _ in
-            .text(metrics.prometheusText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
-        }
+        MetricsEndpoint.register(on: &router, registry: metrics, access: metricsAccess)
         service.register(on: &router)
         return router
     }

@@ -74,6 +74,12 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
         )
     }
 
+    /// 503 `TRY_AGAIN_LATER` when the server already holds as many request bodies in memory as it may.
+    public static let tooManyBodies = HTTPError(
+        status: .serviceUnavailable, serverErrorCode: "TRY_AGAIN_LATER",
+        reason: "the server is holding as many request bodies as it may; retry shortly", retryAfter: 1
+    )
+
     /// 500 `INTERNAL_ERROR` with a reason that reveals nothing internal.
     public static let internalError = HTTPError(
         status: .internalServerError, serverErrorCode: "INTERNAL_ERROR",

@@ -31,6 +31,9 @@ public struct HTTPRequest: Sendable {
     public var localAddress: String?
     /// `http`, or `https` when a trusted proxy says the client used it (`X-Forwarded-Proto`).
     public var scheme = "http"
+    /// Where the body went instead of ``body`` when the route's head check streamed it
+    /// (``HeadDecision/stream(_:)``); `nil` otherwise.
+    public var bodySink: (any HTTPBodySink)?
 
     /// Creates a request.
     ///

@@ -22,6 +22,8 @@ public struct Router: HTTPResponder {
     public typealias ImmediateHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
     /// A handler that may suspend; the connection is parked while it runs.
     public typealias AsyncHandler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// A check of a request's head before its body is read; throwing refuses the request.
+    public typealias HeadCheck = @Sendable (HTTPRequest) throws -> HeadDecision
 
     private var root = RouteNode()
     private var middleware: [any HTTPMiddleware] = []
@@ -63,6 +65,30 @@ public struct Router: HTTPResponder {
         add(method, template, Route(handler: .async(handler), maximumBodySize: maximumBodySize ?? defaultMaximumBodySize))
     }
 
+    /// Adds a route whose handler may suspend, with a check of the request head that runs before
+    /// any byte of the body is read (upload tickets, credentials).
+    ///
+    /// The check runs only for requests that carry a body, on the transport's thread: it must not
+    /// block, and returns ``HeadDecision/later(_:)`` for work that needs to suspend. A thrown
+    /// error is the answer, sent without reading the body; the handler must not count on the
+    /// check having run, since a bodiless request skips it.
+    ///
+    /// - Parameters:
+    ///   - method: The method it answers.
+    ///   - template: The URL template.
+    ///   - maximumBodySize: The limit of a body read into memory; the router's default when `nil`.
+    ///   - check: The head check; route parameters are set on the request it sees.
+    ///   - handler: The handler.
+    public mutating func route(
+        _ method: HTTPMethod, _ template: String, maximumBodySize: Int? = nil, check: @escaping HeadCheck,
+        handler: @escaping AsyncHandler
+    ) {
+        add(
+            method, template,
+            Route(handler: .async(handler), maximumBodySize: maximumBodySize ?? defaultMaximumBodySize, check: check)
+        )
+    }
+
     /// Adds a route whose handler answers at once on the transport's thread (health checks, metrics).
     ///
     /// - Parameters:
@@ -88,6 +114,40 @@ public struct Router: HTTPResponder {
             return defaultMaximumBodySize
         }
         return route.maximumBodySize
+    }
+
+    /// Runs the matching route's head check, if it has one; errors become refusals that have been
+    /// through every middleware's `finish`.
+    public func admit(_ head: HTTPRequest) -> HTTPAdmission {
+        guard let match = root.match(path: head.path), let route = match.routes[head.method] else {
+            return .buffer(limit: defaultMaximumBodySize)
+        }
+        guard let check = route.check else { return .buffer(limit: route.maximumBodySize) }
+        var request = head
+        request.parameters = match.parameters
+        return admission(for: request, limit: route.maximumBodySize) { try check(request) }
+    }
+
+    private func admission(for request: HTTPRequest, limit: Int, _ decide: () throws -> HeadDecision) -> HTTPAdmission {
+        do {
+            switch try decide() {
+            case .admit:
+                return .buffer(limit: limit)
+            case .stream(let sink):
+                return .stream(sink)
+            case .later(let work):
+                return .later { [self] in
+                    do {
+                        let decision = try await work()
+                        return admission(for: request, limit: limit) { decision }
+                    } catch {
+                        return .refuse(finish(request, render(error, for: request), through: middleware.count))
+                    }
+                }
+            }
+        } catch {
+            return .refuse(finish(request, render(error, for: request), through: middleware.count))
+        }
     }
 
     /// Runs middleware, finds the route and calls its handler; every error becomes a response.
@@ -161,4 +221,5 @@ struct Route: Sendable {
 
     var handler: Handler
     var maximumBodySize: Int
+    var check: Router.HeadCheck? = nil
 }

@@ -19,9 +19,9 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 let requestCompleted: MHD_RequestCompletedCallback = { cls, _, perRequest, _ in
     guard let cls, let perRequest, let raw = perRequest.pointee else { return }
     perRequest.pointee = nil
-    Unmanaged<RequestContext>.fromOpaque(raw).release()
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    server.requestFinished()
+    server.requestFinished(context)
 }
 
 extension HTTPServer {
@@ -34,20 +34,19 @@ extension HTTPServer {
             return begin(connection: connection, url: url, method: method, perRequest: perRequest)
         }
         let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
-        if let response = context.pendingResponse {
-            context.pendingResponse = nil
+        switch context.takePending() {
+        case .response(let response):
             return queue(response, on: connection)
+        case .admission(let admission):
+            // NB: a connection parked by its head check is called again with the head, before any body.
+            if let result = apply(admission, to: context) { return result }
+            if uploadDataSize.pointee == 0 { return .YES }
+        case nil:
+            break
         }
         if uploadDataSize.pointee > 0 {
-            if context.refusal == nil, let uploadData {
-                if context.body.count + uploadDataSize.pointee > context.bodyLimit {
-                    context.refusal = .bodyTooLarge(limit: context.bodyLimit)
-                    context.body = Data()
-                } else {
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadDataSize.pointee) {
-                        context.body.append($0, count: uploadDataSize.pointee)
-                    }
-                }
+            if let uploadData {
+                receive(UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee), into: context)
             }
             uploadDataSize.pointee = 0
             return .YES
@@ -55,7 +54,8 @@ extension HTTPServer {
         return complete(context, connection: connection)
     }
 
-    /// First call: only the head is in. Sets up the context; refuses at once a declared body over the limit.
+    /// First call: only the head is in. Sets up the context and, for a request with a body, asks
+    /// the responder what to do with it before reading any of it.
     private func begin(
         connection: OpaquePointer, url: UnsafePointer<CChar>, method: UnsafePointer<CChar>,
         perRequest: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -67,21 +67,16 @@ extension HTTPServer {
         )
         head.remoteAddress = ConnectionValues.clientAddress(connection)
         head.localAddress = ConnectionValues.localAddress(connection)
-        // Only a request that says it has a body needs its route's limit; skipping the lookup
-        // otherwise keeps bodiless requests to one route match.
-        let hasBody = headers["Content-Length"].map { $0 != "0" } ?? (headers["Transfer-Encoding"] != nil)
-        let limit = hasBody ? responder.maximumBodySize(method: head.method, path: head.path) : 0
-        let context = RequestContext(connection: connection, head: head, bodyLimit: limit)
+        let context = RequestContext(connection: connection, head: head, bodyLimit: 0)
+        context.declaredLength = headers["Content-Length"].flatMap { Int($0) }
         perRequest.pointee = Unmanaged.passRetained(context).toOpaque()
         state.withLock { $0.inFlight += 1 }
         inFlightGauge?.add(1)
-        if let declared = headers["Content-Length"].flatMap({ Int($0) }), declared > limit {
-            // NB: a response queued before the body is read makes libmicrohttpd skip the body
-            // and close the connection after replying.
-            context.refusal = .bodyTooLarge(limit: limit)
-            return queue(responder.reject(head, with: .bodyTooLarge(limit: limit)), on: connection)
-        }
-        return .YES
+        // Only a request that says it has a body needs its route's decision; skipping it
+        // otherwise keeps bodiless requests to one route match.
+        let hasBody = context.declaredLength.map { $0 != 0 } ?? (headers["Transfer-Encoding"] != nil)
+        guard hasBody else { return .YES }
+        return apply(responder.admit(head), to: context) ?? .YES
     }
 
     /// Last call: the whole body is in. Answers now or parks the connection for an async handler.
@@ -90,49 +85,36 @@ extension HTTPServer {
             return queue(responder.reject(context.head, with: refusal), on: connection)
         }
         var request = context.head
-        request.body = context.body
-        context.body = Data()
+        if let sink = context.sink {
+            do {
+                try sink.finish()
+            } catch {
+                return queue(responder.reject(context.head, with: error), on: connection)
+            }
+            request.bodySink = sink
+        } else {
+            request.body = context.body
+            context.body = Data()
+        }
         context.head = request
         switch responder.respond(to: request) {
         case .now(let response):
             return queue(response, on: connection)
         case .later(let work):
-            // NB: suspend before anything can resume: resuming a connection that is not
-            // suspended is undefined behaviour in libmicrohttpd.
-            MHD_suspend_connection(connection)
-            let key = ObjectIdentifier(context)
-            // NB: once shutdown has begun, nothing new may park: shutdown resumes only the parked
-            // connections it knows, and stopping the daemon with one still suspended aborts the
-            // process (keep-alive clients such as long-pollers send new requests during shutdown).
-            let parked = state.withLock { state -> Bool in
-                guard !state.stopping else { return false }
-                state.parked[key] = Parked(context: context, task: nil)
-                return true
-            }
-            guard parked else {
-                context.resume(with: responder.reject(request, with: .shuttingDown))
-                return .YES
-            }
-            parkedGauge?.add(1)
-            let task = Task { [self] in
-                let response = await work()
-                state.withLock { _ = $0.parked.removeValue(forKey: key) }
-                parkedGauge?.add(-1)
-                context.resume(with: response)
-            }
-            state.withLock { state in
-                if state.parked[key] != nil { state.parked[key]?.task = task }
-            }
+            park(context, request) { .response(await work()) }
             return .YES
         }
     }
 
-    func requestFinished() {
+    /// The request is over: its sink is closed and its buffered body no longer counts.
+    func requestFinished(_ context: RequestContext) {
+        context.sink?.close()
+        release(context)
         state.withLock { $0.inFlight -= 1 }
         inFlightGauge?.add(-1)
     }
 
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         let mhdResponse: OpaquePointer? = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }

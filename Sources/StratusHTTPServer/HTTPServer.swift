@@ -27,6 +27,11 @@ public final class HTTPServer: Sendable {
     let state = Mutex(State())
     let inFlightGauge: Gauge?
     let parkedGauge: Gauge?
+    let bufferedGauge: Gauge?
+    /// libmicrohttpd's messages, rate-limited into ``logger``.
+    let transportLog: TransportLog
+    /// Bytes of request bodies held in memory right now, across every connection.
+    let bufferedBodyTotal = Atomic<Int>(0)
 
     struct State: Sendable {
         var daemon: DaemonHandle?
@@ -39,6 +44,8 @@ public final class HTTPServer: Sendable {
 
     struct Parked: Sendable {
         var context: RequestContext
+        /// The suspension it is parked under.
+        var ticket: Int
         var task: Task<Void, Never>?
     }
 
@@ -62,8 +69,10 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        self.transportLog = TransportLog(logger: logger)
         inFlightGauge = metrics?.gauge("stratus_http_requests_in_flight", help: "Requests being read or answered.")
-        parkedGauge = metrics?.gauge("stratus_http_requests_parked", help: "Requests parked while an async handler runs.")
+        parkedGauge = metrics?.gauge("stratus_http_requests_parked", help: "Requests parked while an async handler or head check runs.")
+        bufferedGauge = metrics?.gauge("stratus_http_buffered_body_bytes", help: "Bytes of request bodies held in memory.")
     }
 
     /// The port the server listens on; useful after starting with port 0.
@@ -71,6 +80,10 @@ public final class HTTPServer: Sendable {
 
     /// Requests being read, handled or sent right now.
     public var inFlightRequests: Int { state.withLock { $0.inFlight } }
+
+    /// Bytes of request bodies held in memory right now, across every connection (streamed
+    /// bodies are not counted: they are on disk).
+    public var bufferedBodyBytes: Int { bufferedBodyTotal.load(ordering: .relaxed) }
 
     /// Binds the address and starts the event-loop threads.
     ///
@@ -84,22 +97,7 @@ public final class HTTPServer: Sendable {
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_TURBO.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let pointer: OpaquePointer? = address.withSockaddr { sockaddr in
-            var options: [MHD_OptionItem] = [
-                MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr),
-                MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
-                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
-                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
-                MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 1024, ptr_value: nil),
-                MHD_OptionItem(
-                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self),
-                    ptr_value: retained.toOpaque()
-                ),
-            ]
-            if configuration.threadPoolSize > 1 {
-                // NB: a pool of one is refused with a warning; without the option MHD runs one internal thread.
-                options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil))
-            }
-            options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+            var options = daemonOptions(sockaddr: sockaddr, context: retained.toOpaque())
             return options.withUnsafeMutableBufferPointer { buffer in
                 stratus_mhd_start_daemon(flags, configuration.port, accessHandler, retained.toOpaque(), buffer.baseAddress)
             }
@@ -111,6 +109,7 @@ public final class HTTPServer: Sendable {
                 message: "could not listen on \(configuration.host):\(configuration.port) (address in use, or not permitted)"
             )
         }
+        checkFileLimit()
         let port = stratus_mhd_bound_port(pointer)
         state.withLock {
             $0.daemon = DaemonHandle(pointer: pointer)
@@ -118,6 +117,45 @@ public final class HTTPServer: Sendable {
             $0.port = port
         }
         logger.info("listening on http://\(address.urlHost):\(port)")
+    }
+
+    /// libmicrohttpd's options for this configuration, ending with `MHD_OPTION_END`.
+    private func daemonOptions(sockaddr: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) -> [MHD_OptionItem] {
+        var options: [MHD_OptionItem] = [
+            // NB: first, so that no message of the start goes to standard error.
+            MHD_OptionItem(
+                option: .EXTERNAL_LOGGER, value: unsafeBitCast(stratus_mhd_log_callback(), to: Int.self), ptr_value: transportLog.logger
+            ),
+            MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 1024, ptr_value: nil),
+            MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: context),
+        ]
+        if configuration.perAddressConnectionLimit > 0 {
+            // NB: libmicrohttpd accepts a connection over the limit and closes it at once.
+            options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: configuration.perAddressConnectionLimit, ptr_value: nil))
+        }
+        if configuration.threadPoolSize > 1 {
+            // NB: a pool of one is refused with a warning; without the option MHD runs one internal thread.
+            options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil))
+        }
+        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+        return options
+    }
+
+    /// Warns when the process may open fewer files than the connection limit needs, so accepting
+    /// would fail with `EMFILE` (for the store's files too) before the limit is reached.
+    private func checkFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return }
+        let needed = configuration.connectionLimit + 64
+        if limit.rlim_cur < rlim_t(needed) {
+            logger.warning(
+                "the open-file limit (\(limit.rlim_cur)) is below the connection limit (\(configuration.connectionLimit)) plus room for the store's files; raise it (ulimit -n \(needed)) or lower the connection limit"
+            )
+        }
     }
 
     /// Stops accepting connections, lets in-flight requests finish, then stops.
@@ -145,7 +183,7 @@ public final class HTTPServer: Sendable {
             parked.forEach { $0.task?.cancel() }
             await waitUntil(.now + .seconds(1)) { $0.parked.isEmpty }
             for entry in state.withLock({ Array($0.parked.values) }) {
-                entry.context.resume(with: responder.reject(entry.context.head, with: .shuttingDown))
+                entry.context.resume(entry.ticket, with: .response(responder.reject(entry.context.head, with: .shuttingDown)))
             }
         }
         await waitUntil(.now + .seconds(2)) { $0.inFlight == 0 }

@@ -28,6 +28,8 @@ public final class TestHTTPServer: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.threadPoolSize = 2
+        // Every test client is 127.0.0.1: tests of the per-address limit set one themselves.
+        configuration.perAddressConnectionLimit = 0
         configure(&configuration)
         server = HTTPServer(configuration: configuration, responder: responder, logger: logger)
         try server.start()

@@ -147,7 +147,8 @@ import FoundationNetworking
             let position = await gate.arrive()
             return .text(String(position))
         }
-        let server = try TestHTTPServer(responder: router)
+        // Every test client is 127.0.0.1, so the per-address limit (128 by default) is lifted here.
+        let server = try TestHTTPServer(responder: router) { $0.perAddressConnectionLimit = 0 }
         let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
             for _ in 0..<200 {
                 group.addTask {

@@ -3,7 +3,8 @@ public import Foundation
 /// Where asset bytes live, content-addressed by key: a directory (``AssetFileStore``) today,
 /// an S3-compatible bucket tomorrow. Every node of a cluster must reach the same one.
 ///
-/// The service drives it from inside store transactions: an upload is staged, then
+/// The service drives it from inside store transactions: an upload, written to a file of
+/// ``uploadDirectory`` as it arrives, is staged, then
 /// installed in the transaction that records the content (or discarded if it fails); a
 /// collection trashes the content in the transaction that forgets it, then empties the
 /// trash after the commit (or restores it if the commit fails). The store's row locks on
@@ -14,8 +15,12 @@ public import Foundation
 /// configuration.assets.blobStore = try AssetFileStore(directory: URL(fileURLWithPath: "/srv/stratus-assets"))
 /// ```
 public protocol AssetBlobStore: Sendable {
-    /// Writes bytes somewhere not yet visible under any key.
-    func stage(_ data: Data) throws -> AssetBlobLocation
+    /// A directory on local disk where an upload is written as it arrives (``AssetUpload``), before
+    /// ``stage(file:)`` takes it: on the same file system as the store, so taking it is a rename.
+    var uploadDirectory: URL { get }
+
+    /// Takes a complete upload written in ``uploadDirectory`` as bytes not yet visible under any key.
+    func stage(file: URL) throws -> AssetBlobLocation
 
     /// Makes staged bytes the content of `key`, or drops them when `key` already has content.
     func install(_ staged: AssetBlobLocation, key: String) throws

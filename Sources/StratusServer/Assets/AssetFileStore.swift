@@ -12,7 +12,7 @@ public import Foundation
 ///
 /// ```swift
 /// let files = try AssetFileStore(directory: URL(fileURLWithPath: "/srv/stratus-assets"))
-/// let staged = try files.stage(bytes)
+/// let staged = try files.stage(file: upload)
 /// ```
 public final class AssetFileStore: AssetBlobStore {
     /// The root directory.
@@ -52,13 +52,12 @@ public final class AssetFileStore: AssetBlobStore {
         FileManager.default.fileExists(atPath: url(forKey: key).path)
     }
 
-    /// Writes bytes to a new temporary file.
-    public func stage(_ data: Data) throws -> AssetBlobLocation {
-        let staged = directory.appendingPathComponent("tmp").appendingPathComponent(UUID().uuidString)
-        guard FileManager.default.createFile(atPath: staged.path, contents: data, attributes: [.posixPermissions: Self.filePermissions]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: staged.path])
-        }
-        return AssetBlobLocation(staged.path)
+    /// `tmp/` under the root: uploads are written there as they arrive.
+    public var uploadDirectory: URL { directory.appendingPathComponent("tmp") }
+
+    /// Takes an upload written in ``uploadDirectory`` as it is: it is already staged there.
+    public func stage(file: URL) throws -> AssetBlobLocation {
+        AssetBlobLocation(file.path)
     }
 
     /// Moves a staged file into place, or drops it when the same content is already there.

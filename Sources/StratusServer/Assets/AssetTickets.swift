@@ -1,7 +1,9 @@
 import Foundation
 import StratusCrypto
 
-/// What an upload URL grants: one upload into a container environment by a user, until it expires.
+/// What an upload URL grants: one upload, of at most `b` bytes, into a container environment by
+/// a user, until it expires. Each URL has a nonce of its own and is spent by its first complete
+/// upload (``UploadTicketLedger``).
 struct AssetUploadTicket: Codable, Hashable {
     /// The container.
     var c: String
@@ -11,6 +13,13 @@ struct AssetUploadTicket: Codable, Hashable {
     var u: String
     /// Expiry, in milliseconds since 1970.
     var x: Int64
+    /// The database the URL was asked for (`public`, `private`), whose quota bounded `b`.
+    var d: String
+    /// The most bytes the upload may have: the size limit, or the room left in the quota when the
+    /// URL was issued if that is less.
+    var b: Int64
+    /// A random nonce naming this URL.
+    var n: String
 }
 
 /// What a receipt proves: this user uploaded this content to this container environment.
@@ -43,7 +52,12 @@ struct AssetDownloadTicket: Codable, Hashable {
 enum AssetChecksum {
     /// The content key of `data`.
     static func key(of data: Data) -> String {
-        String(SHA256.hash(data).hexString.prefix(40))
+        key(of: SHA256.hash(data))
+    }
+
+    /// The content key of content with this SHA-256 digest.
+    static func key(of digest: SHA256Digest) -> String {
+        String(digest.hexString.prefix(40))
     }
 
     /// The `fileChecksum` of a content key.

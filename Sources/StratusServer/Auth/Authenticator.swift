@@ -30,6 +30,11 @@ final class Authenticator: Sendable {
     private let replays: SignatureReplayGuard
     /// API-token records of anonymous requests, by token hash, while the credential generation holds.
     private let apiTokens = CredentialCache<APITokenRecord>()
+    /// API-token records read to screen request heads (``screen(_:container:environment:)``); a
+    /// minute's staleness only lets a revoked token's body be read before authentication refuses it.
+    let screenedTokens = CredentialCache<APITokenRecord>(lifetime: .seconds(60))
+    /// Server-to-server key records read to screen request heads, likewise.
+    let screenedKeys = CredentialCache<ServerKeyRecord>(lifetime: .seconds(60))
     /// Parsed public keys by PEM, for key records read again (a PEM parse costs about a millisecond).
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
     /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
@@ -107,13 +112,7 @@ final class Authenticator: Sendable {
         }
         guard let record else { throw failure("unknown API token", request) }
         remember(origins: record.revokedAt == nil ? record.allowedOrigins : nil, tokenHash: tokenHash)
-        guard record.revokedAt == nil else { throw failure("API token \(record.prefix)… was revoked", request) }
-        guard record.container == container, record.environment == environment else {
-            throw failure(
-                "API token \(record.prefix)… belongs to \(record.container)/\(record.environment.rawValue), not \(container)/\(environment.rawValue)",
-                request
-            )
-        }
+        if let problem = Self.problem(with: record, container: container, environment: environment) { throw failure(problem, request) }
         guard let contents else { return Outcome(principal: .anonymous(apiToken: apiToken)) }
         let live = try checkSession(session, contents: contents, container: container, request)
         let now = now()
@@ -124,6 +123,15 @@ final class Authenticator: Sendable {
             principal: .user(userRecordName: live.userRecordName, sessionID: live.sessionID, apiToken: apiToken),
             refreshedToken: try tokens.seal(sessionID: live.sessionID, issuedAt: now)
         )
+    }
+
+    /// Why an API token may not be used for `container` and `environment`, or `nil` if it may.
+    static func problem(with record: APITokenRecord, container: String, environment: Environment) -> String? {
+        if record.revokedAt != nil { return "API token \(record.prefix)… was revoked" }
+        guard record.container == container, record.environment == environment else {
+            return "API token \(record.prefix)… belongs to \(record.container)/\(record.environment.rawValue), not \(container)/\(environment.rawValue)"
+        }
+        return nil
     }
 
     private func remember(origins: [String]?, tokenHash: String) {

@@ -17,6 +17,55 @@ extension CloudKitService {
         }
     }
 
+    /// Who calls, established before anything about the container is revealed or spent.
+    ///
+    /// With authentication on, the credentials are checked first and the container's existence
+    /// after: a caller without a valid credential for the container gets the same opaque 401
+    /// whether or not it exists, and a failure spends only its address's bucket
+    /// (``chargeFailedAuthentication(_:_:)``), never the container's. Open mode keeps its 404 for
+    /// an unknown container.
+    ///
+    /// - Throws: What ``authorize(_:operation:scope:container:environment:)`` throws (or
+    ///   `THROTTLED` for an address over its rate of failures); `NOT_FOUND` for an unknown container.
+    func admit(
+        _ request: HTTPRequest, operation: EndpointOperation, scope: DatabaseScope, container: String, environment: Environment
+    ) async throws -> Principal {
+        guard configuration.authentication.requiresAuthentication else {
+            try await checkContainer(container)
+            return try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
+        }
+        let principal: Principal
+        do {
+            principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
+        } catch let error as ServiceError where error.code == .authenticationFailed || error.code == .authenticationRequired {
+            throw chargeFailedAuthentication(request, error)
+        }
+        try await checkContainer(container)
+        return principal
+    }
+
+    /// The head check of the routes that authenticate: refuses a request whose credentials cannot
+    /// be valid before its body is read (``Authenticator/screen(_:container:environment:)``).
+    ///
+    /// - Throws: The opaque 401 `AUTHENTICATION_FAILED` (or `THROTTLED`), charged to the address.
+    func screenCredentials(_ head: HTTPRequest) throws -> HeadDecision {
+        guard let authenticator, configuration.authentication.requiresAuthentication,
+            let container = head.parameters["container"],
+            let environment = head.parameters["environment"].flatMap(Environment.init(rawValue:))
+        else { return .admit }
+        switch authenticator.screen(head, container: container, environment: environment) {
+        case .plausible:
+            return .admit
+        case .failed(let error):
+            throw chargeFailedAuthentication(head, error)
+        case .lookUp(let lookUp):
+            return .later { [self] in
+                if let error = try await lookUp() { throw chargeFailedAuthentication(head, error) }
+                return .admit
+            }
+        }
+    }
+
     /// Who calls, checked against what the operation and database need (protocol.md §1.4, §10.4).
     ///
     /// - Throws: ``ServiceError`` `AUTHENTICATION_FAILED` (401) for bad credentials or a

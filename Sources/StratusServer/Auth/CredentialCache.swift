@@ -42,13 +42,8 @@ final class CredentialCache<Value: Sendable>: Sendable {
     ///   - load: Reads the value; `nil` if there is none (not cached).
     func value(_ key: String, generation: Int64?, now: Int64, load: () async throws -> Value?) async rethrows -> Value? {
         let revision = CredentialRevision.current
-        if let cached = entries.withLock({ $0[key] }) {
-            if let generation {
-                // The generation moves with every revocation, this process's included.
-                if cached.generation == generation { return cached.value }
-            } else if lifetime > 0, cached.revision == revision, now >= cached.fetchedAt, now - cached.fetchedAt < lifetime {
-                return cached.value
-            }
+        if let cached = entries.withLock({ $0[key] }), isCurrent(cached, generation: generation, now: now, revision: revision) {
+            return cached.value
         }
         guard let value = try await load() else { return nil }
         guard generation != nil || lifetime > 0 else { return value }
@@ -57,6 +52,26 @@ final class CredentialCache<Value: Sendable>: Sendable {
             table[key] = Entry(value: value, generation: generation, fetchedAt: now, revision: revision)
         }
         return value
+    }
+
+    /// The value under `key` if a current entry holds it, without loading anything.
+    ///
+    /// - Parameters:
+    ///   - generation: The store's credential generation (`nil` if it has none or it was not read).
+    ///   - now: The clock, in milliseconds.
+    func cachedValue(_ key: String, generation: Int64?, now: Int64) -> Value? {
+        guard let cached = entries.withLock({ $0[key] }),
+            isCurrent(cached, generation: generation, now: now, revision: CredentialRevision.current)
+        else { return nil }
+        return cached.value
+    }
+
+    private func isCurrent(_ entry: Entry, generation: Int64?, now: Int64, revision: UInt64) -> Bool {
+        if let generation {
+            // The generation moves with every revocation, this process's included.
+            return entry.generation == generation
+        }
+        return lifetime > 0 && entry.revision == revision && now >= entry.fetchedAt && now - entry.fetchedAt < lifetime
     }
 }
 

@@ -38,6 +38,25 @@ extension CloudKitService {
         )
     }
 
+    /// Charges a request whose credentials failed (or were missing where the operation needs
+    /// them) to its client address's own bucket — never to a container's, so a flood without
+    /// credentials cannot lock the container's users out — and returns the error to answer:
+    /// `error` itself, or `THROTTLED` (429) once the address is over
+    /// ``QuotaConfiguration/unauthenticatedRequestsPerSecond``.
+    func chargeFailedAuthentication(_ request: HTTPRequest, _ error: ServiceError) -> ServiceError {
+        guard let rate = configuration.quotas.unauthenticatedRequestsPerSecond else { return error }
+        let now = configuration.quotas.now?() ?? configuration.now()
+        let address = request.remoteAddress ?? "unknown"
+        guard let wait = addressRateLimiter.admit(address, requestsPerSecond: rate, burst: configuration.quotas.unauthenticatedBurst, now: now) else {
+            return error
+        }
+        return ServiceError(
+            .throttled,
+            "client address '\(address)' is over its limit of \(Self.rate(rate)) requests per second without valid credentials; retry after \(wait) s",
+            retryAfter: wait
+        )
+    }
+
     /// The bucket key of a client and how the error names it (never by its secret).
     private static func client(_ principal: Principal, _ request: HTTPRequest) -> (key: String, name: String) {
         switch principal {

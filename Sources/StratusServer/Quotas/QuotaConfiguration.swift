@@ -12,6 +12,13 @@ public struct QuotaConfiguration: Sendable {
     public var containers: [String: QuotaLimits] = [:]
     /// The clock of the rate limiter in milliseconds since 1970; the service's clock when `nil`.
     public var now: (@Sendable () -> Int64)? = nil
+    /// Requests per second that one client address may make whose credentials fail (or are missing
+    /// where the operation needs them). Such requests never spend a container's budget; they
+    /// spend their address's own bucket, and past it are answered 429 `THROTTLED` instead of 401.
+    /// 10 by default; `nil` for no limit. Kept by each node.
+    public var unauthenticatedRequestsPerSecond: Double? = 10
+    /// Failed requests one address may make at once above ``unauthenticatedRequestsPerSecond``; 20 by default.
+    public var unauthenticatedBurst: Double = 20
 
     /// The defaults everywhere.
     public init() {}

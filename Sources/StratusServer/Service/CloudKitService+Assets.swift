@@ -22,7 +22,10 @@ extension CloudKitService {
     }
 
     func registerAssetRoutes(on router: inout Router) {
-        router.route(.post, Self.assetUploadTemplate, maximumBodySize: configuration.assets.maximumSize) { [self] request in
+        router.route(
+            .post, Self.assetUploadTemplate, maximumBodySize: configuration.assets.maximumSize,
+            check: { [self] head in .stream(try openUpload(head)) }
+        ) { [self] request in
             try await uploadAsset(request)
         }
         router.route(.get, Self.assetDownloadTemplate) { [self] request in
@@ -38,7 +41,7 @@ extension CloudKitService {
         )
     }
 
-    private func requireAssetFiles() throws(ServiceError) -> any AssetBlobStore {
+    func requireAssetFiles() throws(ServiceError) -> any AssetBlobStore {
         guard let assetFiles else {
             throw ServiceError.badRequest("this server stores no assets: it was started without an asset directory")
         }
@@ -48,63 +51,6 @@ extension CloudKitService {
     /// An admission for asset fields saved by the request's caller into its database.
     func assetAdmission(_ context: RequestContext) -> AssetAdmission {
         AssetAdmission(tokens: tokens, caller: context.caller, database: context.database)
-    }
-
-    // MARK: assets/upload
-
-    /// `assets/upload`: one upload URL on this server per requested field, valid for 15 minutes.
-    func requestAssetUploads(_ context: RequestContext) async throws -> HTTPResponse {
-        _ = try requireAssetFiles()
-        let request = try context.decode(AssetsUpload.Request.self)
-        let limit = configuration.limits.maximumOperationsPerRequest
-        guard request.tokens.count <= limit else {
-            throw ServiceError.badRequest("a request may ask for at most \(limit) upload URLs; this one asks for \(request.tokens.count)")
-        }
-        _ = try context.zoneName(of: request.zoneID)
-        let ticket = AssetUploadTicket(
-            c: context.container, e: context.environment.rawValue, u: context.caller,
-            x: configuration.now() + configuration.assets.uploadURLLifetime
-        )
-        let base = baseURL(for: context.request)
-        let urls = request.tokens.map { token in
-            AssetsUpload.UploadURL(
-                recordName: token.recordName ?? configuration.makeRecordName(), fieldName: token.fieldName,
-                url: "\(base)/assets/upload/\(tokens.seal(ticket, kind: .assetUpload))"
-            )
-        }
-        return try context.encode(AssetsUpload.Response(tokens: urls), numbersAsStrings: nil)
-    }
-
-    /// `POST /assets/upload/{ticket}`: stores the body (once per content) and answers `{"singleFile": {…}}`.
-    func uploadAsset(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let files = try requireAssetFiles()
-        let now = configuration.now()
-        guard let ticket = tokens.open(try request.parameter("ticket"), kind: .assetUpload, as: AssetUploadTicket.self) else {
-            throw ServiceError(.accessDenied, "this upload URL is not valid for this server")
-        }
-        guard ticket.x > now else {
-            throw ServiceError(.accessDenied, "this upload URL has expired; ask for a new one with assets/upload")
-        }
-        let body = request.body
-        let key = AssetChecksum.key(of: body)
-        let size = Int64(body.count)
-        let staged = try files.stage(body)
-        do {
-            try await store.write { tx in
-                try tx.putAsset(key: key, size: size, now: now)
-                try files.install(staged, key: key)
-            }
-        } catch {
-            files.discard(staged)
-            throw error
-        }
-        let receipt = tokens.seal(AssetReceipt(k: key, s: size, c: ticket.c, e: ticket.e, u: ticket.u), kind: .assetReceipt)
-        let asset = Asset(
-            fileChecksum: AssetChecksum.fileChecksum(forKey: key), size: size,
-            referenceChecksum: AssetChecksum.opaque("reference", key: key), wrappingKey: AssetChecksum.opaque("wrapping", key: key),
-            receipt: receipt
-        )
-        return .json(bytes: try WireCoding.encode(AssetUploadReceipt(singleFile: asset)))
     }
 
     // MARK: assets/rereference

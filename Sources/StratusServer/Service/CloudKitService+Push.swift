@@ -10,7 +10,7 @@ extension CloudKitService {
 
     /// Adds the token, courier and asset routes (called by ``register(on:)``).
     func registerPushAndAssetRoutes(on router: inout Router) {
-        router.route(.post, Self.deviceTemplate) { [self] request in
+        router.route(.post, Self.deviceTemplate, check: { [self] head in try screenCredentials(head) }) { [self] request in
             try await handleDevice(request)
         }
         router.route(.get, Self.courierTemplate) { [self] request in
@@ -38,12 +38,9 @@ extension CloudKitService {
             throw ServiceError.badRequest("unknown environment '\(environmentName)'; use 'development' or 'production'")
         }
         let container = try request.parameter("container")
-        guard try await store.read({ try $0.containerExists(container) }) else {
-            throw ServiceError(.notFound, "container '\(container)' does not exist; create it with `stratus container create \(container)`")
-        }
         // Push tokens belong to users: both operations need a signed-in user (421 otherwise), as
         // the private database does; server-to-server keys get the opaque 401.
-        let principal = try await authorize(request, operation: operation, scope: .private, container: container, environment: environment)
+        let principal = try await admit(request, operation: operation, scope: .private, container: container, environment: environment)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         switch operation {
         case .tokensCreate: return try await createToken(request, container: container, environment: environment)

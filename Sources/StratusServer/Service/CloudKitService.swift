@@ -29,6 +29,10 @@ public final class CloudKitService: Sendable {
     /// Buckets of clients within containers (``QuotaLimits/clientRequestsPerSecond``), a table of
     /// their own, kept by each node (per-client limits are node-local; the container's is shared).
     let clientRateLimiter = RateLimiter()
+    /// Buckets of client addresses whose credentials fail (``QuotaConfiguration/unauthenticatedRequestsPerSecond``), per node.
+    let addressRateLimiter = RateLimiter()
+    /// Upload URLs in use or spent on this node (each works once).
+    let uploadTickets = UploadTicketLedger()
     private let knownContainers = Mutex<Set<String>>([])
 
     /// Creates the service.
@@ -75,7 +79,7 @@ public final class CloudKitService: Sendable {
             router.use(LoopbackHostMiddleware())
         }
         for method in [HTTPMethod.get, .post] {
-            router.route(method, Self.databaseTemplate) { [self] request in
+            router.route(method, Self.databaseTemplate, check: { [self] head in try screenCredentials(head) }) { [self] request in
                 try await respond(request)
             }
         }
@@ -133,9 +137,8 @@ public final class CloudKitService: Sendable {
             throw ServiceError.badRequest("unknown database '\(databaseName)'; use 'public', 'private' or 'shared'")
         }
         let container = try request.parameter("container")
-        try await checkContainer(container)
+        let principal = try await admit(request, operation: operation, scope: scope, container: container, environment: environment)
         try await throttle(container: container)
-        let principal = try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
         try throttle(client: principal, of: request, container: container)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
@@ -147,7 +150,7 @@ public final class CloudKitService: Sendable {
         )
     }
 
-    private func checkContainer(_ container: String) async throws {
+    func checkContainer(_ container: String) async throws {
         if knownContainers.withLock({ $0.contains(container) }) { return }
         guard try await store.read({ try $0.containerExists(container) }) else {
             throw ServiceError(.notFound, "container '\(container)' does not exist; create it with `stratus container create \(container)`")

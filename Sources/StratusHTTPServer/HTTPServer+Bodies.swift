@@ -1,0 +1,118 @@
+import CMicroHTTPD
+import Foundation
+import StratusHTTP
+import StratusMetrics
+import Synchronization
+
+/// The head check's decisions, the body as it arrives, and parked connections.
+extension HTTPServer {
+    /// Applies the responder's decision about a request's body.
+    ///
+    /// - Returns: The callback's result when the decision answered or parked the request; `nil`
+    ///   when the body is to be read.
+    func apply(_ admission: HTTPAdmission, to context: RequestContext) -> MHD_Result? {
+        switch admission {
+        case .buffer(let limit):
+            context.bodyLimit = limit
+            guard let declared = context.declaredLength else { return nil }
+            if declared > limit {
+                // NB: a response queued before the body is read makes libmicrohttpd skip the body
+                // and close the connection after replying.
+                return refuse(context, with: .bodyTooLarge(limit: limit))
+            }
+            return reserve(declared, for: context) ? nil : refuse(context, with: .tooManyBodies)
+        case .stream(let sink):
+            context.sink = sink
+            return nil
+        case .refuse(let response):
+            return queue(response, on: context.connection)
+        case .later(let decide):
+            park(context, context.head) { .admission(await decide()) }
+            return .YES
+        }
+    }
+
+    private func refuse(_ context: RequestContext, with error: HTTPError) -> MHD_Result {
+        context.refusal = error
+        return queue(responder.reject(context.head, with: error), on: context.connection)
+    }
+
+    /// Takes one piece of the body: into the sink, or into memory within the limits.
+    func receive(_ bytes: UnsafeRawBufferPointer, into context: RequestContext) {
+        guard context.refusal == nil else { return }
+        if let sink = context.sink {
+            do {
+                try sink.write(bytes)
+            } catch {
+                context.refusal = error
+                sink.close()
+            }
+            return
+        }
+        let size = context.body.count + bytes.count
+        if size > context.bodyLimit {
+            context.refusal = .bodyTooLarge(limit: context.bodyLimit)
+        } else if size > context.buffered, !reserve(size - context.buffered, for: context) {
+            context.refusal = .tooManyBodies
+        } else {
+            context.body.append(contentsOf: bytes)
+            return
+        }
+        context.body = Data()
+        release(context)
+    }
+
+    /// Counts `count` more bytes of `context`'s body in the total of bodies held in memory;
+    /// refuses when the total would pass ``HTTPServerConfiguration/maximumBufferedBodyBytes``.
+    private func reserve(_ count: Int, for context: RequestContext) -> Bool {
+        let limit = configuration.maximumBufferedBodyBytes
+        let total = bufferedBodyTotal.wrappingAdd(count, ordering: .relaxed).newValue
+        if limit > 0, total > limit {
+            bufferedBodyTotal.wrappingSubtract(count, ordering: .relaxed)
+            return false
+        }
+        context.buffered += count
+        bufferedGauge?.add(Int64(count))
+        return true
+    }
+
+    /// Stops counting `context`'s body.
+    func release(_ context: RequestContext) {
+        guard context.buffered > 0 else { return }
+        bufferedBodyTotal.wrappingSubtract(context.buffered, ordering: .relaxed)
+        bufferedGauge?.add(-Int64(context.buffered))
+        context.buffered = 0
+    }
+
+    /// Suspends the connection and runs `work` as a task; what it returns resumes the connection.
+    ///
+    /// Shutdown answers whatever is still parked at its deadline itself.
+    func park(_ context: RequestContext, _ request: HTTPRequest, work: @escaping @Sendable () async -> RequestContext.Pending) {
+        // NB: suspend before anything can resume: resuming a connection that is not
+        // suspended is undefined behaviour in libmicrohttpd.
+        let ticket = context.suspend()
+        let key = ObjectIdentifier(context)
+        // NB: once shutdown has begun, nothing new may park: shutdown resumes only the parked
+        // connections it knows, and stopping the daemon with one still suspended aborts the
+        // process (keep-alive clients such as long-pollers send new requests during shutdown).
+        let parked = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.parked[key] = Parked(context: context, ticket: ticket, task: nil)
+            return true
+        }
+        guard parked else {
+            context.resume(ticket, with: .response(responder.reject(request, with: .shuttingDown)))
+            return
+        }
+        parkedGauge?.add(1)
+        let task = Task { [self] in
+            let outcome = await work()
+            state.withLock { _ = $0.parked.removeValue(forKey: key) }
+            parkedGauge?.add(-1)
+            context.resume(ticket, with: outcome)
+        }
+        state.withLock { state in
+            if state.parked[key] != nil { state.parked[key]?.task = task }
+        }
+    }
+}
