@@ -50,6 +50,12 @@ let store = server.store
 let port = server.port
 let client = try LoopbackHTTPClient(port: port)
 
+if CommandLine.arguments.contains("--flood") {
+    try await SubscriptionFlood.run(store: store, client: client, container: container, writes: option("writes", 200))
+    try await server.stop()
+    exit(0)
+}
+
 func post(_ client: LoopbackHTTPClient, _ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
     let reply = try client.send("POST", target, body: [UInt8](try WireCoding.encode(body)))
     guard reply.status == 200, !reply.body.contains("serverErrorCode") else { throw BenchFailure("\(target) answered \(reply.status): \(reply.text)") }
