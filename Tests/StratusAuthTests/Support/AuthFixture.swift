@@ -9,14 +9,7 @@ func withAuthServer(
     backend: RecordStoreBackend = .sqlite, containers: [String] = [TestCloudKitServer.container],
     configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
-    let server = try await TestCloudKitServer.startAuthenticated(backend: backend, containers: containers, configure: configure)
-    do {
-        try await body(server)
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
+    try await TestCloudKitServer.withStarted(backend: backend, containers: containers, authenticated: true, configure: configure, body)
 }
 
 /// JSON bodies written by hand, as a client sends them.

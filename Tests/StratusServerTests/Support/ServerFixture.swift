@@ -84,12 +84,5 @@ func withServer(
     _ backend: RecordStoreBackend, configure: (inout ServiceConfiguration) -> Void = { _ in },
     _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
-    let server = try await TestCloudKitServer.start(backend: backend, configure: configure)
-    do {
-        try await body(server)
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
+    try await TestCloudKitServer.withStarted(backend: backend, configure: configure, body)
 }
