@@ -37,6 +37,8 @@ enum PostgresPushSchema {
             try db.execute("""
                 CREATE INDEX subscriptions_by_watch
                     ON subscriptions (container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id);
+                -- Statistics now, so the planner probes the new index (not the primary key) from the first write on.
+                ANALYZE subscriptions;
                 """)
         }
     }

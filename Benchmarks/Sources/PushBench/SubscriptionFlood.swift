@@ -9,7 +9,8 @@ import StratusWire
 /// 15,000 subscriptions of 75 other users (200 each, one live courier token each) exist: first
 /// query subscriptions on another record type (`Bait`, which no write can fire), then zone
 /// subscriptions on the public default zone (which every write fires). The subscriptions are
-/// put into the store directly, as if each of the 75 users had made their 200.
+/// put into the store directly, as if each of the 75 users had made their 200. Each phase also
+/// reports how long push fan-out (which runs after the commits) needs to catch up.
 enum SubscriptionFlood {
     static let users = 75
     static let perUser = 200
@@ -17,24 +18,36 @@ enum SubscriptionFlood {
     /// Runs the three phases and prints a table.
     static func run(store: any RecordStore, client: LoopbackHTTPClient, container: String, writes: Int) async throws {
         let database = DatabaseKey(container: container, environment: .development, scope: .public, owner: DatabaseKey.publicOwner)
-        var rows: [(String, [Double])] = []
-        rows.append(("0 subscriptions of other users", try measure(client, container: container, label: "none", count: writes)))
+        var rows: [(String, [Double], Double)] = []
+        func phase(_ label: String, _ name: String, count: Int) async throws {
+            let samples = try measure(client, container: container, label: name, count: count)
+            rows.append((label, samples, try await drained(store)))
+        }
+        try await phase("0 subscriptions of other users", "none", count: writes)
 
         try await flood(store, database: database) { index in
             Subscription(subscriptionID: "bait-\(index)", subscriptionType: .query, query: Query(recordType: "Bait"), firesOn: [.create])
         }
-        rows.append(("15,000 query subscriptions on another type (no candidate)", try measure(client, container: container, label: "bait", count: writes)))
+        try await phase("15,000 query subscriptions on another type (no candidate)", "bait", count: writes)
 
         try await flood(store, database: database) { index in
             Subscription(subscriptionID: "bait-\(index)", subscriptionType: .zone, zoneID: .defaultZone)
         }
-        let heavy = max(5, writes / 20)
-        rows.append(("15,000 zone subscriptions on the written zone (all candidates)", try measure(client, container: container, label: "zone", count: heavy)))
+        try await phase("15,000 zone subscriptions on the written zone (all candidates)", "zone", count: max(5, writes / 20))
 
-        print("\n| public write, one record per request, with … | p50 | p99 | writes |\n|---|---|---|---|")
-        for (label, samples) in rows {
-            print("| \(label) | \(ms(percentile(samples, 50))) | \(ms(percentile(samples, 99))) | \(samples.count) |")
+        print("\n| public write, one record per request, with … | p50 | p99 | writes | fan-out done after the last write |\n|---|---|---|---|---|")
+        for (label, samples, drain) in rows {
+            print("| \(label) | \(ms(percentile(samples, 50))) | \(ms(percentile(samples, 99))) | \(samples.count) | \(ms(drain)) |")
         }
+    }
+
+    /// Nanoseconds until the push outbox is empty (fan-out has caught up with the writes).
+    private static func drained(_ store: any RecordStore) async throws -> Double {
+        let start = monotonicNanoseconds()
+        while try await !store.read({ try $0.pushOutbox(limit: 1) }).isEmpty {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return Double(monotonicNanoseconds() - start)
     }
 
     /// Replaces every flood subscription by `make(index)` for each of the 75 users, and gives each user a token.
