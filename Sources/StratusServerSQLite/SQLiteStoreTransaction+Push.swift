@@ -31,14 +31,21 @@ extension SQLiteStoreTransaction {
         )
     }
 
-    /// One probe of the candidate index per watched (record type, zone) pair: an ordered range
-    /// scan after the cursor, at most `limit` rows; the arms are merged and cut to `limit` again.
     func subscriptionCandidates(
         in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, after cursor: SubscriptionKey?, limit: Int
     ) throws -> [StoredSubscription] {
+        let statement = Self.candidateStatement(in: database, zoneName: zoneName, recordTypes: recordTypes, after: cursor, limit: limit)
+        return try db.fetchAll(statement.sql, statement.arguments, Self.subscription(database))
+    }
+
+    /// The candidate query: one probe of `subscriptions_by_watch` per watch that covers the change
+    /// (an ordered range scan after the cursor, at most `limit` rows), merged and cut to `limit` again.
+    static func candidateStatement(
+        in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, after cursor: SubscriptionKey?, limit: Int
+    ) -> (sql: String, arguments: SQLiteArguments) {
         var arguments: [any SQLiteValueConvertible] = []
         let arms = SubscriptionWatch.covering(recordTypes: recordTypes, zoneName: zoneName).map { watch -> String in
-            arguments += Self.databaseArguments(database)
+            arguments += databaseArguments(database)
             // Named: without statistics SQLite would rather walk the primary key (every subscription of the database).
             var arm = "SELECT subscriber, subscription_id, body, created_at FROM subscriptions INDEXED BY subscriptions_by_watch "
                 + "WHERE container = ? AND environment = ? AND scope = ? AND owner = ?"
@@ -58,10 +65,8 @@ extension SQLiteStoreTransaction {
             return "SELECT * FROM (\(arm) ORDER BY subscriber, subscription_id LIMIT ?)"
         }
         arguments.append(limit)
-        return try db.fetchAll(
-            "SELECT subscriber, body, created_at FROM (\(arms.joined(separator: " UNION ALL "))) ORDER BY subscriber, subscription_id LIMIT ?",
-            SQLiteArguments(arguments), Self.subscription(database)
-        )
+        let sql = "SELECT subscriber, body, created_at FROM (\(arms.joined(separator: " UNION ALL "))) ORDER BY subscriber, subscription_id LIMIT ?"
+        return (sql, SQLiteArguments(arguments))
     }
 
     func putSubscription(_ stored: StoredSubscription) throws {

@@ -137,8 +137,8 @@ final class PushFanout: Sendable {
             state.statistics.queuedNotifications += outcome.queued
             state.statistics.finishedEntries += batch.claims.filter { $0.progress == .finished }.count
         }
-        if batch.unreadableEntries > 0 {
-            logger.error("push fan-out dropped \(batch.unreadableEntries) outbox entries it could not read")
+        for problem in batch.unreadable {
+            logger.error("push fan-out dropped an entry it could not read: \(problem)")
         }
         return true
     }

@@ -30,8 +30,8 @@ struct PushFanoutBatch: Sendable {
     var deliveries: [Delivery] = []
     /// Candidate subscriptions evaluated while planning.
     var evaluatedSubscriptions = 0
-    /// Entries dropped because their payload could not be read.
-    var unreadableEntries = 0
+    /// Entries dropped because their payload could not be read, each with the decoding error.
+    var unreadable: [String] = []
 
     /// Whether there was nothing in the outbox.
     var isEmpty: Bool { claims.isEmpty }

@@ -23,10 +23,13 @@ struct PushFanoutPlanner {
         var state = PlanState(budget: max(1, configuration.fanoutBatchSize))
         for entry in try tx.pushOutbox(limit: entryLimit) {
             guard state.budget > 0 else { break }
-            guard let payload = try? PushOutboxPayload.decode(entry.payload) else {
-                // Unreadable (written by an incompatible version): drop it rather than block every later entry.
+            let payload: PushOutboxPayload
+            do {
+                payload = try PushOutboxPayload.decode(entry.payload)
+            } catch {
+                // Unreadable (written by an incompatible version): dropped, and logged, rather than block every later entry.
                 batch.claims.append(.init(id: entry.id, expected: entry.cursor, progress: .finished))
-                batch.unreadableEntries += 1
+                batch.unreadable.append("outbox entry \(entry.id): \(error)")
                 continue
             }
             let limit = state.budget
