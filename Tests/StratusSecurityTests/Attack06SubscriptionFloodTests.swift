@@ -67,7 +67,7 @@ extension AttackSuite {
                 let median = latencies.sorted()[latencies.count / 2]
                 print("06 flood (\(backend)): public write median \(median) with 15,000 subscriptions of 75 other users")
                 // Generous for a loaded machine: an unflooded write takes a few milliseconds.
-                #expect(median < .milliseconds(250), "public write median \(median) with a subscription flood present")
+                #expect(median < .milliseconds(400), "public write median \(median) with a subscription flood present")
 
                 var delivered: [String] = []
                 for _ in 0..<20 {
