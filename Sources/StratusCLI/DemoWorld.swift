@@ -143,7 +143,7 @@ struct DemoWorld {
             try? await device.sync.stop()
             try? device.store.close()
         }
-        service.beginShutdown()
+        await service.shutdown()
         await server.shutdown(gracePeriod: .milliseconds(200))
         try? await records.close()
         try? FileManager.default.removeItem(at: directory)

@@ -20,6 +20,8 @@ enum ServeCommand {
                       [--max-connections 4096] [--max-connections-per-address 128] [--connection-timeout 30]
                       [--max-buffered-body-mb 256] [--unauthenticated-requests-per-second 10]
                       [--upload-url-lifetime 900] [--metrics-token TOKEN]
+                      [--max-subscriptions-per-user 200] [--max-push-tokens-per-user 100]
+                      [--max-parked-polls-per-user 16] [--max-parked-polls 2000]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
@@ -45,6 +47,11 @@ enum ServeCommand {
         mode a client address — with the same burst rule (0, the default: no per-client limit);
         --public-db-mb and --private-db-mb are the record quota of
         each public database and the quota of each user's private database.
+        --max-subscriptions-per-user caps each user's subscriptions per database (past it:
+        QUOTA_EXCEEDED); --max-push-tokens-per-user caps each user's live web-courier tokens per
+        container environment (QUOTA_EXCEEDED); --max-parked-polls-per-user and --max-parked-polls
+        cap the courier long-polls parked at once per user (past it: 429 THROTTLED) and on this
+        node (503 TRY_AGAIN_LATER); a new poll on a token replaces that token's parked one.
 
         --database postgres://user@host:5432/db keeps the records, accounts, push queues, quota
         counters, shares and request-rate buckets in PostgreSQL instead of SQLite in the data
@@ -63,7 +70,8 @@ enum ServeCommand {
         STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_CLIENT_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
         STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
-        STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN.
+        STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN, STRATUS_MAX_SUBSCRIPTIONS_PER_USER,
+        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS.
         """
 
     static func run(_ options: Options) async throws {
@@ -71,7 +79,7 @@ enum ServeCommand {
             known: Set<String>([
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-            ] + limitFlags).union(securityFlags)
+            ] + limitFlags).union(securityFlags).union(pushFlags)
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
@@ -118,11 +126,14 @@ enum ServeCommand {
         }
         serviceConfiguration.quotas.defaults.publicRecordBytes = Int64(try options.integer("public-db-mb", default: 100, in: 1...100_000_000)) << 20
         serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
+        try applyPushLimits(options, to: &serviceConfiguration.push)
         let publicURL = options.string("public-url", default: "")
         serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
         try applyLimits(options, http: &configuration, service: &serviceConfiguration)
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
+        // Changes committed but not fanned out when a node stopped (this one or, with PostgreSQL, another).
+        service.startPushFanoutSweeps()
         // With PostgreSQL, other nodes may queue notifications for polls parked here.
         let pushRelay = try (store as? PostgresRecordStore).map { store in
             try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
@@ -148,6 +159,7 @@ enum ServeCommand {
         pushRelay?.stop()
         service.beginShutdown()
         await server.shutdown()
+        await service.shutdown()
         try await store.close()
     }
 }

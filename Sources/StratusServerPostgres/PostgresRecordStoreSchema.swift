@@ -144,6 +144,7 @@ enum PostgresRecordStoreSchema {
         PostgresRecordStore.registerRateBuckets(in: &migrator)
         PostgresQueryKeyset.registerIndex(in: &migrator)
         PostgresShareSchema.registerHierarchyMoves(in: &migrator)
+        PostgresPushSchema.register(in: &migrator)
         return migrator
     }()
 }

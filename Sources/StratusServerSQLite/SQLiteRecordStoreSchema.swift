@@ -131,6 +131,7 @@ enum SQLiteRecordStoreSchema {
         SQLiteShareSchema.register(in: &migrator)
         SQLiteCredentialGenerationSchema.register(in: &migrator)
         SQLiteShareSchema.registerHierarchyMoves(in: &migrator)
+        SQLitePushStoreSchema.registerOutbox(in: &migrator)
         return migrator
     }()
 }

@@ -31,8 +31,26 @@ public enum SpawnedCommand {
 
     /// Runs `executable` with `arguments` in `directory` (if given, via `/usr/bin/env -C`) and waits for it.
     ///
+    /// The wait happens on a thread of its own, never on Swift's cooperative pool: the suite runs
+    /// its tests in parallel on that pool (two threads on two cores), and a test blocked in
+    /// `waitpid` there stalls every other test's timers and I/O.
+    ///
     /// - Parameter environment: The child's whole environment (empty by default).
     public static func run(
+        _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result { try runBlocking(executable, arguments, in: directory, environment: environment) })
+            }.start()
+        }
+    }
+
+    /// ``run(_:_:in:environment:)`` on the calling thread, blocking it until the command ends: only
+    /// for commands that take milliseconds (such as `openssl` in synchronous tests).
+    ///
+    /// - Parameter environment: The child's whole environment (empty by default).
+    public static func runBlocking(
         _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]
     ) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)").path
@@ -103,7 +121,18 @@ public final class SpawnedProcess: Sendable {
         kill(pid, signal)
     }
 
-    /// Waits for the child to end and returns its exit status (128 + signal when a signal ended it).
+    /// Waits for the child to end, on a thread of its own (not Swift's cooperative pool), and returns
+    /// its exit status (128 + signal when a signal ended it).
+    public func exitStatus() async throws -> Int32 {
+        if let status = terminationStatus { return status }
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try self.wait() }) }.start()
+        }
+    }
+
+    /// Waits for the child to end, blocking the calling thread, and returns its exit status (128 +
+    /// signal when a signal ended it). In async code use ``exitStatus()``, except right after
+    /// `SIGKILL`, when the wait is immediate.
     public func wait() throws -> Int32 {
         if let status = exitStatus.withLock({ $0 }) { return status }
         var status: Int32 = 0

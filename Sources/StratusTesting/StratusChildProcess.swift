@@ -31,8 +31,8 @@ public final class StratusChildProcess: Sendable {
     }
 
     /// Runs `stratus <arguments>` to completion and returns its standard output.
-    public static func run(_ arguments: [String]) throws -> String {
-        let result = try runAllowingFailure(arguments)
+    public static func run(_ arguments: [String]) async throws -> String {
+        let result = try await runAllowingFailure(arguments)
         guard result.status == 0 else {
             throw Failure(description: "stratus \(arguments.joined(separator: " ")) exited with \(result.status): \(result.errors)")
         }
@@ -40,8 +40,8 @@ public final class StratusChildProcess: Sendable {
     }
 
     /// Runs `stratus <arguments>` to completion and returns its exit status, standard output and standard error.
-    public static func runAllowingFailure(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let result = try SpawnedCommand.run(try executable().path, arguments, environment: ProcessInfo.processInfo.environment)
+    public static func runAllowingFailure(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        let result = try await SpawnedCommand.run(try executable().path, arguments, environment: ProcessInfo.processInfo.environment)
         return (result.status, result.output, result.errorOutput)
     }
 

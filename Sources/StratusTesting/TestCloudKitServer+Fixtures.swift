@@ -14,7 +14,7 @@ public func withAuthServer(
     backend: RecordStoreBackend = .sqlite, containers: [String] = [TestCloudKitServer.container],
     configure: (inout ServiceConfiguration) -> Void = { _ in }, _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
-    try await withStarted(try await TestCloudKitServer.startAuthenticated(backend: backend, containers: containers, configure: configure), body)
+    try await TestCloudKitServer.withStarted(backend: backend, containers: containers, authenticated: true, configure: configure, body)
 }
 
 /// Runs `body` against a fresh open-mode server of `backend`, stopping it afterwards.
@@ -28,18 +28,7 @@ public func withServer(
     _ backend: RecordStoreBackend, configure: (inout ServiceConfiguration) -> Void = { _ in },
     _ body: (TestCloudKitServer) async throws -> Void
 ) async throws {
-    try await withStarted(try await TestCloudKitServer.start(backend: backend, configure: configure), body)
-}
-
-/// Runs `body` with `server`, stopping the server afterwards whether or not `body` throws.
-private func withStarted(_ server: TestCloudKitServer, _ body: (TestCloudKitServer) async throws -> Void) async throws {
-    do {
-        try await body(server)
-    } catch {
-        await server.stop()
-        throw error
-    }
-    await server.stop()
+    try await TestCloudKitServer.withStarted(backend: backend, configure: configure, body)
 }
 
 /// JSON bodies written by hand, as a client sends them.

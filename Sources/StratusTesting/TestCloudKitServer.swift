@@ -146,7 +146,7 @@ public final class TestCloudKitServer: Sendable {
     /// Stops the server and removes its files.
     public func stop() async {
         relay?.stop()
-        service.beginShutdown()
+        await service.shutdown()
         await http.stop()
         try? await store.close()
         directory.remove()

@@ -18,64 +18,64 @@ struct CLIFailure: Error, CustomStringConvertible {
     static let container = "iCloud.com.example.CLI"
 
     /// Runs `stratus <arguments>` and returns its exit status, standard output and standard error.
-    static func stratus(_ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath) throws -> (status: Int32, output: String, errors: String) {
+    static func stratus(_ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath) async throws -> (status: Int32, output: String, errors: String) {
         let executable = try SpawnedCommand.builtExecutable("stratus", filePath: filePath)
         // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
-        let result = try SpawnedCommand.run(
+        let result = try await SpawnedCommand.run(
             executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
         )
         return (result.status, result.output, result.errorOutput)
     }
 
     /// Runs `stratus <arguments> --data-dir <data>` and returns its trimmed output, failing on a non-zero exit.
-    static func run(_ arguments: [String], data: String, environment: [String: String] = [:]) throws -> String {
-        let result = try stratus(arguments + ["--data-dir", data], environment: environment)
+    static func run(_ arguments: [String], data: String, environment: [String: String] = [:]) async throws -> String {
+        let result = try await stratus(arguments + ["--data-dir", data], environment: environment)
         guard result.status == 0 else {
             throw CLIFailure(description: "stratus \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
         }
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func everyAccountCommandHasHelp() throws {
+    @Test func everyAccountCommandHasHelp() async throws {
         for command in ["user", "token", "key"] {
-            let result = try Self.stratus([command, "--help"])
+            let result = try await Self.stratus([command, "--help"])
             #expect(result.status == 0)
             #expect(result.output.contains("stratus \(command) "))
         }
-        #expect(try Self.stratus(["help"]).output.contains("stratus token create|list|revoke"))
-        #expect(try Self.stratus(["serve", "--help"]).output.contains("--open"))
+        #expect(try await Self.stratus(["help"]).output.contains("stratus token create|list|revoke"))
+        #expect(try await Self.stratus(["serve", "--help"]).output.contains("--open"))
     }
 
     @Test func adminCommandsMakeCredentialsThatAServerOnTheSameDataAccepts() async throws {
         let directory = try TemporaryDirectory(prefix: "stratus-auth-cli")
         defer { directory.remove() }
         let data = directory.path("data")
-        _ = try Self.run(["container", "create", Self.container], data: data)
+        _ = try await Self.run(["container", "create", Self.container], data: data)
 
-        let recordName = try Self.run(
+        let recordName = try await Self.run(
             ["user", "create", "ada@example.com", "--given-name", "Ada", "--discoverable"], data: data,
             environment: ["STRATUS_PASSWORD": "correct horse"])
         #expect(recordName.hasPrefix("_") && recordName.count == 33)
-        let duplicate = try Self.stratus(["user", "create", "ADA@example.com", "--data-dir", data])
+        let duplicate = try await Self.stratus(["user", "create", "ADA@example.com", "--data-dir", data])
         #expect(duplicate.status != 0)
         #expect(duplicate.errors.contains("already exists"))
-        #expect(try Self.run(["user", "list"], data: data).contains("\(recordName)\tada@example.com\tAda\tdiscoverable"))
+        #expect(try await Self.run(["user", "list"], data: data).contains("\(recordName)\tada@example.com\tAda\tdiscoverable"))
 
-        let apiToken = try Self.run(["token", "create", Self.container, "--name", "web", "--callback", "https://app.example.com/cb"], data: data)
+        let apiToken = try await Self.run(["token", "create", Self.container, "--name", "web", "--callback", "https://app.example.com/cb"], data: data)
         #expect(apiToken.count == 64)
-        #expect(try Self.run(["token", "list", Self.container], data: data).contains("\(apiToken.prefix(8))…\t\(Self.container)\tdevelopment\tweb"))
-        let missing = try Self.stratus(["token", "create", "iCloud.com.example.Missing", "--data-dir", data])
+        #expect(try await Self.run(["token", "list", Self.container], data: data).contains("\(apiToken.prefix(8))…\t\(Self.container)\tdevelopment\tweb"))
+        let missing = try await Self.stratus(["token", "create", "iCloud.com.example.Missing", "--data-dir", data])
         #expect(missing.status != 0)
         #expect(missing.errors.contains("stratus container create iCloud.com.example.Missing"))
-        let webAuthToken = try Self.run(["user", "token", "ada@example.com", Self.container], data: data)
+        let webAuthToken = try await Self.run(["user", "token", "ada@example.com", Self.container], data: data)
         #expect(webAuthToken.count >= 100)
 
         let key = try P256PrivateKey()
         let pemFile = directory.path("public.pem")
         try Data(key.publicKey.pemRepresentation.utf8).write(to: URL(fileURLWithPath: pemFile))
-        let keyID = try Self.run(["key", "add", Self.container, pemFile, "--name", "backend"], data: data)
+        let keyID = try await Self.run(["key", "add", Self.container, pemFile, "--name", "backend"], data: data)
         #expect(keyID.count == 64)
-        #expect(try Self.run(["key", "list"], data: data).contains("\(keyID)\t\(Self.container)\tdevelopment\tbackend"))
+        #expect(try await Self.run(["key", "list"], data: data).contains("\(keyID)\t\(Self.container)\tdevelopment\tbackend"))
 
         // A server on the same data directory accepts what the CLI made.
         let store = try await SQLiteRecordStore.open(path: data + "/stratus.sqlite")
@@ -96,8 +96,8 @@ struct CLIFailure: Error, CustomStringConvertible {
         let zones = try await RawHTTPConnection.exchange(port: http.port, signed + "\r\n")
 
         // Revoking through the CLI takes effect on the running server's next request.
-        _ = try Self.run(["token", "revoke", String(apiToken.prefix(8))], data: data)
-        _ = try Self.run(["key", "revoke", keyID], data: data)
+        _ = try await Self.run(["token", "revoke", String(apiToken.prefix(8))], data: data)
+        _ = try await Self.run(["key", "revoke", keyID], data: data)
         let afterRevoke = try await RawHTTPConnection.exchange(port: http.port, "GET \(path)?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let zonesAfterRevoke = try await RawHTTPConnection.exchange(port: http.port, signed + "\r\n")
         await http.stop()

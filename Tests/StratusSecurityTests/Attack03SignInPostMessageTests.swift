@@ -59,15 +59,15 @@ extension AttackSuite {
             }
         }
 
-        @Test func tokenCreateSaysWhenATokenCannotSignInFromABrowser() throws {
+        @Test func tokenCreateSaysWhenATokenCannotSignInFromABrowser() async throws {
             let directory = try TemporaryDirectory(prefix: "stratus-attack03")
             defer { directory.remove() }
             let data = directory.path("data")
-            #expect(try WebServeProcess.stratus(["container", "create", "iCloud.com.example.A03"], dataDirectory: data).status == 0)
-            let bare = try WebServeProcess.stratus(["token", "create", "iCloud.com.example.A03"], dataDirectory: data)
+            #expect(try await WebServeProcess.stratus(["container", "create", "iCloud.com.example.A03"], dataDirectory: data).status == 0)
+            let bare = try await WebServeProcess.stratus(["token", "create", "iCloud.com.example.A03"], dataDirectory: data)
             #expect(bare.status == 0)
             #expect(bare.errorOutput.contains("neither --callback nor --origins"))
-            let web = try WebServeProcess.stratus(
+            let web = try await WebServeProcess.stratus(
                 ["token", "create", "iCloud.com.example.A03", "--origins", "https://app.example.com"], dataDirectory: data)
             #expect(web.status == 0)
             #expect(!web.errorOutput.contains("neither --callback nor --origins"))

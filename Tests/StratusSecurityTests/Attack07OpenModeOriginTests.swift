@@ -25,7 +25,7 @@ extension AttackSuite {
 
         @Test func aForeignPageGetsNoCORSGrantFromAnOpenServer() async throws {
             try await WebServeProcess.with(["--open"]) { server in
-                #expect(try WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory).status == 0)
+                #expect(try await WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory).status == 0)
                 let host = "127.0.0.1:\(server.port)"
 
                 let foreign = try await Self.get(server, host: host, origin: "https://evil.example")
@@ -46,7 +46,7 @@ extension AttackSuite {
 
         @Test func aDNSRebindingPageIsRefusedByHost() async throws {
             try await WebServeProcess.with(["--open"]) { server in
-                #expect(try WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory).status == 0)
+                #expect(try await WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory).status == 0)
                 // evil.example now resolves to 127.0.0.1: the page is same-origin with "the server", but says so in Host.
                 let rebound = try await Self.get(server, host: "evil.example:\(server.port)", origin: "http://evil.example:\(server.port)")
                 #expect(rebound.status == 403)
@@ -87,7 +87,7 @@ extension AttackSuite {
 
         @Test func configuredOriginsAreTheOnlyOthersAllowed() async throws {
             try await WebServeProcess.with(["--open", "--origins", "http://devbox.test:3000"]) { server in
-                let created = try WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory)
+                let created = try await WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory)
                 #expect(created.status == 0)
                 let host = "127.0.0.1:\(server.port)"
                 let configured = try await Self.get(server, host: host, origin: "http://devbox.test:3000")

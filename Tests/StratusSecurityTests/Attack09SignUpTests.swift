@@ -126,12 +126,12 @@ extension AttackSuite {
         }
 
         @Test func theOperatorGetsTheLinkInTheLogOrTheOutboxAndNoSignupTurnsItOff() async throws {
-            #expect(try WebServeProcess.stratus(["serve", "--help"], dataDirectory: "/nonexistent").output.contains("--no-signup"))
+            #expect(try await WebServeProcess.stratus(["serve", "--help"], dataDirectory: "/nonexistent").output.contains("--no-signup"))
             for outbox in [false, true] {
                 let outboxPath = FileManager.default.temporaryDirectory.appendingPathComponent("outbox-\(UUID().uuidString).jsonl").path
                 defer { unlink(outboxPath) }
                 try await WebServeProcess.with(["--log-level", "notice"] + (outbox ? ["--verification-outbox", outboxPath] : [])) { server in
-                    let token = try Self.browserToken(server)
+                    let token = try await Self.browserToken(server)
                     let reply = try await server.exchange(Self.signUpRequest(server, token: token, email: "dana@example.com"))
                     #expect(reply.status == 202)
                     let delivered = outbox ? ((try? String(contentsOfFile: outboxPath, encoding: .utf8)) ?? "") : server.log
@@ -146,15 +146,15 @@ extension AttackSuite {
                 }
             }
             try await WebServeProcess.with(["--no-signup"]) { server in
-                let reply = try await server.exchange(Self.signUpRequest(server, token: try Self.browserToken(server), email: "dana@example.com"))
+                let reply = try await server.exchange(Self.signUpRequest(server, token: try await Self.browserToken(server), email: "dana@example.com"))
                 #expect(reply.status == 400)
                 #expect(String(decoding: reply.body, as: UTF8.self).contains("does not allow creating accounts"))
             }
         }
 
-        static func browserToken(_ server: WebServeProcess) throws -> String {
-            #expect(try WebServeProcess.stratus(["container", "create", "iCloud.com.example.A09"], dataDirectory: server.dataDirectory).status == 0)
-            let created = try WebServeProcess.stratus(
+        static func browserToken(_ server: WebServeProcess) async throws -> String {
+            #expect(try await WebServeProcess.stratus(["container", "create", "iCloud.com.example.A09"], dataDirectory: server.dataDirectory).status == 0)
+            let created = try await WebServeProcess.stratus(
                 ["token", "create", "iCloud.com.example.A09", "--origins", "https://app.example.com"], dataDirectory: server.dataDirectory)
             return created.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }

@@ -44,7 +44,7 @@ extension AttackSuite {
             let scratch = try TemporaryDirectory(prefix: "stratus-perms")
             defer { scratch.remove() }
             let data = scratch.path("data")
-            _ = try StratusChildProcess.run(["container", "create", Self.container, "--data-dir", data])
+            _ = try await StratusChildProcess.run(["container", "create", Self.container, "--data-dir", data])
             let child = try await StratusChildProcess.serve(dataDirectory: data, logPath: scratch.path("serve.log"))
             defer { child.killHard() }
             try await Self.writeSomething(port: child.port)
@@ -57,7 +57,7 @@ extension AttackSuite {
             let scratch = try TemporaryDirectory(prefix: "stratus-perms-old")
             defer { scratch.remove() }
             let data = scratch.path("data")
-            _ = try StratusChildProcess.run(["container", "create", Self.container, "--data-dir", data])
+            _ = try await StratusChildProcess.run(["container", "create", Self.container, "--data-dir", data])
             // As versions before the fix left it: a world-readable folder and database.
             chmod(data, 0o755)
             chmod(data + "/stratus.sqlite", 0o644)

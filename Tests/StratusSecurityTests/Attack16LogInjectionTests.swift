@@ -19,8 +19,8 @@ extension AttackSuite {
 
         @Test(arguments: ["text", "json"]) func aNewlineInAnEMailAddressForgesNoLogLine(_ format: String) async throws {
             try await WebServeProcess.with(["--log-level", "notice", "--log-format", format]) { server in
-                #expect(try WebServeProcess.stratus(["container", "create", "iCloud.com.example.A16"], dataDirectory: server.dataDirectory).status == 0)
-                let token = try WebServeProcess.stratus(["token", "create", "iCloud.com.example.A16"], dataDirectory: server.dataDirectory)
+                #expect(try await WebServeProcess.stratus(["container", "create", "iCloud.com.example.A16"], dataDirectory: server.dataDirectory).status == 0)
+                let token = try await WebServeProcess.stratus(["token", "create", "iCloud.com.example.A16"], dataDirectory: server.dataDirectory)
                     .output.trimmingCharacters(in: .whitespacesAndNewlines)
                 for separator in ["\n", "\r\n", "\r", "\u{2028}", "\u{85}"] {
                     let email = "mallory@example.com" + separator + Self.forged

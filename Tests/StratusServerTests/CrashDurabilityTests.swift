@@ -14,7 +14,7 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "stratus-crash")
         defer { directory.remove() }
         let dataDirectory = directory.path("data")
-        let created = try StratusChildProcess.run(["container", "create", Self.container, "--data-dir", dataDirectory])
+        let created = try await StratusChildProcess.run(["container", "create", Self.container, "--data-dir", dataDirectory])
         #expect(created.contains("created container \(Self.container)"))
 
         // First life: a zone, a token from before the load, then load and SIGKILL.

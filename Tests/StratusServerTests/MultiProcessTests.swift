@@ -25,7 +25,7 @@ struct MultiProcessTests {
         defer { database.drop() }
         let directory = try TemporaryDirectory(prefix: "stratus-multi")
         defer { directory.remove() }
-        _ = try StratusChildProcess.run(["container", "create", container, "--data-dir", directory.path("setup"), "--database", database.url])
+        _ = try await StratusChildProcess.run(["container", "create", container, "--data-dir", directory.path("setup"), "--database", database.url])
         // One database and one asset directory for every node; a data directory each.
         let arguments = ["--database", database.url, "--assets-directory", directory.path("assets")]
         let nodes = try await withThrowingTaskGroup(of: (Int, StratusChildProcess).self) { group in
@@ -200,10 +200,10 @@ struct MultiProcessTests {
         let directory = try TemporaryDirectory(prefix: "stratus-newer")
         defer { directory.remove() }
         let arguments = ["--data-dir", directory.path("data"), "--database", database.url]
-        #expect(try StratusChildProcess.run(["migrate"] + arguments).contains("up to date"))
+        #expect(try await StratusChildProcess.run(["migrate"] + arguments).contains("up to date"))
         try database.execute("INSERT INTO stratus_migrations (identifier) VALUES ('from-the-future')")
 
-        let migrate = try StratusChildProcess.runAllowingFailure(["migrate"] + arguments)
+        let migrate = try await StratusChildProcess.runAllowingFailure(["migrate"] + arguments)
         #expect(migrate.status != 0)
         #expect(migrate.errors.contains("newer Stratus"), "stderr: \(migrate.errors)")
         do {

@@ -62,7 +62,7 @@ public struct InProcessServer: Sendable {
 
     /// Stops accepting work, drains the HTTP server for up to a second and closes the store.
     public func stop() async throws {
-        service.beginShutdown()
+        await service.shutdown()
         await http.shutdown(gracePeriod: .seconds(1))
         try await store.close()
     }

@@ -45,10 +45,18 @@ let server = try await InProcessServer.start(root: root, containers: [container]
     $0.assets.maximumSize = max(64, assetMB * 2) << 20
     $0.push.pollTimeout = .seconds(60)
     $0.push.maximumBacklog = 10_000
+    $0.push.maximumParkedPollsPerUser = 100_000  // the fan-out round parks 1,000 polls of one user
+    $0.push.maximumParkedPolls = 100_000
 }
 let store = server.store
 let port = server.port
 let client = try LoopbackHTTPClient(port: port)
+
+if CommandLine.arguments.contains("--flood") {
+    try await SubscriptionFlood.run(store: store, client: client, container: container, writes: option("writes", 200))
+    try await server.stop()
+    exit(0)
+}
 
 func post(_ client: LoopbackHTTPClient, _ target: String, _ body: some Encodable) throws -> LoopbackHTTPClient.Response {
     let reply = try client.send("POST", target, body: [UInt8](try WireCoding.encode(body)))
@@ -116,12 +124,17 @@ let latencies = zip(sends, poller.arrivals).map { Double($1 &- $0) }
 // MARK: 2. Fan-out: N parked polls woken by one save
 
 var fanOutTimes: [Double] = []
+let publicDatabase = DatabaseKey(container: container, environment: .development, scope: .public, owner: DatabaseKey.publicOwner)
 for round in 0..<rounds {
+    // Each round: a fresh subscriber with 1,000 devices and a public subscription on Note creations.
+    let subscriber = String(format: "_fan%029d", round)
     let tokens = (0..<fanOut).map { "fan-\(round)-\($0)" }
+    let fanSubscription = Subscription(subscriptionID: "fan", subscriptionType: .query, query: Query(recordType: "Note"), firesOn: [.create])
     try await store.write { tx in
+        try tx.putSubscription(StoredSubscription(database: publicDatabase, subscriber: subscriber, subscription: fanSubscription, createdAt: 0))
         for token in tokens {
             try tx.createPushToken(
-                PushTokenRow(token: token, container: container, environment: .development, apnsEnvironment: "development", user: user, createdAt: 0, expiresAt: .max)
+                PushTokenRow(token: token, container: container, environment: .development, apnsEnvironment: "development", user: subscriber, createdAt: 0, expiresAt: .max)
             )
         }
     }
@@ -130,17 +143,13 @@ for round in 0..<rounds {
     try await Task.sleep(for: .seconds(2))  // every poll parks (they found empty queues)
     let body = [UInt8](try WireCoding.encode(RecordsModify.Request(operations: [.create(Record(recordName: "fan-\(round)", recordType: "Note", fields: [:]))])))
     let start = monotonicNanoseconds()
-    let reply = try client.send("POST", path("records/modify"), body: body)
+    let reply = try client.send("POST", "/database/1/\(container)/development/public/records/modify", body: body)
     guard reply.status == 200 else { throw BenchFailure("fan-out save answered \(reply.status)") }
     let replies = try fleet.collect(timeoutSeconds: 60)
     guard replies.allSatisfy({ $0.raw.contains("fan-\(round)") }) else { throw BenchFailure("a fan-out poll missed its notification") }
     fanOutTimes.append(Double((replies.map(\.arrival).max() ?? start) - start))
-    // The latency device also got this one; drain it so its queue stays empty.
-    _ = try client.send("GET", courierPath)
-    // Retire this round's devices so the next save does not fan out to them too.
-    try await store.write { tx in
-        for token in tokens { _ = try tx.bindPushToken(token, to: "_retired", now: 0) }
-    }
+    // Retire this round's subscriber so the next save does not fan out to its devices too.
+    _ = try await store.write { tx in try tx.deleteSubscription(id: "fan", in: publicDatabase, subscriber: subscriber) }
 }
 
 // MARK: 3. Assets: upload and download MB/s next to a file copy

@@ -6,6 +6,13 @@
 /// shutdown *closes* everything. Each transition returns the continuations the
 /// driver must resume, outside its lock. No I/O, no clock: the driver
 /// (``CourierWaiters``) owns both.
+///
+/// Registration is bounded (``CourierLimits``): a user may have so many polls, the node so
+/// many in all. At a limit, a new poll on a token that already has one *supersedes* the
+/// oldest of them (which answers empty: it is most likely a connection its client gave up
+/// on), so a reconnecting client is never locked out by its own leftovers; a poll on any
+/// other token is refused. A poll that registers again after a wake-up (``register(token:user:limits:continuing:)``
+/// with `continuing`) already held its place and is never refused.
 struct CourierStateMachine<Continuation> {
     typealias WaiterID = CourierWaiterID
     typealias Wake = CourierWake
@@ -21,25 +28,64 @@ struct CourierStateMachine<Continuation> {
 
     fileprivate struct Waiter {
         var token: String
+        var user: String
         var slot: Slot
     }
 
     private var nextID: UInt64 = 0
     private var waiters: [WaiterID: Waiter] = [:]
     private var byToken: [String: Set<WaiterID>] = [:]
+    private var byUser: [String: Set<WaiterID>] = [:]
     private(set) var isClosed = false
 
     /// Parked or registered polls.
     var count: Int { waiters.count }
 
-    /// Registers a poll for `token`; `nil` once closed.
+    /// The outcome of ``register(token:user:limits:continuing:)``.
+    enum Admission {
+        /// Registered; resume `superseded` (if any) with ``Wake/superseded``.
+        case registered(WaiterID, superseded: Continuation?)
+        /// Not registered.
+        case refused(CourierRefusal)
+    }
+
+    /// Registers a poll for `token`, without limits; `nil` once closed.
     mutating func register(token: String) -> WaiterID? {
-        guard !isClosed else { return nil }
+        guard case .registered(let id, _) = register(token: token, user: token, limits: .unlimited, continuing: true) else { return nil }
+        return id
+    }
+
+    /// Registers a poll for `token` of `user` within `limits`.
+    ///
+    /// - Parameters:
+    ///   - token: The courier token polled.
+    ///   - user: Whose poll it is (the token's owner), for the per-user limit.
+    ///   - limits: The most polls per user and in all.
+    ///   - continuing: The poll registered before and was woken to look at its queue again: no limit applies.
+    mutating func register(token: String, user: String, limits: CourierLimits, continuing: Bool) -> Admission {
+        guard !isClosed else { return .refused(.closed) }
+        var superseded: Continuation?
+        if !continuing, let refusal = limitReached(user: user, limits: limits) {
+            // At a limit, a poll on a token that already has one replaces the oldest of those.
+            guard let oldest = byToken[token]?.filter({ waiters[$0]?.isActive == true }).min(by: { $0.raw < $1.raw }) else {
+                return .refused(refusal)
+            }
+            superseded = finish(oldest, because: .superseded)
+        }
         nextID += 1
         let id = WaiterID(raw: nextID)
-        waiters[id] = Waiter(token: token, slot: .armed)
+        waiters[id] = Waiter(token: token, user: user, slot: .armed)
         byToken[token, default: []].insert(id)
-        return id
+        byUser[user, default: []].insert(id)
+        return .registered(id, superseded: superseded)
+    }
+
+    /// The limit a new poll of `user` would exceed, if any.
+    private func limitReached(user: String, limits: CourierLimits) -> CourierRefusal? {
+        let mine = byUser[user]?.count(where: { waiters[$0]?.isActive == true }) ?? 0
+        if mine >= limits.perUser { return .userLimit(limits.perUser) }
+        if waiters.count >= limits.total { return .totalLimit(limits.total) }
+        return nil
     }
 
     /// What the driver does after ``suspend(_:with:)``.
@@ -101,6 +147,8 @@ struct CourierStateMachine<Continuation> {
         guard let waiter = waiters.removeValue(forKey: id) else { return }
         byToken[waiter.token]?.remove(id)
         if byToken[waiter.token]?.isEmpty == true { byToken[waiter.token] = nil }
+        byUser[waiter.user]?.remove(id)
+        if byUser[waiter.user]?.isEmpty == true { byUser[waiter.user] = nil }
     }
 
     /// Closes the courier: every parked poll is returned to be resumed with ``Wake/closed``; later registrations fail.
@@ -120,9 +168,38 @@ struct CourierStateMachine<Continuation> {
     }
 }
 
+extension CourierStateMachine.Waiter {
+    /// Registered or parked, and not already told to stop (a woken waiter is on its way out).
+    var isActive: Bool {
+        if case .woken = slot { return false }
+        return true
+    }
+}
+
 /// Identifies one waiting poll.
 struct CourierWaiterID: Hashable, Sendable {
     fileprivate let raw: UInt64
+}
+
+/// How many web-courier polls may be parked at once.
+struct CourierLimits: Hashable, Sendable {
+    /// Per user (over all their tokens).
+    var perUser: Int
+    /// On this node, in all.
+    var total: Int
+
+    /// No limit.
+    static let unlimited = CourierLimits(perUser: .max, total: .max)
+}
+
+/// Why a poll was not registered.
+enum CourierRefusal: Error, Hashable, Sendable {
+    /// The courier is closed (shutdown).
+    case closed
+    /// The user has this many polls parked already.
+    case userLimit(Int)
+    /// The node has this many polls parked already.
+    case totalLimit(Int)
 }
 
 /// Why a web courier poll stopped waiting.
@@ -135,9 +212,12 @@ enum CourierWake: Hashable, Sendable {
     case cancelled
     /// The server is shutting down.
     case closed
+    /// A newer poll on the same token took its place at a limit.
+    case superseded
 }
 
 extension CourierStateMachine: Sendable where Continuation: Sendable {}
 extension CourierStateMachine.Slot: Sendable where Continuation: Sendable {}
 extension CourierStateMachine.Waiter: Sendable where Continuation: Sendable {}
 extension CourierStateMachine.SuspendAction: Sendable where Continuation: Sendable {}
+extension CourierStateMachine.Admission: Sendable where Continuation: Sendable {}

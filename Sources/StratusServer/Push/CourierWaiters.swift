@@ -3,7 +3,7 @@ import Synchronization
 /// The lock and the continuations around ``CourierStateMachine``: parks long-polls without holding a thread.
 ///
 /// ```swift
-/// guard let id = waiters.register(token: token) else { return nil }   // closed
+/// guard case .success(let id) = waiters.register(token: token, user: owner, limits: limits, continuing: false) else { … }
 /// if let item = try await queue.next() { waiters.remove(id); return item }
 /// switch await waiters.wait(id, timeout: .seconds(30)) { … }
 /// ```
@@ -13,9 +13,17 @@ final class CourierWaiters: Sendable {
 
     private let state = Mutex(Machine())
 
-    /// Registers a poll on `token`; `nil` when the courier is closed.
-    func register(token: String) -> Machine.WaiterID? {
-        state.withLock { $0.register(token: token) }
+    /// Registers a poll on `token` of `user` within `limits` (see ``CourierStateMachine``); a poll
+    /// it supersedes is resumed with ``CourierWake/superseded``.
+    func register(token: String, user: String, limits: CourierLimits, continuing: Bool) -> Result<Machine.WaiterID, CourierRefusal> {
+        let admission = state.withLock { $0.register(token: token, user: user, limits: limits, continuing: continuing) }
+        switch admission {
+        case .registered(let id, let superseded):
+            superseded?.resume(returning: .superseded)
+            return .success(id)
+        case .refused(let refusal):
+            return .failure(refusal)
+        }
     }
 
     /// Forgets a registered poll that did not need to wait.

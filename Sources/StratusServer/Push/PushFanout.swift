@@ -1,66 +1,159 @@
-import StratusWire
+import StratusLogging
+import Synchronization
 
-/// Queues the notifications a records write causes, inside that write's transaction.
+/// Fans the push outbox out to subscriptions after the writes that filled it have committed.
 ///
-/// Runs after the write's operations, in the same store transaction, so only
-/// committed changes notify and a crash loses nothing: the queue rows commit
-/// with the records. Each change gets one notification ID (`nid`), shared by
-/// every subscription it fires; each (subscription, recipient token) pair gets
-/// its own queued copy. Zone subscriptions fire once per write per zone.
-/// `firesOnce` subscriptions are deleted when they fire. The caller wakes the
-/// returned tokens' parked polls after the commit.
-struct PushFanout {
-    let configuration: PushConfiguration
-    let now: Int64
-    /// A token that must not receive this write's notifications (the author's own device), if any.
-    let skippedToken: String?
+/// A records write appends an outbox entry in its own transaction (``PushOutboxRecorder``) and
+/// then calls ``kick()``. One drain at a time per node takes batches: each is planned on a
+/// reader (``PushFanoutPlanner``: candidates, filters, security roles, payloads) and applied on
+/// the writer in a short transaction of its own (``PushFanoutBatch``), then the tokens that
+/// received something are woken. Entries are handled strictly in order, so each token gets its
+/// notifications in commit order; several nodes may drain one PostgreSQL outbox, and the
+/// cursor compare-and-set lets only one of them apply each step.
+///
+/// ```swift
+/// fanout.kick()                      // after a commit that appended an entry
+/// try await fanout.drain()           // everything now (start-up, tests)
+/// fanout.close(); await fanout.idle() // shutdown: no new drains, wait for the one running
+/// ```
+final class PushFanout: Sendable {
+    private let store: any RecordStore
+    private let configuration: PushConfiguration
+    private let now: @Sendable () -> Int64
+    private let logger: Logger
+    private let wake: @Sendable (Set<String>) -> Void
+    private let state = Mutex(State())
 
-    /// Queues notifications for `changes` in `zone`; returns the tokens that received any.
-    func enqueue(_ changes: [RecordChange], zone: ZoneRow, _ tx: any RecordStoreWriter) throws -> Set<String> {
-        guard !changes.isEmpty else { return [] }
-        let subscriptions = try tx.subscriptions(in: zone.database).filter { PushAudience.mayRead($0.subscriber, zone.database) }
-        guard !subscriptions.isEmpty else { return [] }
-        var tokensByUser: [String: [String]] = [:]
-        var woken: Set<String> = []
-        var firedZoneSubscriptions: Set<String> = []
-        var spent: Set<Int> = []
+    private struct State {
+        var drain: Task<Void, Never>?
+        var again = false
+        var closed = false
+        var sweeper: Task<Void, Never>?
+        var statistics = PushFanoutStatistics()
+    }
 
-        for change in changes {
-            let notificationID = configuration.makeNotificationID()
-            for (index, stored) in subscriptions.enumerated() where !spent.contains(index) {
-                let subscription = stored.subscription
-                guard SubscriptionMatcher.fires(subscription, for: change, inZone: zone.zoneName) else { continue }
-                let notification: CourierNotification
-                if subscription.subscriptionType == .zone {
-                    let key = stored.subscriber + "\u{0}" + subscription.subscriptionID
-                    guard firedZoneSubscriptions.insert(key).inserted else { continue }
-                    notification = NotificationPayload.zone(
-                        stored, zone: zone, recipient: stored.subscriber, notificationID: notificationID, record: change.after ?? change.before
-                    )
-                } else {
-                    notification = NotificationPayload.query(
-                        stored, change: change, zone: zone, recipient: stored.subscriber, notificationID: notificationID
-                    )
-                }
-                if subscription.firesOnce == true, subscription.subscriptionType == .query {
-                    spent.insert(index)
-                    _ = try tx.deleteSubscription(id: subscription.subscriptionID, in: stored.database, subscriber: stored.subscriber)
-                }
-                let tokens = try tokensByUser[stored.subscriber] ?? {
-                    let tokens = try tx.pushTokens(
-                        of: stored.subscriber, container: zone.database.container, environment: zone.database.environment, now: now
-                    ).filter { $0 != skippedToken }
-                    tokensByUser[stored.subscriber] = tokens
-                    return tokens
-                }()
-                guard !tokens.isEmpty else { continue }
-                let payload = try NotificationPayload.bytes(notification)
-                for token in tokens {
-                    try tx.enqueueNotification(payload, token: token, maximumBacklog: configuration.maximumBacklog)
-                    woken.insert(token)
+    init(
+        store: any RecordStore, configuration: PushConfiguration, now: @escaping @Sendable () -> Int64, logger: Logger,
+        wake: @escaping @Sendable (Set<String>) -> Void
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.now = now
+        self.logger = logger
+        self.wake = wake
+    }
+
+    /// What fan-out did so far on this node.
+    var statistics: PushFanoutStatistics { state.withLock { $0.statistics } }
+
+    /// Starts a drain unless one is running (which then drains once more); nothing once closed.
+    func kick() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            guard state.drain == nil else {
+                state.again = true
+                return
+            }
+            state.drain = Task { [self] in await run() }
+        }
+    }
+
+    /// Drains now and then every `outboxSweepInterval` until ``close()``, for entries a node left
+    /// behind when it stopped between a commit and its fan-out.
+    func startSweeping() {
+        let interval = configuration.outboxSweepInterval
+        state.withLock { state in
+            guard !state.closed, state.sweeper == nil else { return }
+            state.sweeper = Task { [weak self] in
+                while !Task.isCancelled {
+                    self?.kick()
+                    try? await Task.sleep(for: interval)
                 }
             }
         }
-        return woken
     }
+
+    /// Fans out every entry now, in this task.
+    ///
+    /// - Throws: Store errors.
+    func drain() async throws {
+        while try await step() {}
+    }
+
+    /// Stops sweeping and refuses new drains; entries left stay in the outbox for the next start.
+    func close() {
+        let sweeper = state.withLock { state in
+            state.closed = true
+            defer { state.sweeper = nil }
+            return state.sweeper
+        }
+        sweeper?.cancel()
+    }
+
+    /// Returns once no drain is running (after ``close()``: for good).
+    func idle() async {
+        while let drain = state.withLock({ $0.drain }) {
+            await drain.value
+        }
+    }
+
+    private func run() async {
+        while true {
+            do {
+                while !state.withLock({ $0.closed }), try await step() {}
+            } catch {
+                logger.error("push fan-out stopped: \(error); the outbox keeps the changes for the next try")
+            }
+            let again = state.withLock { state in
+                if state.again, !state.closed {
+                    state.again = false
+                    return true
+                }
+                state.drain = nil
+                return false
+            }
+            guard again else { return }
+        }
+    }
+
+    /// Plans and applies one batch; `false` when the outbox was empty.
+    private func step() async throws -> Bool {
+        let planner = PushFanoutPlanner(configuration: configuration, now: now())
+        let batch = try await store.read { tx in try planner.plan(tx) }
+        guard !batch.isEmpty else { return false }
+        let backlog = configuration.maximumBacklog
+        let now = self.now()
+        let outcome: PushFanoutBatch.Outcome
+        do {
+            outcome = try await store.write { tx in try batch.apply(tx, maximumBacklog: backlog, now: now) }
+        } catch is PushFanoutBatch.Overtaken {
+            state.withLock { $0.statistics.overtaken += 1 }
+            return true
+        }
+        wake(outcome.woken)
+        state.withLock { state in
+            state.statistics.batches += 1
+            state.statistics.evaluatedSubscriptions += batch.evaluatedSubscriptions
+            state.statistics.queuedNotifications += outcome.queued
+            state.statistics.finishedEntries += batch.claims.filter { $0.progress == .finished }.count
+        }
+        for problem in batch.unreadable {
+            logger.error("push fan-out dropped an entry it could not read: \(problem)")
+        }
+        return true
+    }
+}
+
+/// Counters of one node's push fan-out (for tests and diagnostics).
+struct PushFanoutStatistics: Hashable, Sendable {
+    /// Batches applied.
+    var batches = 0
+    /// Outbox entries fanned out completely.
+    var finishedEntries = 0
+    /// Candidate subscriptions evaluated.
+    var evaluatedSubscriptions = 0
+    /// Notifications appended to token queues (each token's copy counted).
+    var queuedNotifications = 0
+    /// Batches discarded because another fan-out applied the same step first.
+    var overtaken = 0
 }

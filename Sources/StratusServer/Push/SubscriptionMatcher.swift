@@ -6,15 +6,20 @@ import StratusWire
 /// an update when the record matches before or after it (so a record leaving
 /// the result set is reported too), and on a deletion when the record as it
 /// was matches — each only when its `firesOn` lists the event. A zone
-/// subscription fires for every change in its zone.
+/// subscription fires for every change in its zone. Which zones and types a
+/// subscription watches is ``SubscriptionWatch``, the key subscriptions are
+/// indexed by, so the index and the matcher cannot disagree.
 enum SubscriptionMatcher {
     /// Whether `subscription` fires for `change` in `zone`.
     static func fires(_ subscription: Subscription, for change: RecordChange, inZone zoneName: String) -> Bool {
+        guard let recordType = change.after?.recordType ?? change.before?.recordType,
+            SubscriptionWatch(subscription).covers(recordType: recordType, zoneName: zoneName)
+        else { return false }
         switch subscription.subscriptionType {
         case .zone:
-            return zoneName == (subscription.zoneID?.zoneName ?? ZoneID.defaultZoneName)
+            return true
         case .query:
-            guard let query = subscription.query, watches(subscription, zoneName: zoneName) else { return false }
+            guard let query = subscription.query else { return false }
             let events = Set(subscription.firesOn ?? [.create, .update, .delete])
             let filters = query.filterBy ?? []
             func matches(_ record: StoredRecord?) -> Bool {
@@ -30,13 +35,6 @@ enum SubscriptionMatcher {
             return false
         }
     }
-
-    /// A query subscription's zones: its `zoneID`, else every zone when `zoneWide` (the default), else the default zone.
-    static func watches(_ subscription: Subscription, zoneName: String) -> Bool {
-        if let zoneID = subscription.zoneID { return zoneID.zoneName == zoneName }
-        if subscription.zoneWide ?? true { return true }
-        return zoneName == ZoneID.defaultZoneName
-    }
 }
 
 /// Who may receive pushes about a database's records: only users who may read them.
@@ -44,11 +42,26 @@ enum PushAudience {
     /// Whether `user` may read records of `database`: anyone in the public database, only the owner in a private one.
     ///
     /// The shared database (sharing) is not served yet, so nobody receives pushes about it.
+    /// In the public database the record type's security roles decide per record too: see
+    /// ``mayRead(_:_:in:schema:)``.
     static func mayRead(_ user: String, _ database: DatabaseKey) -> Bool {
         switch database.scope {
         case .public: true
         case .private: user == database.owner
         default: false
         }
+    }
+
+    /// Whether `user` may read `record` of `database`: the database's audience, and in the public
+    /// database the read permission of the record type's security roles (a `creator`-only type
+    /// is its creator's alone), exactly as `records/lookup` and `records/query` decide.
+    ///
+    /// A notification tells that the record exists and may carry its fields
+    /// (`additionalFields`, `alertLocalizationArgs`), so a subscriber who may not read the
+    /// record gets none at all.
+    static func mayRead(_ user: String, _ record: StoredRecord, in database: DatabaseKey, schema: Schema) -> Bool {
+        guard mayRead(user, database) else { return false }
+        guard database.scope == .public, let roles = schema.recordTypes[record.recordType]?.roles else { return true }
+        return roles.mayRead(record, caller: user == Principal.anonymousRecordName ? nil : user)
     }
 }

@@ -1,4 +1,5 @@
 import StratusCrypto
+import StratusWire
 
 /// The web courier: hands out each token's queued notifications, one per long-poll, parking polls until one arrives.
 ///
@@ -16,11 +17,25 @@ final class WebCourier: Sendable {
         self.configuration = configuration
     }
 
-    /// The next notification's JSON for `token`, or `nil` when none arrived within `timeout` (or the courier closed).
+    /// The next notification's JSON for `token`, or `nil` when none arrived within `timeout`, the
+    /// courier closed, or a newer poll on the token took this one's place at a limit.
+    ///
+    /// - Throws: ``ServiceError`` `THROTTLED` (429) when the token's owner has
+    ///   ``PushConfiguration/maximumParkedPollsPerUser`` polls parked, `TRY_AGAIN_LATER` (503)
+    ///   when the node has ``PushConfiguration/maximumParkedPolls``; store errors.
     func poll(_ token: PushTokenRow, timeout: Duration) async throws -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout
+        // Tokens from before tokens had owners count as a user each.
+        let user = token.owner ?? token.user ?? "\u{0}" + token.token
+        var continuing = false
         while true {
-            guard let id = waiters.register(token: token.token) else { return nil }
+            let id: CourierWaiters.Machine.WaiterID
+            switch waiters.register(token: token.token, user: user, limits: limits, continuing: continuing) {
+            case .success(let registered): id = registered
+            case .failure(.closed): return nil
+            case .failure(let refusal): throw refused(refusal)
+            }
+            continuing = true
             let item: DequeuedNotification?
             do {
                 item = try await store.write { [token = token.token] tx in try tx.dequeueNotification(token: token) }
@@ -38,6 +53,28 @@ final class WebCourier: Sendable {
                 return nil
             }
             guard await waiters.wait(id, timeout: remaining) == .signalled else { return nil }
+        }
+    }
+
+    private var limits: CourierLimits {
+        CourierLimits(perUser: max(1, configuration.maximumParkedPollsPerUser), total: max(1, configuration.maximumParkedPolls))
+    }
+
+    private func refused(_ refusal: CourierRefusal) -> ServiceError {
+        let retryAfter = configuration.parkedPollRetryAfter
+        switch refusal {
+        case .userLimit(let limit):
+            return ServiceError(
+                .throttled, "this user already has \(limit) courier long-polls parked, the most allowed at once; retry after \(retryAfter) s",
+                retryAfter: retryAfter
+            )
+        case .totalLimit(let limit):
+            return ServiceError(
+                .tryAgainLater, "the server has \(limit) courier long-polls parked, the most it holds at once; retry after \(retryAfter) s",
+                retryAfter: retryAfter
+            )
+        case .closed:
+            return ServiceError(.tryAgainLater, "the server is shutting down", retryAfter: retryAfter)
         }
     }
 

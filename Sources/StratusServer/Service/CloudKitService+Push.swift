@@ -20,9 +20,41 @@ extension CloudKitService {
     }
 
     /// Starts shutting down push delivery: every parked courier poll answers at once with an
-    /// empty body, and later polls do too, so the HTTP server can stop without waiting for them.
+    /// empty body, and later polls do too, so the HTTP server can stop without waiting for them;
+    /// push fan-out starts no new batch (the outbox keeps what is left for the next start).
     public func beginShutdown() {
         courier.close()
+        fanout.close()
+    }
+
+    /// Shuts push delivery down (``beginShutdown()``) and waits for the fan-out batch in progress,
+    /// if any, so the store can be closed next.
+    ///
+    /// ```swift
+    /// await service.shutdown()
+    /// await server.shutdown()
+    /// try await store.close()
+    /// ```
+    public func shutdown() async {
+        beginShutdown()
+        await fanout.idle()
+    }
+
+    /// Fans out whatever the push outbox holds now, then again every
+    /// ``PushConfiguration/outboxSweepInterval`` until shutdown.
+    ///
+    /// Writes fan out their own changes right after they commit; this catches changes a node
+    /// committed but did not fan out because it stopped in between (a crash, `kill -9`), on this
+    /// node or — with PostgreSQL — any other. `stratus serve` calls it at start.
+    public func startPushFanoutSweeps() {
+        fanout.startSweeping()
+    }
+
+    /// Fans out every change the push outbox holds, now, returning when it is empty.
+    ///
+    /// - Throws: Store errors.
+    public func drainPushOutbox() async throws {
+        try await fanout.drain()
     }
 
     // MARK: Tokens
@@ -43,21 +75,31 @@ extension CloudKitService {
         let principal = try await admit(request, operation: operation, scope: .private, container: container, environment: environment)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         switch operation {
-        case .tokensCreate: return try await createToken(request, container: container, environment: environment)
-        default: return try await registerToken(request, caller: caller)
+        case .tokensCreate: return try await createToken(request, caller: caller, container: container, environment: environment)
+        default: return try await registerToken(request, caller: caller, container: container, environment: environment)
         }
     }
 
-    private func createToken(_ request: HTTPRequest, container: String, environment: Environment) async throws -> HTTPResponse {
+    /// `tokens/create`: a new token owned by the caller, for this container environment only;
+    /// `QUOTA_EXCEEDED` past ``PushConfiguration/maximumTokensPerUser`` live ones.
+    private func createToken(_ request: HTTPRequest, caller: String, container: String, environment: Environment) async throws -> HTTPResponse {
         let body = try Self.decodeBody(TokensCreate.Request.self, request)
         let now = configuration.now()
         let lifetime = configuration.push.tokenLifetime
+        let limit = configuration.push.maximumTokensPerUser
         let token = PushTokenRow(
             token: try configuration.push.makeToken(), container: container, environment: environment,
-            apnsEnvironment: body.apnsEnvironment.rawValue, user: nil, createdAt: now, expiresAt: now + lifetime * 1000
+            apnsEnvironment: body.apnsEnvironment.rawValue, user: nil, owner: caller, createdAt: now, expiresAt: now + lifetime * 1000
         )
         try await store.write { tx in
             _ = try tx.deleteExpiredPushTokens(now: now)
+            guard try tx.pushTokenCount(ownedBy: caller, container: container, environment: environment, now: now) < limit else {
+                throw ServiceError(
+                    .quotaExceeded,
+                    "this user already holds \(limit) live push tokens in \(container) (\(environment.rawValue)), the most allowed; "
+                        + "keep using one of them, or wait until one expires (tokens live \(lifetime / 3600) h)"
+                )
+            }
             try tx.createPushToken(token)
         }
         let url = baseURL(for: request) + "/courier/\(token.token)?ttl=\(lifetime)"
@@ -65,12 +107,17 @@ extension CloudKitService {
         return .json(bytes: try WireCoding.encode(response))
     }
 
-    private func registerToken(_ request: HTTPRequest, caller: String) async throws -> HTTPResponse {
+    /// `tokens/register`: binds a token to the caller — only the user who created it, and only in
+    /// the container environment it was created for. Any other token is `NOT_FOUND`, exactly as
+    /// one that does not exist, so the answer tells nothing about other users' tokens.
+    private func registerToken(_ request: HTTPRequest, caller: String, container: String, environment: Environment) async throws -> HTTPResponse {
         let body = try Self.decodeBody(TokensRegister.Request.self, request)
         let now = configuration.now()
-        let bound = try await store.write { tx in try tx.bindPushToken(body.apnsToken, to: caller, now: now) }
+        let bound = try await store.write { tx in
+            try tx.bindPushToken(body.apnsToken, to: caller, container: container, environment: environment, now: now)
+        }
         guard bound else {
-            throw ServiceError(.notFound, "push token '\(body.apnsToken)' does not exist or has expired; create a new one with tokens/create")
+            throw ServiceError(.notFound, "this push token does not exist here or has expired; create a new one with tokens/create")
         }
         return .json(bytes: Data("{}".utf8))
     }

@@ -33,7 +33,7 @@ extension CloudKitService {
         if let schema = outcome.schema {
             schemas.replace(schema.schema, container: context.container, environment: context.environment, ticket: schema.ticket)
         }
-        courier.signal(outcome.wake)
+        if outcome.notifies { fanout.kick() }
         return try context.encode(RecordsModify.Response(records: outcome.results), numbersAsStrings: request.numbersAsStrings)
     }
 
@@ -93,13 +93,13 @@ extension CloudKitService {
                 try ShareAdmission.deleted(modifier.changes, zone: zone, tx)
             }
             try Self.account(modifier.changes, zone: zone, database: database, limits: quota, tx)
-            let wake = try effects.apply(modifier.changes, zone: zone, tx)
+            let notifies = try effects.apply(modifier.changes, zone: zone, tx)
             if modifier.schema.changed {
                 try tx.saveSchema(modifier.schema.schema, container: database.container, environment: database.environment)
             }
             // The schema as this transaction saw it (and grew it): it refreshes the cache, which also
             // picks up a schema imported or deployed by `stratus schema` while the server runs.
-            return ModifyOutcome(results: results, schema: (modifier.schema.schema, schemas.ticket()), wake: wake)
+            return ModifyOutcome(results: results, schema: (modifier.schema.schema, schemas.ticket()), notifies: notifies)
         }
     }
 
@@ -161,8 +161,8 @@ struct ModifyOutcome: Sendable {
     var results: [RecordResult]
     /// The schema the transaction committed, with its cache ticket; `nil` when it rolled back.
     var schema: (schema: Schema, ticket: UInt64)?
-    /// Courier tokens that received notifications, to wake after the commit.
-    var wake: Set<String> = []
+    /// Whether the write appended a push outbox entry, to fan out after the commit.
+    var notifies = false
 }
 
 /// Thrown out of an atomic batch's transaction to roll it back, carrying the per-item results.

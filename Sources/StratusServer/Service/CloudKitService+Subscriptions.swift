@@ -38,7 +38,9 @@ extension CloudKitService {
     /// `subscriptions/modify`: creates, replaces and deletes subscriptions, each on its own.
     ///
     /// Creating an ID that exists returns the existing subscription unchanged (Apple's
-    /// behaviour, protocol.md §6.4); a delete is acknowledged with `{subscriptionID}` only.
+    /// behaviour, protocol.md §6.4); a delete is acknowledged with `{subscriptionID}` only. A
+    /// user has at most ``PushConfiguration/maximumSubscriptionsPerUser`` subscriptions per
+    /// database; a create past it fails with `QUOTA_EXCEEDED`.
     func modifySubscriptions(_ context: RequestContext) async throws -> HTTPResponse {
         let schema = try await schema(for: context)
         let request = try context.decode(SubscriptionsModify.Request.self, schema: schema)
@@ -49,11 +51,12 @@ extension CloudKitService {
         let database = context.database
         let caller = context.caller
         let now = configuration.now()
+        let cap = configuration.push.maximumSubscriptionsPerUser
         let results = try await store.write { tx -> [SubscriptionResult] in
             try request.operations.map { operation -> SubscriptionResult in
                 do {
                     return try tx.savepoint {
-                        try Self.apply(operation, database: database, subscriber: caller, now: now, context: context, tx)
+                        try Self.apply(operation, database: database, subscriber: caller, cap: cap, now: now, context: context, tx)
                     }
                 } catch let error as ServiceError {
                     return .error(SubscriptionFetchError(subscriptionID: operation.subscriptionID, serverErrorCode: error.code, reason: error.reason))
@@ -64,7 +67,7 @@ extension CloudKitService {
     }
 
     private static func apply(
-        _ operation: SubscriptionOperation, database: DatabaseKey, subscriber: String, now: Int64, context: RequestContext,
+        _ operation: SubscriptionOperation, database: DatabaseKey, subscriber: String, cap: Int, now: Int64, context: RequestContext,
         _ tx: any RecordStoreWriter
     ) throws -> SubscriptionResult {
         let existing = try tx.subscriptions(in: database, subscriber: subscriber)
@@ -72,6 +75,13 @@ extension CloudKitService {
         case .create(let subscription):
             if let current = existing.first(where: { $0.subscription.subscriptionID == subscription.subscriptionID }) {
                 return .subscription(current.subscription)
+            }
+            guard existing.count < cap else {
+                throw ServiceError(
+                    .quotaExceeded,
+                    "subscription '\(subscription.subscriptionID)' not created: you already have \(existing.count) subscriptions in this "
+                        + "database, the most allowed is \(cap); delete one first"
+                )
             }
             let normalized = try normalize(subscription, context: context, tx)
             try tx.putSubscription(StoredSubscription(database: database, subscriber: subscriber, subscription: normalized, createdAt: now))

@@ -23,6 +23,8 @@ public final class CloudKitService: Sendable {
     /// Checks credentials; `nil` without an account store (open mode only).
     let authenticator: Authenticator?
     let courier: WebCourier
+    /// Matches committed changes against subscriptions and queues their notifications (design note 0007).
+    let fanout: PushFanout
     let assetFiles: (any AssetBlobStore)?
     /// Request budgets per container: shared by every node when the store keeps rate buckets.
     let rateLimiter: any RequestRateLimiter
@@ -53,7 +55,11 @@ public final class CloudKitService: Sendable {
         self.logger = logger
         self.tokens = TokenCodec(secret: configuration.tokenSecret)
         self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
-        self.courier = WebCourier(store: store, configuration: configuration.push)
+        let courier = WebCourier(store: store, configuration: configuration.push)
+        self.courier = courier
+        self.fanout = PushFanout(store: store, configuration: configuration.push, now: configuration.now, logger: logger) { tokens in
+            courier.signal(tokens)
+        }
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
         self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()
     }

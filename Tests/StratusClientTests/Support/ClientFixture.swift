@@ -90,9 +90,22 @@ final class RecordingTransport: HTTPTransport {
     var exchanges: [(request: TransportRequest, status: Int)] { log.withLock { $0.map { ($0.0, $0.1) } } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let response = try await inner.send(request)
-        log.withLock { $0.append((request, response.status)) }
-        return response
+        let started = ContinuousClock.now
+        do {
+            let response = try await inner.send(request)
+            log.withLock { $0.append((request, response.status)) }
+            return response
+        } catch {
+            failures.withLock { $0.append("\(request.method) \(request.url.path) after \(ContinuousClock.now - started): \(error)") }
+            throw error
+        }
+    }
+
+    private let failures = Mutex<[String]>([])
+
+    /// What went through, one line per exchange (and per failed one), for a failing expectation's message.
+    var summary: String {
+        (exchanges.map { "\($0.request.method) \($0.request.url.path) → \($0.status)" } + failures.withLock { $0 }).joined(separator: "\n")
     }
 }
 

@@ -40,7 +40,7 @@ final class OpenSSLCommandLine {
     /// Runs `openssl <arguments>` in the scratch directory and waits for it.
     @discardableResult
     func run(_ arguments: [String]) throws -> Output {
-        let result = try SpawnedCommand.run(Self.executable.path, arguments, in: directory.path)
+        let result = try SpawnedCommand.runBlocking(Self.executable.path, arguments, in: directory.path)
         return Output(status: result.status, standardOutput: result.output, standardError: result.errorOutput)
     }
 

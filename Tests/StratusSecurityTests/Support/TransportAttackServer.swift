@@ -40,7 +40,7 @@ final class TransportAttackServer: Sendable {
         let stratus = try SpawnedCommand.builtExecutable("stratus")
         let directory = try TemporaryDirectory(prefix: "stratus-attack")
         let dataDirectory = directory.path("data")
-        let created = try await offPool { try SpawnedCommand.run(stratus, ["container", "create", container, "--data-dir", dataDirectory]) }
+        let created = try await SpawnedCommand.run(stratus, ["container", "create", container, "--data-dir", dataDirectory])
         guard created.status == 0 else { throw Failure(description: "container create failed: \(created.errorOutput)") }
         let output = directory.path("serve.out")
         let process = try SpawnedCommand.start(
@@ -54,7 +54,7 @@ final class TransportAttackServer: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         process.signal(SIGKILL)
-        _ = try? await offPool { try process.wait() }
+        _ = try? await process.exitStatus()
         let errors = (try? String(contentsOfFile: directory.path("serve.err"), encoding: .utf8)) ?? ""
         throw Failure(description: "stratus serve did not report its port: \(errors)")
     }
@@ -77,17 +77,8 @@ final class TransportAttackServer: Sendable {
     /// Stops the server, waits for it to exit and removes its files.
     func stop() async {
         process.signal(SIGTERM)
-        _ = try? await Self.offPool { [process] in try process.wait() }
+        _ = try? await process.exitStatus()
         directory.remove()
-    }
-
-    /// Runs blocking work (spawning, waiting for a child) on a thread of its own, not on Swift's
-    /// cooperative pool, which the other tests running at the same time need.
-    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try work() }) }
-            thread.start()
-        }
     }
 
     struct Failure: Error, CustomStringConvertible {

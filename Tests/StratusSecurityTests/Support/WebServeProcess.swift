@@ -27,9 +27,9 @@ final class WebServeProcess: Sendable {
     var log: String { (try? String(contentsOfFile: directory.path("stderr"), encoding: .utf8)) ?? "" }
 
     /// Runs `stratus <arguments> --data-dir <data>` to completion.
-    static func stratus(_ arguments: [String], dataDirectory: String, filePath: String = #filePath) throws -> SpawnedCommand.Result {
+    static func stratus(_ arguments: [String], dataDirectory: String, filePath: String = #filePath) async throws -> SpawnedCommand.Result {
         let executable = try SpawnedCommand.builtExecutable("stratus", filePath: filePath)
-        return try SpawnedCommand.run(executable, arguments + ["--data-dir", dataDirectory], environment: ProcessInfo.processInfo.environment)
+        return try await SpawnedCommand.run(executable, arguments + ["--data-dir", dataDirectory], environment: ProcessInfo.processInfo.environment)
     }
 
     /// Starts `stratus serve --port 0 <arguments>` on a fresh data directory and waits for its URL.
@@ -56,7 +56,7 @@ final class WebServeProcess: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         process.signal(SIGKILL)
-        _ = try? process.wait()
+        _ = try? await process.exitStatus()
         directory.remove()
         throw Failure(description: "stratus serve printed no URL within 45 s")
     }
@@ -101,7 +101,7 @@ final class WebServeProcess: Sendable {
         }
         if process.isRunning {
             process.signal(SIGKILL)
-            _ = try? process.wait()
+            _ = try? await process.exitStatus()
         }
         directory.remove()
     }

@@ -10,7 +10,12 @@ import Testing
     /// and its notification wakes every one of them.
     @Test(.timeLimit(.minutes(2))) func thousandParkedPollsAreAllWoken() async throws {
         let count = 1_000
-        try await withServer(.sqlite, configure: { $0.push.pollTimeout = .seconds(60) }) { server in
+        let configure: (inout ServiceConfiguration) -> Void = { configuration in
+            configuration.push.pollTimeout = .seconds(60)
+            // One user's 1,000 devices: above the default per-user limit of parked polls.
+            configuration.push.maximumParkedPollsPerUser = count
+        }
+        try await withServer(.sqlite, configure: configure) { server in
             try await server.subscribe(Subscription(subscriptionID: "all", subscriptionType: .query, query: Query(recordType: "Note"), firesOn: [.create]))
             let user = server.service.configuration.openModeUserRecordName
             let tokens = (0..<count).map { "fanout-\($0)" }

@@ -1,0 +1,135 @@
+import Foundation
+@testable import StratusServer
+import StratusTesting
+import StratusWire
+import Testing
+
+extension AttackSuite {
+    /// Finding 6: one self-registered user with ~15,000 subscriptions made every public write
+    /// slow, because every write evaluated every subscription inside the single writer.
+    @Suite("06 subscription flood") struct SubscriptionFloodAttacks {
+        static let backends = RecordStoreBackend.allCases
+
+        static func zoneSubscription(_ id: String) -> String {
+            #"{"subscriptionID":"\#(id)","subscriptionType":"zone"}"#
+        }
+
+        /// A user cannot make more subscriptions in a database than the cap (200 by default): the
+        /// one past it fails with `QUOTA_EXCEEDED` and a reason naming the limit; others still may.
+        @Test(arguments: backends) func oneUserCannotCreateMoreSubscriptionsThanTheCap(_ backend: RecordStoreBackend) async throws {
+            try await PushAttack.withServer(backend) { server in
+                let attacker = try await server.signedInUser("attacker@example.com")
+                let victim = try await server.signedInUser("victim@example.com")
+                let cap = PushConfiguration().maximumSubscriptionsPerUser
+                #expect(cap == 200)
+                let operations = (0..<cap).map { #"{"operationType":"create","subscription":\#(Self.zoneSubscription("s\($0)"))}"# }
+                let filled = try await server.exchange(
+                    "subscriptions/modify", #"{"operations":[\#(operations.joined(separator: ","))]}"#, database: "public", query: attacker.query
+                )
+                #expect(filled.status == 200, "\(filled.text.prefix(300))")
+                #expect(filled.itemErrorCodes("subscriptions") == Array(repeating: nil, count: cap))
+
+                let past = try await PushAttack.subscribe(Self.zoneSubscription("one-too-many"), as: attacker, on: server)
+                #expect(past.itemErrorCodes("subscriptions") == ["QUOTA_EXCEEDED"], "\(past.text)")
+                let reason = try #require(past.itemReasons("subscriptions").first ?? nil)
+                #expect(reason.contains("\(cap)"), "the reason names the limit: \(reason)")
+
+                // The cap is per user and database: the attacker's private database and another user are unaffected.
+                let own = try await PushAttack.subscribe(Self.zoneSubscription("private"), as: attacker, on: server, database: "private")
+                #expect(own.itemErrorCodes("subscriptions") == [nil], "\(own.text)")
+                let other = try await PushAttack.subscribe(Self.zoneSubscription("victim"), as: victim, on: server)
+                #expect(other.itemErrorCodes("subscriptions") == [nil], "\(other.text)")
+                // Replacing an existing subscription is not a new one.
+                let again = try await PushAttack.subscribe(Self.zoneSubscription("s0"), as: attacker, on: server)
+                #expect(again.itemErrorCodes("subscriptions") == [nil], "\(again.text)")
+            }
+        }
+
+        /// 15,000 subscriptions of 75 other users (as if each had made 200): 14,000 on a record type
+        /// nobody writes, 1,000 zone subscriptions on the public zone (so every write fires them),
+        /// each user with a live courier token. Another user's public writes stay fast, and that
+        /// user's own subscription still delivers every write, in order.
+        @Test(.timeLimit(.minutes(5)), arguments: backends) func floodOfOtherUsersSubscriptionsKeepsPublicWritesFast(
+            _ backend: RecordStoreBackend
+        ) async throws {
+            try await PushAttack.withServer(backend) { server in
+                let victim = try await server.signedInUser("victim@example.com")
+                try await Self.flood(server, baitUsers: 70, zoneUsers: 5, perUser: 200)
+                let device = try await PushAttack.watchCreations(of: "Post", id: "mine", as: victim, on: server)
+
+                var latencies: [Duration] = []
+                for index in 0..<20 {
+                    let started = ContinuousClock.now
+                    let reply = try await PushAttack.create("post-\(index)", type: "Post", as: victim, on: server)
+                    latencies.append(ContinuousClock.now - started)
+                    #expect(reply.itemErrorCodes("records") == [nil], "\(reply.text.prefix(300))")
+                }
+                let median = latencies.sorted()[latencies.count / 2]
+                print("06 flood (\(backend)): public write median \(median) with 15,000 subscriptions of 75 other users")
+                // Generous for a loaded machine: an unflooded write takes a few milliseconds.
+                #expect(median < .milliseconds(400), "public write median \(median) with a subscription flood present")
+
+                var delivered: [String] = []
+                for _ in 0..<20 {
+                    guard let notification = try await device.notification(timeout: 60) else { break }
+                    delivered.append(notification.ck.qry?.rid ?? "?")
+                }
+                #expect(delivered == (0..<20).map { "post-\($0)" })
+            }
+        }
+
+        /// 15,000 subscriptions of other users on a record type nobody writes: a write looks at
+        /// none of them — fan-out evaluates only the one candidate subscription per write, and a
+        /// write no subscription could fire on leaves no outbox entry at all.
+        @Test(arguments: backends) func writesLookOnlyAtCandidateSubscriptions(_ backend: RecordStoreBackend) async throws {
+            try await PushAttack.withServer(backend) { server in
+                let victim = try await server.signedInUser("victim@example.com")
+                try await Self.flood(server, baitUsers: 75, zoneUsers: 0, perUser: 200)
+                let device = try await PushAttack.watchCreations(of: "Post", id: "mine", as: victim, on: server)
+                for index in 0..<10 {
+                    #expect(try await PushAttack.create("post-\(index)", type: "Post", as: victim, on: server).itemErrorCodes("records") == [nil])
+                }
+                for index in 0..<10 {
+                    #expect(try await device.notification()?.ck.qry?.rid == "post-\(index)")
+                }
+                try await server.service.drainPushOutbox()
+                await server.service.fanout.idle()
+                let statistics = server.service.fanout.statistics
+                #expect(statistics.evaluatedSubscriptions == 10, "fan-out evaluated \(statistics.evaluatedSubscriptions) subscriptions for 10 writes")
+                #expect(statistics.finishedEntries == 10)
+
+                #expect(try await PushAttack.create("other", type: "Other", as: victim, on: server).itemErrorCodes("records") == [nil])
+                #expect(try await server.store.read { try $0.pushOutbox(limit: 10) }.isEmpty)
+                try await server.service.drainPushOutbox()
+                await server.service.fanout.idle()
+                #expect(server.service.fanout.statistics == statistics, "a write nobody subscribed to caused fan-out work")
+            }
+        }
+
+        /// Puts `perUser` subscriptions for each of `baitUsers + zoneUsers` other users straight into
+        /// the store (the cap refuses more per user over the wire) and gives each a live courier
+        /// token: the bait users' subscriptions watch a record type nobody writes, the zone users'
+        /// the public default zone, so every public write fires them.
+        static func flood(_ server: TestCloudKitServer, baitUsers: Int, zoneUsers: Int, perUser: Int) async throws {
+            let database = DatabaseKey(container: TestCloudKitServer.container, environment: .development, scope: .public, owner: DatabaseKey.publicOwner)
+            for user in 0..<(baitUsers + zoneUsers) {
+                let subscriber = String(format: "_flood%027d", user)
+                try await server.store.write { tx in
+                    try tx.createPushToken(
+                        PushTokenRow(
+                            token: "flood-\(user)", container: database.container, environment: .development, apnsEnvironment: "development",
+                            user: subscriber, createdAt: 0, expiresAt: .max
+                        )
+                    )
+                    for index in 0..<perUser {
+                        let subscription =
+                            user < baitUsers
+                            ? Subscription(subscriptionID: "bait-\(index)", subscriptionType: .query, query: Query(recordType: "Bait"), firesOn: [.create])
+                            : Subscription(subscriptionID: "zone-\(index)", subscriptionType: .zone, zoneID: .defaultZone)
+                        try tx.putSubscription(StoredSubscription(database: database, subscriber: subscriber, subscription: subscription, createdAt: 0))
+                    }
+                }
+            }
+        }
+    }
+}
