@@ -14,7 +14,7 @@ enum ServeCommand {
                       [--assets-directory DIR] [--log-level info] [--log-format text|json] [--open]
                       [--public-url https://stratus.example.com] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
-                      [--public-db-mb 100] [--private-db-mb 1024]
+                      [--public-db-mb 100] [--private-db-mb 1024] [--query-candidate-limit 10000]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
@@ -28,6 +28,10 @@ enum ServeCommand {
         mode a client address — with the same burst rule (0, the default: no per-client limit);
         --public-db-mb and --private-db-mb are the record quota of
         each public database and the quota of each user's private database.
+        --query-candidate-limit is the most records one records/query page may read and check
+        in memory where the indexes cannot answer it alone (a filter only the exact check
+        applies, a sort PostgreSQL cannot order): the page ends early with a continuation
+        marker, or the query is refused with BAD_REQUEST when its order needs them all at once.
 
         --database postgres://user@host:5432/db keeps the records, accounts, push queues, quota
         counters, shares and request-rate buckets in PostgreSQL instead of SQLite in the data
@@ -41,7 +45,7 @@ enum ServeCommand {
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
         STRATUS_PUBLIC_URL, STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
-        STRATUS_PRIVATE_DB_MB.
+        STRATUS_PRIVATE_DB_MB, STRATUS_QUERY_CANDIDATE_LIMIT.
         """
 
     static func run(_ options: Options) async throws {
@@ -49,6 +53,7 @@ enum ServeCommand {
             known: [
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "open", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
+                "query-candidate-limit",
             ]
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
@@ -95,6 +100,9 @@ enum ServeCommand {
         }
         serviceConfiguration.quotas.defaults.publicRecordBytes = Int64(try options.integer("public-db-mb", default: 100, in: 1...100_000_000)) << 20
         serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
+        serviceConfiguration.limits.maximumQueryCandidates = try options.integer(
+            "query-candidate-limit", default: QueryPlan.defaultCandidateLimit, in: 201...100_000_000
+        )
         let publicURL = options.string("public-url", default: "")
         serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)

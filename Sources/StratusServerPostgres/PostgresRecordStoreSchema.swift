@@ -144,6 +144,8 @@ enum PostgresRecordStoreSchema {
         PostgresRecordStore.registerRateBuckets(in: &migrator)
         PostgresQueryKeyset.registerIndex(in: &migrator)
         PostgresShareSchema.registerHierarchyMoves(in: &migrator)
+        PostgresFieldIndex.registerLongitude(in: &migrator)
+        PostgresQueryKeyset.registerCreatorIndex(in: &migrator)
         return migrator
     }()
 }
