@@ -16,6 +16,12 @@ internal import CSodium
 /// ``init(derivingFrom:label:)`` (HKDF-SHA256), so a box sealed for one use never
 /// opens as another.
 ///
+/// ``sealDeterministically(_:associatedData:)`` takes the nonce from an HMAC of the
+/// message and associated data instead (a synthetic nonce, as in SIV modes): equal
+/// messages give equal boxes, different ones different nonces, and nothing else is
+/// revealed. Use it where equal values must give equal tokens (a sync token after no
+/// change equals the one sent).
+///
 /// ```swift
 /// let key = SealingKey(derivingFrom: serverSecret, label: "stratus token: zone sync")
 /// let box = key.seal(Data(#"{"z":4,"s":17}"#.utf8), associatedData: Data([1]))
@@ -36,6 +42,8 @@ public struct SealingKey: Sendable, CustomStringConvertible {
     public static let overhead = nonceByteCount + tagByteCount
 
     private let key: [UInt8]
+    /// The HMAC key of synthetic nonces, derived from ``key``.
+    private let nonceKey: Data
 
     /// Uses 32 bytes as the key.
     ///
@@ -46,6 +54,7 @@ public struct SealingKey: Sendable, CustomStringConvertible {
             throw CryptoError(code: .invalidKey, message: "a sealing key has \(Self.keyByteCount) bytes, not \(rawKey.count)")
         }
         key = Array(rawKey)
+        nonceKey = Self.nonceKey(for: rawKey)
     }
 
     /// Derives the key of one use from a secret: HKDF-SHA256 with `label` as its info.
@@ -54,7 +63,13 @@ public struct SealingKey: Sendable, CustomStringConvertible {
     ///   - secret: The secret, such as a server's token secret; at least 32 random bytes for full strength.
     ///   - label: What the key is for; each use gets its own label and therefore its own key.
     public init(derivingFrom secret: Data, label: String) {
-        key = Array(HKDFSHA256.deriveKey(from: secret, salt: Data("stratus sealing key".utf8), info: Data(label.utf8), byteCount: Self.keyByteCount))
+        let derived = HKDFSHA256.deriveKey(from: secret, salt: Data("stratus sealing key".utf8), info: Data(label.utf8), byteCount: Self.keyByteCount)
+        key = Array(derived)
+        nonceKey = Self.nonceKey(for: derived)
+    }
+
+    private static func nonceKey(for key: Data) -> Data {
+        HKDFSHA256.deriveKey(from: key, info: Data("synthetic nonce".utf8), byteCount: HMACSHA256.byteCount)
     }
 
     /// Seals `message` under a fresh random nonce.
@@ -69,6 +84,24 @@ public struct SealingKey: Sendable, CustomStringConvertible {
         // > randombytes_buf() fills size bytes starting at buf with an unpredictable sequence of bytes.
         randombytes_buf(&nonce, nonce.count)
         return seal(message, associatedData: associatedData, nonce: nonce)
+    }
+
+    /// Seals `message` under a nonce derived from it: the same message and associated data always
+    /// give the same box.
+    ///
+    /// The nonce is the first 24 bytes of HMAC-SHA256, under a key derived from this one, of the
+    /// associated data's length, the associated data and the message; two different inputs share
+    /// a nonce only if that HMAC collides. A box shows that two messages are equal, nothing more.
+    ///
+    /// - Parameters:
+    ///   - message: What to hide; any length.
+    ///   - associatedData: What the box is bound to without carrying it; empty by default.
+    /// - Returns: `nonce ‖ ciphertext ‖ tag`, ``overhead`` bytes longer than `message`, opened by ``open(_:associatedData:)``.
+    public func sealDeterministically(_ message: Data, associatedData: Data = Data()) -> Data {
+        let length = withUnsafeBytes(of: UInt64(associatedData.count).bigEndian) { Data($0) }
+        let input = length + associatedData + message
+        let nonce = HMACSHA256.authenticationCode(for: input, key: nonceKey).prefix(Self.nonceByteCount)
+        return seal(message, associatedData: associatedData, nonce: Array(nonce))
     }
 
     /// Seals with a given nonce, for known-answer tests only: a nonce must never be used twice.

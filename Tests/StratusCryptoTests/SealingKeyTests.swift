@@ -36,6 +36,23 @@ import Testing
         #expect(boxes.count == 200)
     }
 
+    @Test func deterministicSealingGivesEqualBoxesForEqualMessagesOnly() throws {
+        let key = SealingKey(derivingFrom: Data(repeating: 7, count: 32), label: "test")
+        let box = key.sealDeterministically(Data("position 17".utf8), associatedData: Data([2]))
+        #expect(key.sealDeterministically(Data("position 17".utf8), associatedData: Data([2])) == box)
+        #expect(try key.open(box, associatedData: Data([2])) == Data("position 17".utf8))
+        let others = [
+            key.sealDeterministically(Data("position 18".utf8), associatedData: Data([2])),
+            key.sealDeterministically(Data("position 17".utf8), associatedData: Data([3])),
+            key.sealDeterministically(Data([2]) + Data("position 17".utf8)),
+            SealingKey(derivingFrom: Data(repeating: 7, count: 32), label: "other").sealDeterministically(Data("position 17".utf8), associatedData: Data([2])),
+        ]
+        for other in others {
+            #expect(other.prefix(SealingKey.nonceByteCount) != box.prefix(SealingKey.nonceByteCount))
+        }
+        #expect(box.count == "position 17".utf8.count + SealingKey.overhead)
+    }
+
     @Test func anAlteredOrTruncatedBoxDoesNotOpen() throws {
         let key = SealingKey(derivingFrom: Data(repeating: 7, count: 32), label: "test")
         let box = key.seal(Data(#"{"c":{"recordName":"hidden"}}"#.utf8), associatedData: Data([2, 3]))

@@ -27,7 +27,12 @@ import Testing
         }
         #expect(bytes.first == TokenCodec.version)
         #expect(codec.open(token, kind: .queryContinuation, as: QueryContinuation.self)?.c == cursor)
-        #expect(codec.seal(QueryContinuation(f: "fingerprint", c: cursor), kind: .queryContinuation) != token, "a fresh nonce per token")
+        // The same position gives the same token; another position another one, with another nonce.
+        #expect(codec.seal(QueryContinuation(f: "fingerprint", c: cursor), kind: .queryContinuation) == token)
+        var next = cursor
+        next.recordName = "hidden-recore"
+        let other = try #require(Self.base64URLDecoded(codec.seal(QueryContinuation(f: "fingerprint", c: next), kind: .queryContinuation)))
+        #expect(other.prefix(25) != bytes.prefix(25))
     }
 
     @Test func alteredTruncatedAndOldTokensDoNotOpen() throws {

@@ -7,7 +7,9 @@ import StratusWire
 /// A token is `base64url(version ‖ nonce ‖ ciphertext ‖ tag)`: the JSON payload encrypted
 /// with XChaCha20-Poly1305 (``SealingKey``) under a key of its own kind, derived from the
 /// server's token secret with HKDF and the label `stratus token <kind> v2`; the version and
-/// the kind are the associated data. Clients can neither read a token (a continuation
+/// the kind are the associated data. The nonce is synthetic (derived from the payload), so
+/// the same position always gives the same token — a change feed with nothing new answers
+/// with the token it was sent, as before. Clients can neither read a token (a continuation
 /// marker holds the last record's name and sort values) nor forge or edit one, and a token
 /// of one kind never opens as another. A token that does not open — tampered, truncated,
 /// sealed by another server, of another kind, or made before version 2 (the HMAC-signed,
@@ -39,7 +41,7 @@ struct TokenCodec: Sendable {
     func seal(_ payload: some Encodable, kind: Kind) -> String {
         // NB: encoding plain structs of integers and strings cannot fail.
         let body = (try? Self.encoder.encode(payload)) ?? Data()
-        let box = key(kind).seal(body, associatedData: Data([Self.version, kind.rawValue]))
+        let box = key(kind).sealDeterministically(body, associatedData: Data([Self.version, kind.rawValue]))
         return (Data([Self.version]) + box).base64URLEncodedString()
     }
 
