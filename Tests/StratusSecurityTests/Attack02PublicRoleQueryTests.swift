@@ -157,6 +157,13 @@ extension AttackSuite {
                 #expect(Self.errorShape(attempt.json, name: "a-hidden-1") == Self.errorShape(missing.json, name: "a-hidden-0"))
                 #expect(!attempt.text.contains("receipt"))
 
+                // Nor through another database: A's zones are not in B's private database, and the shared one refuses it.
+                let owned = #"{"zoneID":{"zoneName":"_defaultZone","ownerRecordName":"\#(world.a.recordName)"},"assets":[{"recordName":"a-hidden-1","fieldName":"photo"}]}"#
+                for database in ["private", "shared"] {
+                    let elsewhere = try await world.server.exchange("assets/rereference", owned, database: database, query: world.b.query)
+                    #expect(elsewhere.status >= 400 && !elsewhere.text.contains("receipt"), "\(database): \(elsewhere.text)")
+                }
+
                 // Had a receipt come back, B would attach it to a record of their own and download the bytes.
                 if let receipt = attempt.json[0]?["receipt"]?.stringValue {
                     var borrowed = asset
