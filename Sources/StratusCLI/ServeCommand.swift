@@ -15,7 +15,7 @@ enum ServeCommand {
                       [--public-url https://stratus.example.com] [--trusted-proxy ADDRESS[,ADDRESS…]]
                       [--no-signup] [--verification-outbox FILE] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
-                      [--public-db-mb 100] [--private-db-mb 1024]
+                      [--public-db-mb 100] [--private-db-mb 1024] [--query-candidate-limit 10000]
                       [--open [--origins http://devbox.local:3000,…]]
                       [--max-connections 4096] [--max-connections-per-address 128] [--connection-timeout 30]
                       [--max-buffered-body-mb 256] [--unauthenticated-requests-per-second 10]
@@ -52,6 +52,10 @@ enum ServeCommand {
         container environment (QUOTA_EXCEEDED); --max-parked-polls-per-user and --max-parked-polls
         cap the courier long-polls parked at once per user (past it: 429 THROTTLED) and on this
         node (503 TRY_AGAIN_LATER); a new poll on a token replaces that token's parked one.
+        --query-candidate-limit is the most records one records/query page may read and check
+        in memory where the indexes cannot answer it alone (a filter only the exact check
+        applies, a sort PostgreSQL cannot order): the page ends early with a continuation
+        marker, or the query is refused with BAD_REQUEST when its order needs them all at once.
 
         --database postgres://user@host:5432/db keeps the records, accounts, push queues, quota
         counters, shares and request-rate buckets in PostgreSQL instead of SQLite in the data
@@ -71,7 +75,7 @@ enum ServeCommand {
         STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
         STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN, STRATUS_MAX_SUBSCRIPTIONS_PER_USER,
-        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS.
+        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT.
         """
 
     static func run(_ options: Options) async throws {
@@ -79,7 +83,7 @@ enum ServeCommand {
             known: Set<String>([
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-            ] + limitFlags).union(securityFlags).union(pushFlags)
+            ] + limitFlags + ["query-candidate-limit"]).union(securityFlags).union(pushFlags)
         )
         guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
 
@@ -127,6 +131,9 @@ enum ServeCommand {
         serviceConfiguration.quotas.defaults.publicRecordBytes = Int64(try options.integer("public-db-mb", default: 100, in: 1...100_000_000)) << 20
         serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
         try applyPushLimits(options, to: &serviceConfiguration.push)
+        serviceConfiguration.limits.maximumQueryCandidates = try options.integer(
+            "query-candidate-limit", default: QueryPlan.defaultCandidateLimit, in: 201...100_000_000
+        )
         let publicURL = options.string("public-url", default: "")
         serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
         try applyLimits(options, http: &configuration, service: &serviceConfiguration)

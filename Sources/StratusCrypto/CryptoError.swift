@@ -43,6 +43,8 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let keyGenerationFailed = Code(rawValue: "keyGenerationFailed")
         /// A crypto library could not be initialised.
         public static let initializationFailed = Code(rawValue: "initializationFailed")
+        /// A sealed box did not authenticate: it was altered, truncated, or sealed under another key.
+        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
 
         /// The raw identifier.
         public var description: String { rawValue }

@@ -1,7 +1,7 @@
 public import Foundation
 internal import COpenSSL
 
-/// HMAC with SHA-256, for tamper-evident opaque values such as sync tokens and continuation markers.
+/// HMAC with SHA-256, for tamper-evident values such as web auth tokens (``SealingKey`` also hides them).
 ///
 /// ```swift
 /// let tag = HMACSHA256.authenticationCode(for: payload, key: serverSecret)

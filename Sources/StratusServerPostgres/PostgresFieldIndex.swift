@@ -5,8 +5,8 @@ import StratusWire
 /// The query index: one `field_index` row per scalar field value and per list member of a live record.
 ///
 /// A value goes to the column of its kind — `vi` (INT64, TIMESTAMP), `vr` (DOUBLE, a
-/// location's latitude) or `vt` (STRING, a reference's record name; `COLLATE "C"`, so
-/// ranges order by code point like SQLite) — each with a partial index
+/// location's latitude, with its longitude in `vr2`) or `vt` (STRING, a reference's record
+/// name; `COLLATE "C"`, so ranges order by code point like SQLite) — each with a partial index
 /// `(zone_id, record_type, field_name, v…, record_name)`. Every record is indexed in full
 /// (bytes and assets excepted), whatever the schema's flags: queries use the index only to
 /// narrow candidates and check each candidate exactly, so a missing row would lose a record.
@@ -38,6 +38,23 @@ enum PostgresFieldIndex {
         }
     }
 
+    /// Adds `vr2`, a location's longitude, so `NEAR` boxes and distance sorts run in SQL; existing
+    /// location values are indexed again to fill it.
+    static func registerLongitude(in migrator: inout PostgresMigrator) {
+        migrator.registerMigration("pg-v9-field-index-longitude") { db in
+            try db.execute("ALTER TABLE field_index ADD COLUMN vr2 DOUBLE PRECISION")
+            let records = try db.query(
+                """
+                SELECT \(PostgresStoreTransaction.recordColumns) FROM records r WHERE NOT deleted AND EXISTS (
+                    SELECT 1 FROM field_index f WHERE f.zone_id = r.zone_id AND f.record_name = r.record_name AND f.vr IS NOT NULL)
+                """
+            ).map(PostgresStoreTransaction.record)
+            for record in records {
+                for statement in replacing(record) { try db.execute(statement.sql, statement.parameters) }
+            }
+        }
+    }
+
     /// The statements replacing a record's index rows.
     static func replacing(_ record: StoredRecord) -> [PostgresStatement] {
         [removal(recordName: record.recordName, zoneRowID: record.zoneRowID)] + (insertion(record).map { [$0] } ?? [])
@@ -58,6 +75,7 @@ enum PostgresFieldIndex {
         var ordinals: [Int64] = []
         var integers: [Int64?] = []
         var reals: [Double?] = []
+        var longitudes: [Double?] = []
         var texts: [String?] = []
         for (name, value) in record.fields {
             for (ordinal, member) in PostgresQueryEvaluator.members(value).enumerated() {
@@ -67,32 +85,34 @@ enum PostgresFieldIndex {
                 ordinals.append(Int64(ordinal))
                 integers.append(column.integer)
                 reals.append(column.real)
+                longitudes.append(column.longitude)
                 texts.append(column.text)
             }
         }
         guard !names.isEmpty else { return nil }
         return PostgresStatement(
             """
-            INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vt)
-            SELECT $1, $2, $3, f, o, i, r, t FROM unnest($4::text[], $5::int[], $6::bigint[], $7::float8[], $8::text[]) AS u(f, o, i, r, t)
+            INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vr2, vt)
+            SELECT $1, $2, $3, f, o, i, r, r2, t
+            FROM unnest($4::text[], $5::int[], $6::bigint[], $7::float8[], $8::float8[], $9::text[]) AS u(f, o, i, r, r2, t)
             """,
             [
                 record.zoneRowID, record.recordName, record.recordType, PostgresArray(names), PostgresArray(ordinals),
-                PostgresArray(integers), PostgresArray(reals), PostgresArray(texts),
+                PostgresArray(integers), PostgresArray(reals), PostgresArray(longitudes), PostgresArray(texts),
             ]
         )
     }
 
-    /// The column a scalar is stored in (none for bytes and assets).
-    static func column(of value: FieldValue) -> (integer: Int64?, real: Double?, text: String?) {
+    /// The column a scalar is stored in (none for bytes and assets); a location fills two.
+    static func column(of value: FieldValue) -> (integer: Int64?, real: Double?, longitude: Double?, text: String?) {
         switch value {
-        case .string(let text): (nil, nil, text)
-        case .reference(let reference): (nil, nil, reference.recordName)
-        case .int64(let integer): (integer, nil, nil)
-        case .timestamp(let timestamp): (timestamp.millisecondsSince1970, nil, nil)
-        case .double(let double): (nil, double, nil)
-        case .location(let location): (nil, location.latitude, nil)
-        default: (nil, nil, nil)
+        case .string(let text): (nil, nil, nil, text)
+        case .reference(let reference): (nil, nil, nil, reference.recordName)
+        case .int64(let integer): (integer, nil, nil, nil)
+        case .timestamp(let timestamp): (timestamp.millisecondsSince1970, nil, nil, nil)
+        case .double(let double): (nil, double, nil, nil)
+        case .location(let location): (nil, location.latitude, location.longitude, nil)
+        default: (nil, nil, nil, nil)
         }
     }
 }

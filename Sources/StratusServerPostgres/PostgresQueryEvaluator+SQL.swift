@@ -7,27 +7,45 @@ import StratusWire
 ///
 /// Each positive filter whose value matches the field's stored kind becomes an `EXISTS` probe
 /// of `field_index` (or a condition on a system column); the planner can drive the query from
-/// the most selective one. The result is a superset of the matches — every candidate is then
-/// checked exactly in memory — so a filter left out here (negations, tokens, `NEAR`, bytes)
+/// the most selective one. `NEAR` becomes a probe of its bounding box (latitude in `vr`,
+/// longitude in `vr2`). The read policy (``QueryPlan/createdBy``) is the first condition,
+/// `records_by_creator` serves it. The result is a superset of the matches — every candidate
+/// is then checked exactly in memory — so a filter left out here (negations, tokens, bytes)
 /// costs reading, never correctness.
 struct PostgresCandidateSQL {
-    private(set) var sql: String
+    /// Expressions selected after the record columns (sort keys), in order.
+    private var extraColumns: [String] = []
+    private var conditions: [String]
+    private var tail = ""
     private(set) var parameters: [any PostgresBindable]
 
+    /// The statement: the record columns, then the extra columns, of the live records of the type that meet the conditions.
+    var sql: String {
+        let columns = PostgresStoreTransaction.recordColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespaces) }
+        return "SELECT " + (columns + extraColumns).joined(separator: ", ") + " FROM records r WHERE " + conditions.joined(separator: " AND ") + tail
+    }
+
     init(plan: QueryPlan) {
-        sql = """
-            SELECT \(PostgresStoreTransaction.recordColumns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-            FROM records r WHERE r.zone_id = ANY($1::bigint[]) AND r.record_type = $2 AND NOT r.deleted
-            """
+        conditions = ["r.zone_id = ANY($1::bigint[])", "r.record_type = $2", "NOT r.deleted"]
         parameters = [PostgresArray(plan.zoneRowIDs), plan.recordType]
-        for filter in plan.filters {
-            if let condition = condition(filter) { sql += " AND " + condition }
+        for filter in plan.allFilters {
+            if let condition = condition(filter) { conditions.append(condition) }
         }
     }
 
-    /// Appends SQL text (conditions, order, limit) to the query.
+    /// Adds a condition every candidate must meet.
+    mutating func require(_ condition: String) {
+        conditions.append(condition)
+    }
+
+    /// Adds a column after the record columns; they are read back in the order added.
+    mutating func select(_ expression: String) {
+        extraColumns.append(expression)
+    }
+
+    /// Appends SQL text after the conditions (order, limit).
     mutating func append(_ text: String) {
-        sql += text
+        tail += text
     }
 
     /// Adds a parameter; returns its placeholder.
@@ -59,6 +77,10 @@ struct PostgresCandidateSQL {
             let probe = { (this: inout PostgresCandidateSQL, test: String) -> String in
                 "EXISTS (SELECT 1 FROM field_index f WHERE f.zone_id = r.zone_id AND f.zone_id = ANY($1::bigint[]) AND f.record_name = r.record_name"
                     + " AND f.record_type = $2 AND f.field_name = \(this.bind(name)) AND \(test))"
+            }
+            if filter.comparator == .near {
+                guard case .location(let centre) = filter.value, let meters = filter.distance else { return nil }
+                return probe(&self, nearBox(GeoDistance.BoundingBox(latitude: centre.latitude, longitude: centre.longitude, meters: meters)))
             }
             if filter.comparator == .listContainsAll {
                 let values = PostgresQueryEvaluator.indexValues(filter.value)
@@ -97,6 +119,18 @@ struct PostgresCandidateSQL {
         default:
             return nil
         }
+    }
+
+    /// The bounding box of a `NEAR` filter on `f.vr` (latitude) and `f.vr2` (longitude): a superset of the
+    /// points within the distance, which the exact check then measures.
+    private mutating func nearBox(_ box: GeoDistance.BoundingBox) -> String {
+        var test = "f.vr BETWEEN \(bind(box.minimumLatitude)) AND \(bind(box.maximumLatitude)) AND f.vr2 IS NOT NULL"
+        if box.crossesAntimeridian {
+            test += " AND (f.vr2 >= \(bind(box.minimumLongitude)) OR f.vr2 <= \(bind(box.maximumLongitude)))"
+        } else if !box.allLongitudes {
+            test += " AND f.vr2 BETWEEN \(bind(box.minimumLongitude)) AND \(bind(box.maximumLongitude))"
+        }
+        return test
     }
 
     /// Where a kind of value is stored.

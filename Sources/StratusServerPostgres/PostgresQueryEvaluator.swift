@@ -4,13 +4,16 @@ import StratusServer
 import StratusWire
 
 /// Runs a ``QueryPlan`` on PostgreSQL: the candidates come from the indexes (`records_by_type`
-/// narrowed by `field_index` probes for the positive filters, see ``PostgresCandidateSQL``),
-/// and the exact filters, order and keyset paging are applied in memory with the same rules
+/// narrowed by `field_index` probes for the positive filters and by the read policy, see
+/// ``PostgresCandidateSQL``), and the exact filters are applied in memory with the same rules
 /// as the SQLite query compiler.
 ///
-/// Correct for every comparator. Plans whose order PostgreSQL can produce (no sort, or one
-/// system-column sort: ``PostgresQueryKeyset``) read candidates in order, in chunks of about a
-/// page, after the cursor; other plans read every candidate and are sorted and paged in memory.
+/// Correct for every comparator, and bounded by ``QueryPlan/candidateLimit``. Plans whose order
+/// PostgreSQL computes (every order but a sort by BYTES: ``PostgresQueryKeyset``) read candidates
+/// in order, in chunks of about a page, after the cursor; a page whose candidates the exact
+/// filters keep dropping ends once the limit is read, early, with a cursor at the last candidate
+/// read. Other plans read their candidates at once and are sorted and paged in memory, so more
+/// candidates than the limit is a `BAD_REQUEST`.
 ///
 /// Values compare as SQLite's query index stores them: integers and reals numerically,
 /// text by UTF-8 bytes, bytes by bytes. A missing value sorts before every present one.
@@ -20,16 +23,68 @@ struct PostgresQueryEvaluator {
     /// One value as the index sees it.
     typealias Value = QueryCursorValue
 
+    /// The most candidates one chunk of an ordered read asks for.
+    static let maximumChunk = 20_000
+
     func run(_ tx: PostgresStoreTransaction) throws -> QueryPage {
         guard !plan.zoneRowIDs.isEmpty, plan.limit > 0 else { return QueryPage(records: [], next: nil) }
-        let matching: [StoredRecord]
-        if let keyset = PostgresQueryKeyset(plan: plan) {
-            matching = try orderedMatches(tx, keyset)
-        } else {
-            let candidates = PostgresCandidateSQL(plan: plan)
-            matching = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record).filter(matchesAll)
+        if let keyset = PostgresQueryKeyset(plan: plan) { return try orderedPage(tx, keyset) }
+        return try sortedPage(tx)
+    }
+
+    private func matchesAll(_ record: StoredRecord) -> Bool {
+        plan.allFilters.allSatisfy { matches($0, record) }
+    }
+
+    /// A page in PostgreSQL's order: candidates are read in order in growing chunks, after the
+    /// cursor, until `limit + 1` match, none are left, or ``QueryPlan/candidateLimit`` were read.
+    private func orderedPage(_ tx: PostgresStoreTransaction, _ keyset: PostgresQueryKeyset) throws -> QueryPage {
+        let budget = max(plan.candidateLimit, 1)
+        var kept: [(record: StoredRecord, cursor: QueryCursor)] = []
+        var after = plan.after
+        var chunk = min(plan.limit + 1, budget)
+        var read = 0
+        let keyColumn = PostgresStoreTransaction.recordColumnCount
+        while true {
+            var candidates = PostgresCandidateSQL(plan: plan)
+            keyset.restrict(&candidates, singleZone: plan.zoneRowIDs.count == 1 ? plan.zoneRowIDs[0] : nil, after: after, limit: chunk)
+            let rows = try tx.query(candidates.sql, candidates.parameters)
+            read += rows.count
+            tx.queryStatistics?.count(rows: rows.count)
+            var last: QueryCursor?
+            for row in rows {
+                let record = try PostgresStoreTransaction.record(row)
+                let cursor = QueryCursor(sortValues: try keyset.values(of: row, from: keyColumn), zoneRowID: record.zoneRowID, recordName: record.recordName)
+                last = cursor
+                if matchesAll(record) { kept.append((record, cursor)) }
+            }
+            if kept.count > plan.limit {
+                return QueryPage(records: kept.prefix(plan.limit).map(\.record), next: kept[plan.limit - 1].cursor)
+            }
+            guard rows.count == chunk, let last else { return QueryPage(records: kept.map(\.record), next: nil) }
+            // The budget is spent: a short page, continuing after the last candidate read (one the reader may see).
+            if read >= budget { return QueryPage(records: kept.map(\.record), next: last) }
+            after = last
+            chunk = min(chunk * 4, Self.maximumChunk, budget - read)
         }
-        var rows: [(record: StoredRecord, keys: [Value?])] = matching.map { record in
+    }
+
+    /// A page sorted in memory, for orders PostgreSQL does not compute: every candidate is read,
+    /// at most ``QueryPlan/candidateLimit`` of them.
+    ///
+    /// - Throws: ``ServiceError`` `BAD_REQUEST` when the query has more candidates than that.
+    private func sortedPage(_ tx: PostgresStoreTransaction) throws -> QueryPage {
+        var candidates = PostgresCandidateSQL(plan: plan)
+        candidates.append(" LIMIT \(candidates.bind(plan.candidateLimit + 1))")
+        let fetched = try tx.query(candidates.sql, candidates.parameters)
+        tx.queryStatistics?.count(rows: fetched.count)
+        guard fetched.count <= plan.candidateLimit else {
+            throw ServiceError.badRequest(
+                "this query needs an index: \(unorderedSort) is sorted in memory on this server, and more than \(plan.candidateLimit) records"
+                    + " are candidates; add a filter on an indexed field that keeps fewer, or sort by another field"
+            )
+        }
+        var rows: [(record: StoredRecord, keys: [Value?])] = try fetched.map(PostgresStoreTransaction.record).filter(matchesAll).map { record in
             (record, plan.sorts.map { sortKey($0, record) })
         }
         let ascending = plan.sorts.first?.ascending ?? true
@@ -50,25 +105,14 @@ struct PostgresQueryEvaluator {
         return QueryPage(records: rows.map(\.record), next: next)
     }
 
-    private func matchesAll(_ record: StoredRecord) -> Bool {
-        plan.filters.allSatisfy { matches($0, record) }
-    }
-
-    /// Up to `limit + 1` matching records after the cursor, in order: candidates are read in
-    /// order in growing chunks until enough match or none are left.
-    private func orderedMatches(_ tx: PostgresStoreTransaction, _ keyset: PostgresQueryKeyset) throws -> [StoredRecord] {
-        var matched: [StoredRecord] = []
-        var position = plan.after.map(keyset.position(of:))
-        var chunk = plan.limit + 1
-        while true {
-            var candidates = PostgresCandidateSQL(plan: plan)
-            keyset.restrict(&candidates, singleZone: plan.zoneRowIDs.count == 1 ? plan.zoneRowIDs[0] : nil, after: position, limit: chunk)
-            let records = try tx.query(candidates.sql, candidates.parameters).map(PostgresStoreTransaction.record)
-            matched += records.filter(matchesAll)
-            guard matched.count <= plan.limit, records.count == chunk, let last = records.last else { return matched }
-            position = keyset.position(of: last)
-            chunk = min(chunk * 4, 20_000)
+    /// The sort PostgreSQL does not order, for an error message.
+    private var unorderedSort: String {
+        for sort in plan.sorts {
+            if case .field(let name, let type) = sort.field, PostgresCandidateSQL.Kind(type) == nil {
+                return "the sort by \(type.rawValue) field '\(name)'"
+            }
         }
+        return "its sort order"
     }
 
     // MARK: Order

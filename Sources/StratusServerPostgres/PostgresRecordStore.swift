@@ -28,6 +28,9 @@ public final class PostgresRecordStore: RecordStore {
     /// their tokens (delivered at commit, to every node; see ``PostgresPushRelay``).
     public var pushChannel: String { "stratus_push" + (schema.map { "_" + $0 } ?? "") }
 
+    /// The candidate rows this store's queries read (for tests and diagnostics).
+    let queryStatistics = PostgresQueryStatistics()
+
     /// How many times a write is attempted when PostgreSQL asks for a retry.
     static let maximumAttempts = 8
 
@@ -92,9 +95,12 @@ public final class PostgresRecordStore: RecordStore {
     /// Runs `body` in a read-only snapshot.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T {
         let channel = pushChannel
+        let statistics = queryStatistics
         return try await pool.withConnection { db in
             try db.transaction(isolation: .repeatableRead, readOnly: true) { db in
-                try body(PostgresStoreTransaction(db, writing: false, pushChannel: channel))
+                let tx = PostgresStoreTransaction(db, writing: false, pushChannel: channel)
+                tx.queryStatistics = statistics
+                return try body(tx)
             }
         }
     }

@@ -145,6 +145,8 @@ enum PostgresRecordStoreSchema {
         PostgresQueryKeyset.registerIndex(in: &migrator)
         PostgresShareSchema.registerHierarchyMoves(in: &migrator)
         PostgresPushSchema.register(in: &migrator)
+        PostgresFieldIndex.registerLongitude(in: &migrator)
+        PostgresQueryKeyset.registerCreatorIndex(in: &migrator)
         return migrator
     }()
 }

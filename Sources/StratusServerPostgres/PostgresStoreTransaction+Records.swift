@@ -7,6 +7,8 @@ import StratusWire
 extension PostgresStoreTransaction {
     static let recordColumns =
         "zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device"
+    /// How many columns ``recordColumns`` names; a query's own columns follow them.
+    static let recordColumnCount = recordColumns.split(separator: ",").count
 
     static func record(_ row: PostgresRow) throws -> StoredRecord {
         let deleted: Bool = try row[5]

@@ -34,6 +34,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
+    /// Counts the candidate rows queries read, when the store keeps count.
+    var queryStatistics: PostgresQueryStatistics?
 
     init(_ db: PostgresConnection, writing: Bool, pushChannel: String) {
         self.db = db

@@ -49,7 +49,7 @@ struct SQLiteQueryCompiler {
 
     func run(_ db: SQLiteConnection) throws -> QueryPage {
         guard !plan.zoneRowIDs.isEmpty, plan.limit > 0 else { return QueryPage(records: [], next: nil) }
-        let filters = plan.filters.map { SQLiteQueryFilter($0, plan: plan) }
+        let filters = plan.allFilters.map { SQLiteQueryFilter($0, plan: plan) }
         let strategy = try choose(filters, db)
         if case .empty = strategy { return QueryPage(records: [], next: nil) }
         let statement = select(filters, strategy)
@@ -80,7 +80,7 @@ struct SQLiteQueryCompiler {
     /// 3. Count the smallest filter's candidates up to that many: fewer, and driving reads less.
     func choose(_ filters: [SQLiteQueryFilter], _ db: SQLiteConnection) throws -> Strategy {
         var best: (count: Int, driver: SQLiteQueryFilter.Driver)?
-        for driver in filters.flatMap(\.drivers) {
+        for driver in drivers(filters) {
             let count = try Self.count(driver.select, upTo: Self.driverThreshold, db)
             if count == 0 { return .empty }
             if count < best?.count ?? Int.max { best = (count, driver) }
@@ -100,6 +100,23 @@ struct SQLiteQueryCompiler {
         if scanRows <= Self.driverThreshold { return .scan }
         let candidates = try Self.count(best.driver.select, upTo: scanRows, db)
         return candidates < scanRows ? .drive(best.driver) : .scan
+    }
+
+    /// The drivers of `filters`, in order. With a read policy (``QueryPlan/createdBy``, the first
+    /// filter) every other driver is narrowed to the reader's records, so no count taken to choose
+    /// the strategy — nor the early end when one is zero — depends on records the reader cannot see.
+    func drivers(_ filters: [SQLiteQueryFilter]) -> [SQLiteQueryFilter.Driver] {
+        guard let creator = plan.createdBy, let policy = filters.first else { return filters.flatMap(\.drivers) }
+        let narrowed = filters.dropFirst().flatMap(\.drivers).map { driver in
+            SQLiteQueryFilter.Driver(
+                select: SQLFragment("SELECT x.zone_id AS zone_id, x.record_name AS record_name FROM (") + driver.select
+                    + SQLFragment(
+                        ") x CROSS JOIN records c ON c.zone_id = x.zone_id AND c.record_name = x.record_name WHERE c.created_by = ?", [.text(creator)]
+                    ),
+                mayRepeat: driver.mayRepeat
+            )
+        }
+        return policy.drivers + narrowed
     }
 
     /// How many rows the trial scan reads to estimate the filters' joint selectivity.
@@ -251,7 +268,7 @@ struct SQLiteQueryCompiler {
 
     /// Whether a positive filter on `field` rules out records that lack it.
     private func keepsOnlyPresentValues(_ field: QueryField) -> Bool {
-        plan.filters.contains { $0.field == field && !SQLiteQueryFilter.isNegative($0.comparator) }
+        plan.allFilters.contains { $0.field == field && !SQLiteQueryFilter.isNegative($0.comparator) }
     }
 
     // MARK: Keyset

@@ -32,7 +32,7 @@ enum SQLiteSystemIndexes {
     /// The indexes `plan` reads.
     static func needed(by plan: QueryPlan) -> Set<Index> {
         var needed: Set<Index> = []
-        for field in plan.filters.map(\.field) + plan.sorts.map(\.field) {
+        for field in plan.allFilters.map(\.field) + plan.sorts.map(\.field) {
             if case .system(let system) = field, let index = index(for: system) { needed.insert(index) }
         }
         return needed

@@ -12,15 +12,7 @@ import FoundationNetworking
 @Suite struct AssetIsolationTests {
     /// Uploads `bytes` for `Photo.image` as `user` and returns the `singleFile` asset (with its receipt).
     static func upload(_ bytes: Data, as user: TestCloudKitServer.SignedInUser, on server: TestCloudKitServer) async throws -> Asset {
-        let request = #"{"tokens":[{"recordName":"photo","recordType":"Photo","fieldName":"image"}]}"#
-        let reply = try await server.exchange("assets/upload", request, query: user.query)
-        let urlText = try #require(reply.json["tokens"]?[0]?["url"]?.stringValue, "\(reply.text)")
-        var post = URLRequest(url: try #require(URL(string: urlText)))
-        post.httpMethod = "POST"
-        post.httpBody = bytes
-        let (body, response) = try await URLSession.shared.data(for: post)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        return try WireCoding.decode(AssetUploadReceipt.self, from: body).singleFile
+        try await server.uploadAsset(bytes, recordType: "Photo", fieldName: "image", query: user.query)
     }
 
     static func saveBody(_ asset: Asset, name: String) throws -> String {

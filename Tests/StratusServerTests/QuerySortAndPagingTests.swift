@@ -177,11 +177,15 @@ import Testing
                 #expect(failure.code == .badRequest)
                 #expect(failure.reason.contains("different query"))
             }
-            var forged = same
-            forged.continuationMarker = ContinuationMarker(marker.rawValue.replacingOccurrences(of: ".", with: "x."))
-            let failure = try await harness.failure(String(decoding: try WireCoding.encode(forged), as: UTF8.self))
-            #expect(failure.code == .badRequest)
-            #expect(failure.reason.contains("not valid"))
+            var characters = Array(marker.rawValue)
+            characters[characters.count / 2] = characters[characters.count / 2] == "A" ? "B" : "A"
+            for text in [String(characters), String(marker.rawValue.dropLast(2)), marker.rawValue + "AA", "", "%%%"] {
+                var forged = same
+                forged.continuationMarker = ContinuationMarker(text)
+                let failure = try await harness.failure(String(decoding: try WireCoding.encode(forged), as: UTF8.self))
+                #expect(failure.code == .badRequest)
+                #expect(failure.reason.contains("not valid"))
+            }
         }
     }
 }

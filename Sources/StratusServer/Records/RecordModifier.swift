@@ -284,6 +284,10 @@ public struct ServiceLimits: Hashable, Sendable {
     public var maximumRecordSize = 1 << 20
     /// `DELETE_SELF` references that may point at one record.
     public var maximumDeleteSelfReferencesPerTarget = 750
+    /// The most candidate records a `records/query` page may read and check in memory, where
+    /// the indexes cannot narrow or order the query by themselves (see `QueryPlan.candidateLimit`;
+    /// `stratus serve --query-candidate-limit`). 10,000 by default.
+    public var maximumQueryCandidates = QueryPlan.defaultCandidateLimit
 
     /// The CloudKit limits.
     public init() {}

@@ -58,9 +58,15 @@ public struct SecurityRoles: Hashable, Sendable, Codable {
 
     /// Whether `caller` (`nil` for an anonymous caller) may read `record`.
     func mayRead(_ record: StoredRecord, caller: String?) -> Bool {
-        if world.read { return true }
-        guard let caller else { return false }
-        return authenticated.read || (creator.read && record.created.userRecordName == caller)
+        readScope(caller: caller).includes(record)
+    }
+
+    /// Which records of the type `caller` (`nil` for an anonymous caller) may read.
+    func readScope(caller: String?) -> ReadScope {
+        if world.read { return .all }
+        guard let caller else { return .none }
+        if authenticated.read { return .all }
+        return creator.read ? .createdBy(caller) : .none
     }
 
     /// Whether a signed-in user may create records.
@@ -97,5 +103,38 @@ struct ReadPolicy: Sendable {
     func allows(_ record: StoredRecord) -> Bool {
         guard let roles = roles[record.recordType] else { return true }
         return roles.mayRead(record, caller: caller)
+    }
+
+    /// Which records of `recordType` the caller may read: what a query adds to its plan.
+    func scope(of recordType: String) -> ReadScope {
+        roles[recordType]?.readScope(caller: caller) ?? .all
+    }
+}
+
+/// Which records of one type a caller may read.
+enum ReadScope: Hashable, Sendable {
+    /// Every record.
+    case all
+    /// Only the records this user created.
+    case createdBy(String)
+    /// None.
+    case none
+
+    /// Whether `record` is in the scope.
+    func includes(_ record: StoredRecord) -> Bool {
+        switch self {
+        case .all: true
+        case .createdBy(let user): record.created.userRecordName == user
+        case .none: false
+        }
+    }
+
+    /// The scope as text for a continuation marker's query fingerprint (a marker serves one reader's view).
+    var fingerprint: String {
+        switch self {
+        case .all: "all"
+        case .createdBy(let user): "createdBy:" + user
+        case .none: "none"
+        }
     }
 }

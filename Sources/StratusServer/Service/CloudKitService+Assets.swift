@@ -56,6 +56,10 @@ extension CloudKitService {
     // MARK: assets/rereference
 
     /// `assets/rereference`: fresh receipts for asset fields of existing records, to attach them elsewhere.
+    ///
+    /// Only for records the caller may read: the zone is looked up in the request's database
+    /// (the caller's own in the private database, see ``RequestContext/zoneName(of:)``), and in
+    /// the public database a record the security roles hide is answered exactly as a missing one.
     func rereferenceAssets(_ context: RequestContext) async throws -> HTTPResponse {
         _ = try requireAssetFiles()
         let request = try context.decode(AssetsRereference.Request.self)
@@ -66,13 +70,14 @@ extension CloudKitService {
         let zoneName = try context.zoneName(of: request.zoneID)
         let database = context.database
         let fields = request.assets
+        let policy = database.scope == .public ? ReadPolicy(schema: try await schema(for: context), context: context) : nil
         let held = try await store.read { tx -> [Asset] in
             guard let zone = try tx.zone(named: zoneName, in: database) else {
                 throw ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
             }
             return try fields.map { field in
-                guard let record = try tx.record(named: field.recordName, inZone: zone.rowID), !record.isDeleted else {
-                    throw ServiceError(.notFound, "record '\(field.recordName)' does not exist in zone '\(zoneName)'")
+                guard let record = try tx.record(named: field.recordName, inZone: zone.rowID), !record.isDeleted, policy?.allows(record) ?? true else {
+                    throw Self.recordNotFound(field.recordName, zoneName: zoneName)
                 }
                 guard let value = record.fields[field.fieldName], let asset = RecordFilterEvaluator.elements(of: value).first?.assetValue else {
                     throw ServiceError.badRequest("field '\(field.fieldName)' of record '\(field.recordName)' holds no asset")

@@ -124,12 +124,10 @@ extension CloudKitService {
                     }
                     return .error(ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist").recordError(recordName: item.recordName, uuid: uuid))
                 }
-                guard let record = try tx.record(named: item.recordName, inZone: zone.rowID), !record.isDeleted else {
-                    return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist in zone '\(zoneName)'").recordError(recordName: item.recordName, uuid: uuid))
-                }
-                if let policy, !policy.allows(record) {
-                    let reason = "the security roles of record type '\(record.recordType)' do not let you read record '\(item.recordName)'"
-                    return .error(ServiceError(.accessDenied, reason).recordError(recordName: item.recordName, uuid: uuid))
+                // A record the caller may not read is answered exactly as a missing one, so a lookup
+                // cannot tell that it exists.
+                guard let record = try tx.record(named: item.recordName, inZone: zone.rowID), !record.isDeleted, policy?.allows(record) ?? true else {
+                    return .error(Self.recordNotFound(item.recordName, zoneName: zoneName).recordError(recordName: item.recordName, uuid: uuid))
                 }
                 var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: item.desiredKeys ?? request.desiredKeys)
                 try ShareDecoration.decorate(&wire, record, zone: zone, caller: caller, tx)
@@ -137,6 +135,12 @@ extension CloudKitService {
             }
         }
         return try context.encode(RecordsLookup.Response(records: results), numbersAsStrings: request.numbersAsStrings)
+    }
+
+    /// The error for a record that does not exist in a zone, or that the caller may not read:
+    /// both look the same, so no answer reveals that a hidden record exists.
+    static func recordNotFound(_ name: String, zoneName: String) -> ServiceError {
+        ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zoneName)'")
     }
 
     /// The live zone named `name`; the default zone is created on first use when `createDefault`.

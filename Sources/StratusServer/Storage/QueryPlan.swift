@@ -19,6 +19,15 @@ public import StratusWire
 /// breakers, both in the direction of the first sort descriptor (ascending when
 /// there is none). A missing value sorts before every present value (it is the
 /// smallest), so it comes first ascending and last descending.
+///
+/// The read policy is part of the plan: with ``createdBy`` set, records of other
+/// creators do not exist for the query. A back end applies it inside the query, in the
+/// same statement as the filters and before the limit and the cursor (``allFilters``
+/// lists it first), so pages are full, cursors only ever name readable records, and
+/// nothing a back end counts or estimates to choose its strategy depends on hidden ones.
+///
+/// Work is bounded by ``candidateLimit``: what a back end cannot narrow or order with its
+/// indexes it may check in memory for at most that many candidate records per page.
 public struct QueryPlan: Hashable, Sendable {
     /// The zones searched (several for a `zoneWide` query).
     public var zoneRowIDs: [Int64]
@@ -32,11 +41,21 @@ public struct QueryPlan: Hashable, Sendable {
     public var limit: Int
     /// Where the previous page ended, if this is a continuation.
     public var after: QueryCursor?
+    /// The read policy: when set, only records this user created are seen (a creator-only
+    /// record type of the public database, read by someone else than the developer).
+    public var createdBy: String?
+    /// The most candidate records a back end may read and check in memory for one page (see
+    /// ``defaultCandidateLimit``): a page that would need more ends early, with a cursor, or
+    /// the query is refused with `BAD_REQUEST` when its order needs every candidate at once.
+    public var candidateLimit: Int
+
+    /// The default of ``candidateLimit`` and of `ServiceLimits.maximumQueryCandidates`.
+    public static let defaultCandidateLimit = 10_000
 
     /// Creates a plan.
     public init(
         zoneRowIDs: [Int64], recordType: String, filters: [QueryFilter] = [], sorts: [QuerySort] = [], limit: Int,
-        after: QueryCursor? = nil
+        after: QueryCursor? = nil, createdBy: String? = nil, candidateLimit: Int = QueryPlan.defaultCandidateLimit
     ) {
         self.zoneRowIDs = zoneRowIDs
         self.recordType = recordType
@@ -44,6 +63,18 @@ public struct QueryPlan: Hashable, Sendable {
         self.sorts = sorts
         self.limit = limit
         self.after = after
+        self.createdBy = createdBy
+        self.candidateLimit = candidateLimit
+    }
+
+    /// The read policy as a filter (`createdUserRecordName EQUALS` ``createdBy``), when there is one.
+    public var policyFilter: QueryFilter? {
+        createdBy.map { QueryFilter(field: .system(.createdUserRecordName), comparator: .equals, value: .string($0)) }
+    }
+
+    /// Every condition a record must meet: the read policy first, then ``filters``.
+    public var allFilters: [QueryFilter] {
+        (policyFilter.map { [$0] } ?? []) + filters
     }
 }
 

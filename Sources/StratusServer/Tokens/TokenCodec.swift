@@ -2,13 +2,20 @@ import Foundation
 import StratusCrypto
 import StratusWire
 
-/// Seals positions (sync tokens, continuation markers) into opaque, tamper-evident strings.
+/// Seals positions (sync tokens, continuation markers) and asset tickets into opaque, tamper-evident strings.
 ///
-/// A token is `base64url(kind ‖ JSON payload) "." base64url(HMAC-SHA256[0..<16])`
-/// under a per-server secret. Clients cannot forge or edit one, and a token of
-/// one kind is never accepted as another.
+/// A token is `base64url(version ‖ nonce ‖ ciphertext ‖ tag)`: the JSON payload encrypted
+/// with XChaCha20-Poly1305 (``SealingKey``) under a key of its own kind, derived from the
+/// server's token secret with HKDF and the label `stratus token <kind> v2`; the version and
+/// the kind are the associated data. The nonce is synthetic (derived from the payload), so
+/// the same position always gives the same token — a change feed with nothing new answers
+/// with the token it was sent, as before. Clients can neither read a token (a continuation
+/// marker holds the last record's name and sort values) nor forge or edit one, and a token
+/// of one kind never opens as another. A token that does not open — tampered, truncated,
+/// sealed by another server, of another kind, or made before version 2 (the HMAC-signed,
+/// readable tokens) — is `nil`, and each caller answers it with its own `BAD_REQUEST`.
 struct TokenCodec: Sendable {
-    enum Kind: UInt8 {
+    enum Kind: UInt8, CaseIterable {
         case zoneSync = 1
         case databaseSync = 2
         case queryContinuation = 3
@@ -18,25 +25,37 @@ struct TokenCodec: Sendable {
         case assetDownload = 22
     }
 
-    let secret: Data
+    /// The format's version, the first byte of every token.
+    static let version: UInt8 = 2
 
-    func seal(_ payload: some Encodable, kind: Kind) -> String {
-        var body = Data([kind.rawValue])
-        // NB: encoding plain structs of integers and strings cannot fail.
-        body.append((try? Self.encoder.encode(payload)) ?? Data())
-        let mac = HMACSHA256.authenticationCode(for: body, key: secret).prefix(16)
-        return body.base64URLEncodedString() + "." + Data(mac).base64URLEncodedString()
+    private let keys: [Kind: SealingKey]
+
+    init(secret: Data) {
+        var keys: [Kind: SealingKey] = [:]
+        for kind in Kind.allCases {
+            keys[kind] = SealingKey(derivingFrom: secret, label: "stratus token \(kind) v\(Self.version)")
+        }
+        self.keys = keys
     }
 
-    /// Opens a token, or `nil` when it is malformed, forged, or of another kind.
+    func seal(_ payload: some Encodable, kind: Kind) -> String {
+        // NB: encoding plain structs of integers and strings cannot fail.
+        let body = (try? Self.encoder.encode(payload)) ?? Data()
+        let box = key(kind).sealDeterministically(body, associatedData: Data([Self.version, kind.rawValue]))
+        return (Data([Self.version]) + box).base64URLEncodedString()
+    }
+
+    /// Opens a token, or `nil` when it is malformed, forged, of another kind, or from before version 2.
     func open<T: Decodable>(_ token: String, kind: Kind, as type: T.Type) -> T? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let body = Data(base64URLEncoded: String(parts[0])),
-            let mac = Data(base64URLEncoded: String(parts[1])), body.first == kind.rawValue
+        guard let bytes = Data(base64URLEncoded: token), bytes.first == Self.version,
+            let body = try? key(kind).open(bytes.dropFirst(), associatedData: Data([Self.version, kind.rawValue]))
         else { return nil }
-        let expected = Data(HMACSHA256.authenticationCode(for: body, key: secret).prefix(16))
-        guard ConstantTime.isEqual(mac, expected) else { return nil }
-        return try? JSONDecoder().decode(T.self, from: body.dropFirst())
+        return try? JSONDecoder().decode(T.self, from: body)
+    }
+
+    private func key(_ kind: Kind) -> SealingKey {
+        guard let key = keys[kind] else { preconditionFailure("TokenCodec has no key for kind \(kind)") }
+        return key
     }
 
     private static let encoder: JSONEncoder = {

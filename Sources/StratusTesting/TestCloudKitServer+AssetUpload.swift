@@ -1,0 +1,41 @@
+public import Foundation
+public import StratusWire
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension TestCloudKitServer {
+    /// Uploads `bytes` as a client does: `assets/upload` for one field, then a POST of the bytes
+    /// to the URL it returns; the `singleFile` asset with its receipt, to save in a record.
+    ///
+    /// ```swift
+    /// let asset = try await server.uploadAsset(Data("photo".utf8), recordType: "Photo", fieldName: "image", query: ada.query)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: The asset's content.
+    ///   - recordType: The record type the asset is for.
+    ///   - fieldName: The asset field.
+    ///   - database: `private` by default.
+    ///   - query: The credentials, as query parameters.
+    /// - Returns: The asset the upload answered.
+    /// - Throws: ``TestServerFailure`` when a step is refused or answers something else.
+    public func uploadAsset(
+        _ bytes: Data, recordType: String, fieldName: String, database: String = "private", query: [(String, String)]
+    ) async throws -> Asset {
+        let request = #"{"tokens":[{"recordType":"\#(recordType)","fieldName":"\#(fieldName)"}]}"#
+        let reply = try await exchange("assets/upload", request, database: database, query: query)
+        guard let text = reply.json["tokens"]?[0]?["url"]?.stringValue, let url = URL(string: text) else {
+            throw TestServerFailure(description: "assets/upload answered \(reply.status): \(reply.text)")
+        }
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        post.httpBody = bytes
+        let (body, response) = try await URLSession.shared.data(for: post)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw TestServerFailure(description: "the asset upload answered \(String(decoding: body, as: UTF8.self))")
+        }
+        return try WireCoding.decode(AssetUploadReceipt.self, from: body).singleFile
+    }
+}
