@@ -78,27 +78,19 @@ enum ServeCommand {
         STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT.
         """
 
-    static func run(_ options: Options) async throws {
-        let unknown = options.unknownFlags(
-            known: Set<String>([
-                "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
-                "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-            ] + limitFlags + ["query-candidate-limit"]).union(securityFlags).union(pushFlags)
-        )
-        guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
+    /// Every flag `serve` takes.
+    static var knownFlags: Set<String> {
+        Set<String>([
+            "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
+            "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
+            "query-candidate-limit",
+        ] + limitFlags).union(securityFlags).union(pushFlags)
+    }
 
-        let levelName = options.string("log-level", default: "info")
-        guard let level = Logger.Level(name: levelName) else {
-            throw CLIError("--log-level must be one of \(Logger.Level.allCases.map(\.description).joined(separator: ", ")); got '\(levelName)'")
-        }
-        let format: StreamLogHandler.Format
-        switch options.string("log-format", default: "text") {
-        case "text": format = .text
-        case "json": format = .jsonLines
-        case let other: throw CLIError("--log-format must be text or json; got '\(other)'")
-        }
-        LoggingSystem.bootstrap(level: level) { _ in StreamLogHandler(format: format) }
-        let logger = Logger(label: "stratus")
+    static func run(_ options: Options) async throws {
+        let unknown = options.unknownFlags(known: knownFlags)
+        guard unknown.isEmpty else { throw CLIError("unknown flag(s) for serve: \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }
+        let logger = try bootstrapLogging(options)
 
         var configuration = HTTPServerConfiguration()
         configuration.host = options.string("host", default: "127.0.0.1")
@@ -109,33 +101,9 @@ enum ServeCommand {
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         security.apply(to: &serviceConfiguration)
-        let assetsDirectory = options.string("assets-directory", default: "")
-        serviceConfiguration.assets.directory =
-            assetsDirectory.isEmpty ? dataDirectory.assetsURL : URL(fileURLWithPath: assetsDirectory, isDirectory: true).standardizedFileURL
-        if dataDirectory.isPostgres, assetsDirectory.isEmpty {
-            logger.notice("assets live in \(dataDirectory.assetsURL.path); with several nodes, give them one shared --assets-directory")
-        }
-        serviceConfiguration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20
-        let rate = try options.integer("requests-per-second", default: 40, in: 0...10_000_000)
-        if rate == 0 {
-            serviceConfiguration.quotas.defaults.requestsPerSecond = QuotaLimits.unlimited.requestsPerSecond
-            serviceConfiguration.quotas.defaults.burst = QuotaLimits.unlimited.burst
-        } else {
-            serviceConfiguration.quotas.defaults.requestsPerSecond = Double(rate)
-            serviceConfiguration.quotas.defaults.burst = Double(rate)
-        }
-        let clientRate = try options.integer("client-requests-per-second", default: 0, in: 0...10_000_000)
-        if clientRate > 0 {
-            serviceConfiguration.quotas.defaults.clientRequestsPerSecond = Double(clientRate)
-        }
-        serviceConfiguration.quotas.defaults.publicRecordBytes = Int64(try options.integer("public-db-mb", default: 100, in: 1...100_000_000)) << 20
-        serviceConfiguration.quotas.defaults.privateBytesPerUser = Int64(try options.integer("private-db-mb", default: 1024, in: 1...100_000_000)) << 20
+        try applyStorage(options, dataDirectory: dataDirectory, logger: logger, to: &serviceConfiguration)
+        try applyQuotas(options, to: &serviceConfiguration)
         try applyPushLimits(options, to: &serviceConfiguration.push)
-        serviceConfiguration.limits.maximumQueryCandidates = try options.integer(
-            "query-candidate-limit", default: QueryPlan.defaultCandidateLimit, in: 201...100_000_000
-        )
-        let publicURL = options.string("public-url", default: "")
-        serviceConfiguration.publicBaseURL = publicURL.isEmpty ? nil : publicURL
         try applyLimits(options, http: &configuration, service: &serviceConfiguration)
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
@@ -150,15 +118,7 @@ enum ServeCommand {
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
-        let base = "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(server.port)"
-        print("Stratus is running at \(base) with its data in \(dataDirectory.isPostgres ? "PostgreSQL and " : "")\(dataDirectory.url.path)")
-        noteSecurity(options, configuration: serviceConfiguration, base: base, logger: logger)
-        if options.flag("open") {
-            print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
-        } else {
-            print("Authentication is on: stratus container create iCloud.com.example.Notes; stratus token create iCloud.com.example.Notes; stratus user create you@example.com --password-stdin; then sign in at \(base)/signin?ckAPIToken=<token>    (--open for development without accounts; Ctrl-C stops)")
-        }
-        fflush(nil)
+        announce(options, host: configuration.host, port: server.port, dataDirectory: dataDirectory, configuration: serviceConfiguration, logger: logger)
 
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
@@ -168,5 +128,20 @@ enum ServeCommand {
         await server.shutdown()
         await service.shutdown()
         try await store.close()
+    }
+
+    /// Prints where the server runs and how to start using it.
+    private static func announce(
+        _ options: Options, host: String, port: UInt16, dataDirectory: DataDirectory, configuration: ServiceConfiguration, logger: Logger
+    ) {
+        let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        print("Stratus is running at \(base) with its data in \(dataDirectory.isPostgres ? "PostgreSQL and " : "")\(dataDirectory.url.path)")
+        noteSecurity(options, configuration: configuration, base: base, logger: logger)
+        if options.flag("open") {
+            print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
+        } else {
+            print("Authentication is on: stratus container create iCloud.com.example.Notes; stratus token create iCloud.com.example.Notes; stratus user create you@example.com --password-stdin; then sign in at \(base)/signin?ckAPIToken=<token>    (--open for development without accounts; Ctrl-C stops)")
+        }
+        fflush(nil)
     }
 }
