@@ -109,9 +109,10 @@ public final class FakeAPNsServer: Sendable {
         throw TestServerFailure(description: "the fake APNs server did not start: \(errors)")
     }
 
-    /// Stops the server.
+    /// Stops the server (`SIGKILL`: a child spawned from a pool thread inherits its blocked
+    /// `SIGTERM`, and the fake has nothing to save; the wait after it is immediate).
     public func stop() {
-        process.signal(SIGTERM)
+        process.signal(SIGKILL)
         _ = try? process.wait()
     }
 
