@@ -11,7 +11,8 @@ through a plain HTTP/1.1 control port:
                 a response may also say "delay_ms", "stall" (never answer), "body" (raw text),
                 "body_size" (that many bytes), "expire_jwt" (403 ExpiredProviderToken, and that
                 token stays expired), "timestamp"
-  GET  /pushes?min=N&timeout_ms=M   waits until N pushes arrived (or the time passed), returns all
+  GET  /pushes?min=N&timeout_ms=M&since=K   waits until N pushes arrived (or the time passed), returns
+                those from the K-th on (all by default)
   POST /reset   forgets pushes and scripts
 """
 
@@ -295,7 +296,7 @@ async def control(world, reader, writer):
                         await asyncio.wait_for(world.changed.wait(), timeout=max(0.001, deadline - time.monotonic()))
                     except asyncio.TimeoutError:
                         break
-            answer = {"pushes": world.pushes, "connections": world.connections}
+            answer = {"pushes": world.pushes[int(query.get("since", "0")):], "connections": world.connections}
         elif method == "POST" and url.path == "/reset":
             world.pushes, world.scripts = [], {}
             answer = {}

@@ -127,10 +127,11 @@ public final class FakeAPNsServer: Sendable {
         _ = try await control("POST", "/reset", body: Data("{}".utf8))
     }
 
-    /// Every push received so far, once at least `count` arrived or `timeout` passed.
-    public func pushes(atLeast count: Int = 0, timeout: Duration = .seconds(10)) async throws -> [FakeAPNsPush] {
+    /// Every push received so far (from the `since`-th on), once at least `count` arrived in all or `timeout` passed.
+    public func pushes(atLeast count: Int = 0, since: Int = 0, timeout: Duration = .seconds(10)) async throws -> [FakeAPNsPush] {
         let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        let data = try await control("GET", "/pushes?min=\(count)&timeout_ms=\(milliseconds)", body: nil, timeout: timeout + .seconds(10))
+        let target = "/pushes?min=\(count)&timeout_ms=\(milliseconds)&since=\(since)"
+        let data = try await control("GET", target, body: nil, timeout: timeout + .seconds(10))
         return try JSONDecoder().decode(Received.self, from: data).pushes
     }
 
