@@ -46,8 +46,8 @@ final class CurlTransfer: @unchecked Sendable {
             stratus_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1),
             stratus_curl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1),
             stratus_curl_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)),
-            stratus_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Int(request.timeout.components.seconds * 1000 + request.timeout.components.attoseconds / 1_000_000_000_000_000))),
-            stratus_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(configuration.connectTimeout.components.seconds * 1000))),
+            stratus_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, request.timeout.curlMilliseconds),
+            stratus_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds),
             stratus_curl_easy_setopt_long(easy, CURLOPT_POST, 1),
             stratus_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
             request.body.withUnsafeBytes { bytes in
@@ -169,4 +169,12 @@ let curlBodyCallback: stratus_curl_data_callback = { data, size, count, context 
 let curlHeaderCallback: stratus_curl_data_callback = { data, size, count, context in
     guard let data, let context else { return 0 }
     return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(data, size * count)
+}
+
+extension Duration {
+    /// Whole milliseconds, at least 1 (libcurl reads 0 as "no deadline").
+    fileprivate var curlMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
 }

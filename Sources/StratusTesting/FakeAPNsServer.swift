@@ -128,7 +128,7 @@ public final class FakeAPNsServer: Sendable {
     }
 
     /// Every push received so far (from the `since`-th on), once at least `count` arrived in all or `timeout` passed.
-    public func pushes(atLeast count: Int = 0, since: Int = 0, timeout: Duration = .seconds(10)) async throws -> [FakeAPNsPush] {
+    public func pushes(atLeast count: Int = 0, since: Int = 0, timeout: Duration = .seconds(30)) async throws -> [FakeAPNsPush] {
         let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
         let target = "/pushes?min=\(count)&timeout_ms=\(milliseconds)&since=\(since)"
         let data = try await control("GET", target, body: nil, timeout: timeout + .seconds(10))

@@ -1,5 +1,5 @@
 import Foundation
-import StratusServer
+@testable import StratusServer
 import StratusTesting
 import StratusWire
 import Testing
@@ -30,6 +30,8 @@ struct APNsIsolationTests {
             try await world.register(tokenB, query: b.query)
 
             #expect(try await server.exchange("records/modify", Self.save("a1"), query: a.query).status == 200)
+            try await server.service.drainPushOutbox()
+            #expect(server.service.fanout.statistics.queuedAPNsPushes == 1, "A's change was queued for more than A's device")
             let first = try await world.fake.pushes(atLeast: 1)
             #expect(first.map(\.token) == [tokenA])
             #expect(first.first?.notification?.ck.ckuserid == a.recordName)
@@ -39,9 +41,12 @@ struct APNsIsolationTests {
             try await world.register(tokenA, query: b.query)
             #expect(try await server.exchange("records/modify", Self.save("a2"), query: a.query).status == 200)
             try await server.service.drainPushOutbox()
+            #expect(server.service.fanout.statistics.queuedAPNsPushes == 1, "A's change was queued for the token that moved to B")
             #expect(try await world.fake.pushes(atLeast: 2, timeout: .milliseconds(500)).count == 1, "a token that moved to B still got A's push")
             // B's change goes to both of B's tokens.
             #expect(try await server.exchange("records/modify", Self.save("b1"), query: b.query).status == 200)
+            try await server.service.drainPushOutbox()
+            #expect(server.service.fanout.statistics.queuedAPNsPushes == 3)
             let later = try await world.fake.pushes(atLeast: 3).dropFirst()
             #expect(Set(later.map(\.token)) == [tokenA, tokenB])
             #expect(later.allSatisfy { $0.notification?.ck.ckuserid == b.recordName })

@@ -58,12 +58,23 @@ struct APNsWorld {
     }
 
     /// Waits until `condition` holds for the service's APNs counters (at most `timeout`).
-    func statistics(within timeout: Duration = .seconds(10), until condition: (APNsDeliveryStatistics) -> Bool) async throws -> APNsDeliveryStatistics {
+    func statistics(within timeout: Duration = .seconds(30), until condition: (APNsDeliveryStatistics) -> Bool) async throws -> APNsDeliveryStatistics {
         let deadline = ContinuousClock.now + timeout
         while true {
             let statistics = server.service.apnsStatistics
             if condition(statistics) || ContinuousClock.now >= deadline { return statistics }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// The first push the fake received for `token`, waiting for it up to `timeout`.
+    func firstPush(for token: String, timeout: Duration = .seconds(30)) async throws -> FakeAPNsPush? {
+        let deadline = ContinuousClock.now + timeout
+        var pushes = try await fake.pushes()
+        while ContinuousClock.now < deadline {
+            if let push = pushes.first(where: { $0.token == token }) { return push }
+            pushes = try await fake.pushes(atLeast: pushes.count + 1, timeout: .seconds(1))
+        }
+        return pushes.first { $0.token == token }
     }
 }

@@ -42,12 +42,23 @@ final class APNsProviderTokens: Sendable {
     /// - Throws: ``APNsCredentialsError`` if the stored key cannot sign.
     func token(for credentials: APNsCredentials, now: Int64) throws -> String {
         let keys = Keys(keyID: credentials.keyID, teamID: credentials.teamID, pem: credentials.privateKeyPEM)
-        if let entry = entries.withLock({ $0[keys] }), now - entry.issuedAt < lifetime, now >= entry.issuedAt {
+        if let entry = entries.withLock({ $0[keys] }), isFresh(entry, now: now) {
             return entry.token
         }
-        let token = try sign(credentials, issuedAt: now)
-        entries.withLock { $0[keys] = Entry(token: token, issuedAt: now) }
-        return token
+        let signed = try sign(credentials, issuedAt: now)
+        // Pushes that found no token at the same moment each signed one: the first stored wins, so
+        // all of them (and every later push) use that one.
+        return entries.withLock { entries in
+            if let entry = entries[keys], isFresh(entry, now: now) { return entry.token }
+            entries[keys] = Entry(token: signed, issuedAt: now)
+            return signed
+        }
+    }
+
+    /// Whether `entry` may still be used at `now`: younger than the lifetime, and not from the
+    /// future by more than a minute (a clock set back makes a new token).
+    private func isFresh(_ entry: Entry, now: Int64) -> Bool {
+        now - entry.issuedAt < lifetime && entry.issuedAt - now < 60_000
     }
 
     /// Drops `token` after APNs called it expired, so the next ``token(for:now:)`` signs a new one;
