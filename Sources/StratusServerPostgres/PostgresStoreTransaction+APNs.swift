@@ -64,6 +64,15 @@ extension PostgresStoreTransaction {
     }
 
     func registerAPNsDeviceToken(_ token: APNsDeviceToken, maximumPerUser: Int) throws -> Int {
+        let key: [any PostgresBindable] = [token.container, token.environment.rawValue, token.apnsEnvironment.rawValue, token.token]
+        let previous = try first(
+            "SELECT owner_name FROM apns_device_tokens WHERE container = $1 AND environment = $2 AND apns_environment = $3 AND token = $4 FOR UPDATE",
+            key
+        )
+        if let previous, try previous[0] as String != token.owner {
+            // The device changed hands: what was queued for the previous user does not go to it.
+            try execute("DELETE FROM apns_queue WHERE container = $1 AND environment = $2 AND apns_environment = $3 AND token = $4", key)
+        }
         try execute(
             """
             INSERT INTO apns_device_tokens (container, environment, apns_environment, token, owner_name, registered_at)

@@ -64,6 +64,14 @@ extension SQLiteStoreTransaction {
 
     func registerAPNsDeviceToken(_ token: APNsDeviceToken, maximumPerUser: Int) throws -> Int {
         let place: [any SQLiteValueConvertible] = [token.container, token.environment.rawValue]
+        let key = SQLiteArguments(place + [token.apnsEnvironment.rawValue, token.token])
+        let previous = try db.fetchOne(
+            String.self, "SELECT owner FROM apns_device_tokens WHERE container = ? AND environment = ? AND apns_environment = ? AND token = ?", key
+        )
+        if let previous, previous != token.owner {
+            // The device changed hands: what was queued for the previous user does not go to it.
+            try db.execute("DELETE FROM apns_queue WHERE container = ? AND environment = ? AND apns_environment = ? AND token = ?", key)
+        }
         try db.execute(
             """
             INSERT INTO apns_device_tokens (container, environment, apns_environment, token, owner, registered_at) VALUES (?, ?, ?, ?, ?, ?)

@@ -27,7 +27,8 @@ public protocol APNsStoreWriter: APNsStoreReader {
     func deleteAPNsCredentials(container: String, environment: Environment?) throws -> Int
 
     /// Registers a device token to `token.owner` — moving it from any other user of that container
-    /// environment, since a device has one signed-in user — and keeps at most `maximumPerUser` tokens
+    /// environment, since a device has one signed-in user, and then dropping the pushes still queued
+    /// for the previous user — and keeps at most `maximumPerUser` tokens
     /// of that user there, removing the least recently registered beyond it (with their queued pushes).
     ///
     /// - Returns: How many of the user's older tokens were removed to make room.
