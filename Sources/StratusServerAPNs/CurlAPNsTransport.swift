@@ -2,6 +2,7 @@ public import StratusServer
 import CCurl
 import Foundation
 public import StratusLogging
+import Synchronization
 
 /// APNs over HTTP/2 through libcurl (with nghttp2): what `stratus serve` delivers pushes with.
 ///
@@ -65,17 +66,59 @@ public final class CurlAPNsTransport: APNsTransport {
     ///
     /// - Throws: ``APNsTransportError`` naming what failed: connection, TLS, timeout, not HTTP/2, too large.
     public func send(_ request: APNsRequest) async throws(APNsTransportError) -> APNsResponse {
-        let transfer = try CurlTransfer(request: request, configuration: configuration, caBundle: caBundle)
-        let result = await withCheckedContinuation { continuation in
-            transfer.continuation = continuation
-            loop.submit(transfer)
-        }
+        guard let result = await send([request]).first else { throw APNsTransportError(.shutDown, "no answer") }
         return try result.get()
+    }
+
+    /// Starts every request at once on the loop (streams of the open connection) and returns each
+    /// one's answer or error, in order.
+    public func send(_ requests: [APNsRequest]) async -> [Result<APNsResponse, APNsTransportError>] {
+        guard !requests.isEmpty else { return [] }
+        return await withCheckedContinuation { continuation in
+            let collector = CurlResults(count: requests.count, continuation: continuation)
+            for (index, request) in requests.enumerated() {
+                do throws(APNsTransportError) {
+                    let transfer = try CurlTransfer(request: request, configuration: configuration, caBundle: caBundle)
+                    transfer.completion = { result in collector.set(index, result) }
+                    loop.submit(transfer)
+                } catch {
+                    collector.set(index, .failure(error))
+                }
+            }
+        }
     }
 
     /// Stops the thread; requests in flight fail with ``APNsTransportError/Code/shutDown``.
     public func shutdown() async {
         await loop.stop()
+    }
+}
+
+/// Gathers the results of one batch and resumes its caller when the last one is in.
+final class CurlResults: Sendable {
+    private struct State {
+        var results: [Result<APNsResponse, APNsTransportError>?]
+        var missing: Int
+        var continuation: CheckedContinuation<[Result<APNsResponse, APNsTransportError>], Never>?
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int, continuation: CheckedContinuation<[Result<APNsResponse, APNsTransportError>], Never>) {
+        state = Mutex(State(results: Array(repeating: nil, count: count), missing: count, continuation: continuation))
+    }
+
+    /// Records result `index`; the last one resumes the caller.
+    func set(_ index: Int, _ result: Result<APNsResponse, APNsTransportError>) {
+        let done = state.withLock { state -> (CheckedContinuation<[Result<APNsResponse, APNsTransportError>], Never>, [Result<APNsResponse, APNsTransportError>])? in
+            guard state.results[index] == nil else { return nil }
+            state.results[index] = result
+            state.missing -= 1
+            guard state.missing == 0, let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (continuation, state.results.map { $0 ?? .failure(APNsTransportError(.shutDown, "no answer")) })
+        }
+        if let (continuation, results) = done { continuation.resume(returning: results) }
     }
 }
 

@@ -7,7 +7,7 @@ import StratusServer
 /// Made on the caller's thread, then touched only by the loop thread (libcurl's callbacks run
 /// there) until ``complete(_:)`` hands the result to the waiting caller.
 // Safety: after `CurlMultiLoop.submit` the transfer is used by the loop thread alone; the
-// continuation is resumed exactly once, by `complete` or `fail`.
+// completion is called exactly once, by `complete` or `fail`, and dropped.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -17,7 +17,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headers: [String: String] = [:]
     private var headerBytes = 0
     private var overflowed = false
-    var continuation: CheckedContinuation<Result<APNsResponse, APNsTransportError>, Never>?
+    /// Called once with the result (on the loop thread, or the submitter's when the loop refused it).
+    var completion: (@Sendable (Result<APNsResponse, APNsTransportError>) -> Void)?
 
     /// Sets up the easy handle for `request`.
     init(request: APNsRequest, configuration: CurlAPNsTransport.Configuration, caBundle: [UInt8]?) throws(APNsTransportError) {
@@ -126,8 +127,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func finish(_ result: Result<APNsResponse, APNsTransportError>) {
         release()
-        continuation?.resume(returning: result)
-        continuation = nil
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
     }
 
     private func error(for code: CURLcode) -> APNsTransportError {

@@ -120,32 +120,38 @@ extension PostgresStoreTransaction {
         try execute("DELETE FROM apns_queue WHERE container = $1 AND environment = $2 AND apns_environment = $3 AND token = $4", key)
     }
 
-    func enqueueAPNsPushes(_ pushes: [NewAPNsPush], maximumPerToken: Int) throws -> Int {
+    func enqueueAPNsPushes(_ pushes: [NewAPNsPush], maximumPerToken: Int, leasing: APNsLease?) throws -> APNsEnqueued {
+        var ids: [Int64] = []
         for start in stride(from: 0, to: pushes.count, by: 200) {
             let chunk = pushes[start..<min(start + 200, pushes.count)]
             var parameters: [any PostgresBindable] = []
-            let rows = chunk.map { push -> String in
+            let rows = chunk.indices.map { index -> String in
+                let push = pushes[index]
+                let leased = leasing.map { index < $0.limit } ?? false
                 let first = parameters.count
                 parameters += [
                     push.container, push.environment.rawValue, push.apnsEnvironment.rawValue, push.token, push.payload, push.pushType.rawValue,
-                    push.createdAt,
+                    push.createdAt, leased ? 1 : 0, leased ? leasing?.until ?? 0 : 0,
                 ]
-                return "(" + (1...7).map { "$\(first + $0)" }.joined(separator: ", ") + ")"
+                return "(" + (1...9).map { "$\(first + $0)" }.joined(separator: ", ") + ")"
             }
-            try execute(
-                "INSERT INTO apns_queue (container, environment, apns_environment, token, payload, push_type, created_at) VALUES "
-                    + rows.joined(separator: ", "),
+            // Identity values follow the order of the VALUES rows, so the sorted ids pair with the pushes.
+            ids += try query(
+                "INSERT INTO apns_queue (container, environment, apns_environment, token, payload, push_type, created_at, attempts, lease_until) VALUES "
+                    + rows.joined(separator: ", ") + " RETURNING id",
                 parameters
-            )
+            ).map { try $0[0] as Int64 }.sorted()
         }
-        var dropped = 0
+        var dropped: Set<Int64> = []
         for token in Set(pushes.map(\.token)).sorted() {
-            dropped += try execute(
-                "DELETE FROM apns_queue WHERE id IN (SELECT id FROM apns_queue WHERE token = $1 ORDER BY id DESC OFFSET $2)",
-                [token, max(1, maximumPerToken)]
+            dropped.formUnion(
+                try query(
+                    "DELETE FROM apns_queue WHERE id IN (SELECT id FROM apns_queue WHERE token = $1 ORDER BY id DESC OFFSET $2) RETURNING id",
+                    [token, max(1, maximumPerToken)]
+                ).map { try $0[0] as Int64 }
             )
         }
-        return dropped
+        return APNsEnqueued(inserted: ids, pushes: pushes, dropped: dropped, leasing: leasing)
     }
 
     /// Rows another node is claiming right now are skipped (`SKIP LOCKED`), never waited for, and

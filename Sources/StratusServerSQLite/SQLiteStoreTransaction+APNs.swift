@@ -116,28 +116,35 @@ extension SQLiteStoreTransaction {
         )
     }
 
-    func enqueueAPNsPushes(_ pushes: [NewAPNsPush], maximumPerToken: Int) throws -> Int {
-        for push in pushes {
-            try db.execute(
+    func enqueueAPNsPushes(_ pushes: [NewAPNsPush], maximumPerToken: Int, leasing: APNsLease?) throws -> APNsEnqueued {
+        var ids: [Int64] = []
+        for (index, push) in pushes.enumerated() {
+            let leased = leasing.map { index < $0.limit } ?? false
+            let id = try db.fetchOne(
+                Int64.self,
                 """
-                INSERT INTO apns_queue (container, environment, apns_environment, token, payload, push_type, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO apns_queue (container, environment, apns_environment, token, payload, push_type, created_at, attempts, lease_until)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                 """,
                 [
                     push.container, push.environment.rawValue, push.apnsEnvironment.rawValue, push.token, push.payload, push.pushType.rawValue,
-                    push.createdAt,
+                    push.createdAt, leased ? 1 : 0, leased ? leasing?.until ?? 0 : 0,
                 ]
             )
+            guard let id else { throw SQLiteStoreCorruption(message: "an APNs queue insert returned no id") }
+            ids.append(id)
         }
-        var dropped = 0
+        var dropped: Set<Int64> = []
         for token in Set(pushes.map(\.token)).sorted() {
-            try db.execute(
-                "DELETE FROM apns_queue WHERE id IN (SELECT id FROM apns_queue WHERE token = ? ORDER BY id DESC LIMIT -1 OFFSET ?)",
-                [token, max(1, maximumPerToken)]
+            dropped.formUnion(
+                try db.fetchAll(
+                    Int64.self,
+                    "DELETE FROM apns_queue WHERE id IN (SELECT id FROM apns_queue WHERE token = ? ORDER BY id DESC LIMIT -1 OFFSET ?) RETURNING id",
+                    [token, max(1, maximumPerToken)]
+                )
             )
-            dropped += db.changes
         }
-        return dropped
+        return APNsEnqueued(inserted: ids, pushes: pushes, dropped: dropped, leasing: leasing)
     }
 
     func claimAPNsPushes(limit: Int, now: Int64, leaseUntil: Int64) throws -> [APNsPush] {

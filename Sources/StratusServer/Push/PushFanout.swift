@@ -22,20 +22,20 @@ final class PushFanout: Sendable {
     private let now: @Sendable () -> Int64
     private let logger: Logger
     private let wake: @Sendable (Set<String>) -> Void
-    private let wakeAPNs: @Sendable () -> Void
+    private let apns: APNsDeliverySlot?
     private let state = Mutex(PushFanoutStatistics())
     private let runner: CoalescingRunner<PushFanout>
 
     init(
         store: any RecordStore, configuration: PushConfiguration, now: @escaping @Sendable () -> Int64, logger: Logger,
-        wake: @escaping @Sendable (Set<String>) -> Void, wakeAPNs: @escaping @Sendable () -> Void = {}
+        wake: @escaping @Sendable (Set<String>) -> Void, apns: APNsDeliverySlot? = nil
     ) {
         self.store = store
         self.configuration = configuration
         self.now = now
         self.logger = logger
         self.wake = wake
-        self.wakeAPNs = wakeAPNs
+        self.apns = apns
         runner = CoalescingRunner { fanout in
             do {
                 while !fanout.runner.isClosed, try await fanout.step() {}
@@ -60,11 +60,13 @@ final class PushFanout: Sendable {
         runner.startSweeping(every: configuration.outboxSweepInterval)
     }
 
-    /// Fans out every entry now, in this task.
+    /// Fans out every entry now, in this task, then waits for a drain running concurrently (a
+    /// kick's), so that what it applied is counted in ``statistics`` and handed to delivery too.
     ///
     /// - Throws: Store errors.
     func drain() async throws {
         while try await step() {}
+        await runner.idle()
     }
 
     /// Stops sweeping and refuses new drains; entries left stay in the outbox for the next start.
@@ -85,15 +87,23 @@ final class PushFanout: Sendable {
         let backlog = configuration.maximumBacklog
         let apnsBacklog = configuration.apns.maximumQueuedPerToken
         let now = self.now()
+        // Room on this node's APNs sender: the pushes this batch queues are leased to it in the
+        // same transaction and sent right after the commit, without a claim of their own.
+        let lease = apns?.reserve()
         let outcome: PushFanoutBatch.Outcome
         do {
-            outcome = try await store.write { tx in try batch.apply(tx, maximumBacklog: backlog, maximumAPNsQueued: apnsBacklog, now: now) }
-        } catch is PushFanoutBatch.Overtaken {
+            outcome = try await store.write { tx in
+                try batch.apply(tx, maximumBacklog: backlog, maximumAPNsQueued: apnsBacklog, apnsLease: lease, now: now)
+            }
+        } catch {
+            if let lease { apns?.release(lease) }
+            guard error is PushFanoutBatch.Overtaken else { throw error }
             state.withLock { $0.overtaken += 1 }
             return true
         }
         wake(outcome.woken)
-        if outcome.apnsQueued > 0 { wakeAPNs() }
+        if let lease { apns?.send(outcome.apnsLeased, credentials: outcome.apnsCredentials, reserved: lease) }
+        if outcome.apnsQueued > outcome.apnsLeased.count { apns?.kick() }
         state.withLock { statistics in
             statistics.batches += 1
             statistics.evaluatedSubscriptions += batch.evaluatedSubscriptions

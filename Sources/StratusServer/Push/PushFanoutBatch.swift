@@ -50,12 +50,16 @@ struct PushFanoutBatch: Sendable {
         var queued = 0
         /// APNs pushes appended to the delivery queue.
         var apnsQueued = 0
+        /// The ones leased to this node's sender in the same transaction, to send at once.
+        var apnsLeased: [APNsPush] = []
+        /// The credentials of the leased pushes, by ``APNsDelivery/credentialsKey(_:)``.
+        var apnsCredentials: [String: APNsCredentials] = [:]
     }
 
     /// Applies the batch in the write transaction `tx`.
     ///
     /// - Throws: ``Overtaken`` when an entry's cursor moved since planning; store errors.
-    func apply(_ tx: any RecordStoreWriter, maximumBacklog: Int, maximumAPNsQueued: Int, now: Int64) throws -> Outcome {
+    func apply(_ tx: any RecordStoreWriter, maximumBacklog: Int, maximumAPNsQueued: Int, apnsLease: APNsLease?, now: Int64) throws -> Outcome {
         for claim in claims {
             guard try tx.advancePushOutbox(id: claim.id, from: claim.expected, to: claim.progress) else { throw Overtaken() }
         }
@@ -97,8 +101,13 @@ struct PushFanoutBatch: Sendable {
         }
         var outcome = Outcome()
         if !pushes.isEmpty {
-            _ = try tx.enqueueAPNsPushes(pushes, maximumPerToken: maximumAPNsQueued)
+            outcome.apnsLeased = try tx.enqueueAPNsPushes(pushes, maximumPerToken: maximumAPNsQueued, leasing: apnsLease).leased
             outcome.apnsQueued = pushes.count
+            for push in outcome.apnsLeased where outcome.apnsCredentials[APNsDelivery.credentialsKey(push.push)] == nil {
+                outcome.apnsCredentials[APNsDelivery.credentialsKey(push.push)] = try tx.apnsCredentials(
+                    container: push.push.container, environment: push.push.environment
+                )
+            }
         }
         for token in order {
             let payloads = queues[token] ?? []

@@ -100,6 +100,21 @@ final class APNsDeliverySlot: Sendable {
         state.withLock { $0.delivery }?.kick()
     }
 
+    /// Room for pushes a fan-out transaction leases to this node's sender; `nil` without a delivery or room.
+    func reserve() -> APNsLease? {
+        state.withLock { $0.delivery }?.reserve()
+    }
+
+    /// Gives back a reservation the transaction did not use (it rolled back).
+    func release(_ lease: APNsLease) {
+        state.withLock { $0.delivery }?.release(lease.limit)
+    }
+
+    /// Sends the pushes a fan-out transaction leased, and gives back the rest of the reservation.
+    func send(_ pushes: [APNsPush], credentials: [String: APNsCredentials], reserved lease: APNsLease) {
+        state.withLock { $0.delivery }?.accept(pushes, credentials: credentials, reserved: lease.limit)
+    }
+
     /// The delivery's counters.
     var statistics: APNsDeliveryStatistics {
         state.withLock { $0.delivery }?.statistics ?? APNsDeliveryStatistics()

@@ -62,7 +62,7 @@ public final class CloudKitService: Sendable {
         let apns = self.apns
         self.fanout = PushFanout(
             store: store, configuration: configuration.push, now: configuration.now, logger: logger,
-            wake: { tokens in courier.signal(tokens) }, wakeAPNs: { apns.kick() }
+            wake: { tokens in courier.signal(tokens) }, apns: apns
         )
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
         self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()

@@ -45,8 +45,12 @@ public protocol APNsStoreWriter: APNsStoreReader {
     /// Appends pushes to the delivery queue; each token keeps at most `maximumPerToken` queued,
     /// the oldest beyond it being dropped.
     ///
-    /// - Returns: How many queued pushes were dropped.
-    func enqueueAPNsPushes(_ pushes: [NewAPNsPush], maximumPerToken: Int) throws -> Int
+    /// With `leasing`, the first `leasing.limit` of them are claimed at once for the caller (leased
+    /// until `leasing.until`, their first attempt counted), as ``claimAPNsPushes(limit:now:leaseUntil:)``
+    /// would: fan-out hands them to this node's sender without another transaction.
+    ///
+    /// - Returns: How many queued pushes were dropped, and the pushes leased (that were not).
+    func enqueueAPNsPushes(_ pushes: [NewAPNsPush], maximumPerToken: Int, leasing: APNsLease?) throws -> APNsEnqueued
 
     /// Claims up to `limit` pushes that are due (`notBefore` and any earlier lease passed), oldest
     /// first, leasing them until `leaseUntil` and counting the attempt; rows another transaction
@@ -142,5 +146,43 @@ public struct APNsPush: Hashable, Sendable {
         self.id = id
         self.push = push
         self.attempts = attempts
+    }
+}
+
+/// Pushes a transaction that queues them claims at once for its node's sender.
+public struct APNsLease: Hashable, Sendable {
+    /// The most to claim.
+    public var limit: Int
+    /// Until when, in milliseconds since 1970.
+    public var until: Int64
+
+    /// Creates a lease.
+    public init(limit: Int, until: Int64) {
+        self.limit = limit
+        self.until = until
+    }
+}
+
+/// What ``APNsStoreWriter/enqueueAPNsPushes(_:maximumPerToken:leasing:)`` did.
+public struct APNsEnqueued: Hashable, Sendable {
+    /// Queued pushes dropped past the per-token limit.
+    public var dropped: Int
+    /// The new pushes leased to the caller, oldest first.
+    public var leased: [APNsPush]
+
+    /// Creates a result.
+    public init(dropped: Int, leased: [APNsPush]) {
+        self.dropped = dropped
+        self.leased = leased
+    }
+
+    /// The result of inserting `pushes` as rows `ids` (in the same order) and then dropping rows
+    /// `dropped` past the per-token limit: the first `leasing.limit` pushes that were not dropped
+    /// are leased, with their first attempt counted.
+    public init(inserted ids: [Int64], pushes: [NewAPNsPush], dropped: Set<Int64>, leasing: APNsLease?) {
+        self.dropped = dropped.count
+        self.leased = zip(ids, pushes).prefix(leasing?.limit ?? 0).filter { !dropped.contains($0.0) }.map {
+            APNsPush(id: $0.0, push: $0.1, attempts: 1)
+        }
     }
 }

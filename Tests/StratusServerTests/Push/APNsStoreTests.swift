@@ -33,7 +33,7 @@ import Testing
 
     @Test(arguments: RecordStoreBackend.allCases) func claimsLeaseRowsToOneClaimerUntilSettled(_ backend: RecordStoreBackend) async throws {
         try await Self.withStore(backend) { store in
-            _ = try await store.write { tx in try tx.enqueueAPNsPushes([Self.push("aa"), Self.push("bb"), Self.push("cc")], maximumPerToken: 10) }
+            _ = try await store.write { tx in try tx.enqueueAPNsPushes([Self.push("aa"), Self.push("bb"), Self.push("cc")], maximumPerToken: 10, leasing: nil) }
             let first = try await store.write { tx in try tx.claimAPNsPushes(limit: 2, now: 1000, leaseUntil: 61_000) }
             let second = try await store.write { tx in try tx.claimAPNsPushes(limit: 10, now: 1000, leaseUntil: 61_000) }
             #expect(first.map(\.push.token) == ["aa", "bb"])
@@ -53,12 +53,33 @@ import Testing
         }
     }
 
+    /// Fan-out's hand-over: the first `limit` new rows come back leased (with their ids and the
+    /// payload each was queued with), claims skip them until the lease passes, and a row the
+    /// per-token cap dropped at once is not handed over.
+    @Test(arguments: RecordStoreBackend.allCases) func enqueueingCanLeaseTheNewRowsToTheCaller(_ backend: RecordStoreBackend) async throws {
+        try await Self.withStore(backend) { store in
+            let pushes = [Self.push("aa", #"{"n":0}"#), Self.push("aa", #"{"n":1}"#), Self.push("bb", #"{"n":2}"#), Self.push("cc", #"{"n":3}"#)]
+            let enqueued = try await store.write { tx in
+                try tx.enqueueAPNsPushes(pushes, maximumPerToken: 1, leasing: APNsLease(limit: 3, until: 60_000))
+            }
+            #expect(enqueued.dropped == 1)
+            #expect(enqueued.leased.map { String(decoding: $0.push.payload, as: UTF8.self) } == [#"{"n":1}"#, #"{"n":2}"#])
+            #expect(enqueued.leased.allSatisfy { $0.attempts == 1 })
+            let claimed = try await store.write { tx in try tx.claimAPNsPushes(limit: 10, now: 1000, leaseUntil: 61_000) }
+            #expect(claimed.map(\.push.token) == ["cc"], "a leased row was claimed again")
+            try await store.write { tx in try tx.finishAPNsPushes([enqueued.leased[0].id]) }
+            let afterLease = try await store.write { tx in try tx.claimAPNsPushes(limit: 10, now: 60_000, leaseUntil: 120_000) }
+            #expect(afterLease.map(\.id) == [enqueued.leased[1].id])
+            #expect(afterLease.map(\.attempts) == [2])
+        }
+    }
+
     @Test(arguments: RecordStoreBackend.allCases) func eachTokenKeepsOnlyItsNewestQueuedPushes(_ backend: RecordStoreBackend) async throws {
         try await Self.withStore(backend) { store in
             let dropped = try await store.write { tx in
-                try tx.enqueueAPNsPushes((0..<5).map { Self.push("aa", #"{"n":\#($0)}"#) } + [Self.push("bb")], maximumPerToken: 3)
+                try tx.enqueueAPNsPushes((0..<5).map { Self.push("aa", #"{"n":\#($0)}"#) } + [Self.push("bb")], maximumPerToken: 3, leasing: nil)
             }
-            #expect(dropped == 2)
+            #expect(dropped.dropped == 2)
             let claimed = try await store.write { tx in try tx.claimAPNsPushes(limit: 10, now: 1, leaseUntil: 2) }
             #expect(claimed.map { String(decoding: $0.push.payload, as: UTF8.self) } == [#"{"n":2}"#, #"{"n":3}"#, #"{"n":4}"#, "{}"])
         }
@@ -68,7 +89,7 @@ import Testing
         try await Self.withStore(backend) { store in
             try await store.write { tx in
                 _ = try tx.registerAPNsDeviceToken(Self.device("aa", owner: "_alice"), maximumPerUser: 5)
-                _ = try tx.enqueueAPNsPushes([Self.push("aa")], maximumPerToken: 10)
+                _ = try tx.enqueueAPNsPushes([Self.push("aa")], maximumPerToken: 10, leasing: nil)
                 _ = try tx.registerAPNsDeviceToken(Self.device("aa", owner: "_alice", at: 2), maximumPerUser: 5)
             }
             // The same user registering again keeps what is queued.
@@ -84,7 +105,7 @@ import Testing
         try await Self.withStore(backend) { store in
             try await store.write { tx in
                 _ = try tx.registerAPNsDeviceToken(Self.device("aa", owner: "_u", at: 100), maximumPerUser: 5)
-                _ = try tx.enqueueAPNsPushes([Self.push("aa")], maximumPerToken: 10)
+                _ = try tx.enqueueAPNsPushes([Self.push("aa")], maximumPerToken: 10, leasing: nil)
             }
             let kept = try await store.write { tx in
                 try tx.deleteAPNsDeviceToken("aa", apnsEnvironment: .development, container: Self.container, environment: .development, invalidSince: 99)

@@ -15,47 +15,66 @@ extension APNsDelivery {
         case removeToken(since: Int64)
     }
 
-    /// Sends one push, signing a new provider token once if APNs calls the current one expired.
-    func deliver(_ push: APNsPush, credentials: APNsCredentials?) async -> Settlement {
-        guard let credentials else {
-            return .failed("\(push.push.container) (\(push.push.environment.rawValue)) has no APNs credentials any more")
-        }
-        var refreshed = false
-        while true {
-            let jwt: String
-            do {
-                jwt = try providerTokens.token(for: credentials, now: configuration.now())
-            } catch {
-                return .failed("\(error)")
-            }
-            let disposition: APNsResponseDisposition
-            do {
-                disposition = .of(try await transport.send(request(for: push.push, topic: credentials.topic, jwt: jwt)))
-            } catch {
-                logger.debug("APNs request failed: \(error)", metadata: ["container": push.push.container])
-                disposition = .of(error)
-            }
-            switch disposition {
-            case .delivered:
-                return .sent(refreshed: refreshed)
-            case .unregistered(let since):
-                return .removeToken(since: since ?? configuration.now())
-            case .refreshProviderToken where !refreshed:
-                providerTokens.expire(jwt, for: credentials)
-                refreshed = true
-                logger.notice("APNs called the provider token of key \(credentials.keyID) expired; signing a new one")
+    /// Sends a batch at once (one HTTP/2 stream each), signing a new provider token and sending
+    /// again, once, the pushes APNs answered `ExpiredProviderToken`.
+    func deliver(_ pushes: [APNsPush], credentials: [String: APNsCredentials]) async -> [(APNsPush, Settlement)] {
+        var settled: [Int: Settlement] = [:]
+        var pending: [(index: Int, credentials: APNsCredentials, jwt: String)] = []
+        var refreshed: Set<Int> = []
+        for (index, push) in pushes.enumerated() {
+            guard let found = credentials[Self.credentialsKey(push.push)] else {
+                settled[index] = .failed("\(push.push.container) (\(push.push.environment.rawValue)) has no APNs credentials any more")
                 continue
-            case .refreshProviderToken:
-                return retryOrGiveUp(push, retryAfter: nil, refreshed: true, reason: "APNs refused a freshly signed provider token as expired")
-            case .retry(let retryAfter):
-                return retryOrGiveUp(push, retryAfter: retryAfter, refreshed: refreshed, reason: "APNs did not accept the push after \(push.attempts) attempts")
-            case .rejected(let reason):
-                logger.warning(
-                    "APNs refused a push: \(reason)",
-                    metadata: ["container": push.push.container, "token": String(push.push.token.prefix(8)) + "…"]
-                )
-                return .failed(reason)
             }
+            do {
+                pending.append((index, found, try providerTokens.token(for: found, now: configuration.now())))
+            } catch {
+                settled[index] = .failed("\(error)")
+            }
+        }
+        while !pending.isEmpty {
+            let results = await transport.send(pending.map { request(for: pushes[$0.index].push, topic: $0.credentials.topic, jwt: $0.jwt) })
+            var again: [(index: Int, credentials: APNsCredentials, jwt: String)] = []
+            for (item, result) in zip(pending, results) {
+                let disposition: APNsResponseDisposition
+                switch result {
+                case .success(let response): disposition = .of(response)
+                case .failure(let error):
+                    logger.debug("APNs request failed: \(error)", metadata: ["container": pushes[item.index].push.container])
+                    disposition = .of(error)
+                }
+                if disposition == .refreshProviderToken, !refreshed.contains(item.index) {
+                    refreshed.insert(item.index)
+                    providerTokens.expire(item.jwt, for: item.credentials)
+                    logger.notice("APNs called the provider token of key \(item.credentials.keyID) expired; signing a new one")
+                    if let jwt = try? providerTokens.token(for: item.credentials, now: configuration.now()) {
+                        again.append((item.index, item.credentials, jwt))
+                        continue
+                    }
+                }
+                settled[item.index] = settlement(disposition, pushes[item.index], refreshed: refreshed.contains(item.index))
+            }
+            pending = again
+        }
+        return pushes.enumerated().map { ($0.element, settled[$0.offset] ?? .failed("not sent")) }
+    }
+
+    /// The settlement of one push APNs answered with `disposition`.
+    private func settlement(_ disposition: APNsResponseDisposition, _ push: APNsPush, refreshed: Bool) -> Settlement {
+        switch disposition {
+        case .delivered:
+            return .sent(refreshed: refreshed)
+        case .unregistered(let since):
+            return .removeToken(since: since ?? configuration.now())
+        case .refreshProviderToken:
+            return retryOrGiveUp(push, retryAfter: nil, refreshed: true, reason: "APNs refused a freshly signed provider token as expired")
+        case .retry(let retryAfter):
+            return retryOrGiveUp(push, retryAfter: retryAfter, refreshed: refreshed, reason: "APNs did not accept the push after \(push.attempts) attempts")
+        case .rejected(let reason):
+            logger.warning(
+                "APNs refused a push: \(reason)", metadata: ["container": push.push.container, "token": String(push.push.token.prefix(8)) + "…"]
+            )
+            return .failed(reason)
         }
     }
 

@@ -6,7 +6,9 @@ import Synchronization
 /// Sends the APNs delivery queue to Apple's push service, after fan-out has committed it.
 ///
 /// Fan-out appends one queue row per device token in its own transaction and then calls
-/// ``kick()``. A run claims due rows in batches (a short write that leases them to this node) as
+/// ``kick()`` — or, with room on this node, leases them to it in that transaction and hands them
+/// over (``reserve()``, ``accept(_:credentials:reserved:)``), so they go out right after the
+/// commit. A run claims due rows in batches (a short write that leases them to this node) as
 /// long as fewer than ``APNsConfiguration/maximumInFlight`` are in flight; each batch is sent
 /// concurrently — HTTP/2 streams on the transport's open connections — and settled in one more
 /// short write: delivered and refused rows deleted, tokens APNs called invalid removed, retries
@@ -106,32 +108,59 @@ final class APNsDelivery: Sendable {
             return (pushes, credentials)
         }
         guard !claimed.0.isEmpty else { return false }
+        state.withLock { $0.inFlight += claimed.0.count }
+        startBatch(claimed.0, credentials: claimed.1)
+        return true
+    }
+
+    /// Reserves room in flight for pushes a fan-out transaction leases to this node; `nil` when closed or full.
+    func reserve() -> APNsLease? {
+        guard !runner.isClosed else { return nil }
+        let limit = state.withLock { state -> Int in
+            let room = min(configuration.maximumInFlight - state.inFlight, max(1, configuration.claimBatchSize))
+            guard room > 0 else { return 0 }
+            state.inFlight += room
+            return room
+        }
+        return limit > 0 ? APNsLease(limit: limit, until: configuration.now() + configuration.lease.milliseconds) : nil
+    }
+
+    /// Gives back `count` reserved places.
+    func release(_ count: Int) {
+        state.withLock { $0.inFlight -= count }
+    }
+
+    /// Sends pushes leased to this node by a fan-out transaction, within the room reserved for them.
+    func accept(_ pushes: [APNsPush], credentials: [String: APNsCredentials], reserved: Int) {
+        release(reserved - pushes.count)
+        guard !pushes.isEmpty else { return }
+        guard !runner.isClosed else {
+            // Their lease passes and a sweep (here after a restart, or another node) sends them.
+            release(pushes.count)
+            return
+        }
+        startBatch(pushes, credentials: credentials)
+    }
+
+    /// Sends `pushes` (already counted in flight) in a task of its own, then settles them.
+    private func startBatch(_ pushes: [APNsPush], credentials: [String: APNsCredentials]) {
         state.withLock { state in
-            state.inFlight += claimed.0.count
             let number = state.nextBatch
             state.nextBatch += 1
             state.batches[number] = Task { [self] in
-                await send(claimed.0, credentials: claimed.1)
+                await send(pushes, credentials: credentials)
                 self.state.withLock { state in
-                    state.inFlight -= claimed.0.count
+                    state.inFlight -= pushes.count
                     state.batches[number] = nil
                 }
                 kick()
             }
         }
-        return true
     }
 
-    /// Sends a batch concurrently and settles it.
+    /// Sends a batch (concurrently, as HTTP/2 streams) and settles it.
     private func send(_ pushes: [APNsPush], credentials: [String: APNsCredentials]) async {
-        let settlements = await withTaskGroup(of: (APNsPush, Settlement).self) { group in
-            for push in pushes {
-                group.addTask { [self] in (push, await deliver(push, credentials: credentials[Self.credentialsKey(push.push)])) }
-            }
-            var settled: [(APNsPush, Settlement)] = []
-            for await result in group { settled.append(result) }
-            return settled
-        }
+        let settlements = await deliver(pushes, credentials: credentials)
         do {
             let delta = try await settle(settlements)
             metrics.record(delta)

@@ -13,8 +13,36 @@ public protocol APNsTransport: Sendable {
     ///   deadline passed, the answer was not HTTP/2 or larger than the transport accepts.
     func send(_ request: APNsRequest) async throws(APNsTransportError) -> APNsResponse
 
+    /// Sends every request at once and returns each one's answer or error, in order.
+    ///
+    /// The default sends them concurrently with ``send(_:)``; a transport may start them all
+    /// together without a task each.
+    func send(_ requests: [APNsRequest]) async -> [Result<APNsResponse, APNsTransportError>]
+
     /// Closes connections; requests in flight fail, and no request may follow.
     func shutdown() async
+}
+
+extension APNsTransport {
+    /// Sends the requests concurrently, one task each.
+    public func send(_ requests: [APNsRequest]) async -> [Result<APNsResponse, APNsTransportError>] {
+        await withTaskGroup(of: (Int, Result<APNsResponse, APNsTransportError>).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask {
+                    do throws(APNsTransportError) {
+                        return (index, .success(try await send(request)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var results = [Result<APNsResponse, APNsTransportError>](
+                repeating: .failure(APNsTransportError(.shutDown, "not sent")), count: requests.count
+            )
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+    }
 }
 
 /// One request to the provider API: `POST /3/device/<token>`.
