@@ -36,8 +36,8 @@ import Testing
                 try await a.sync()
                 for device in [a, b, c] {
                     #expect(try device.files() == ["Folder/two.txt", "one.txt", "three.txt"])
-                    #expect(try device.read("one.txt") == "1 edited after the wipe")
-                    #expect(try device.read("Folder/two.txt") == "2")
+                    #expect(try device.read("one.txt") == "1 edited after the wipe", "on \(device.root.lastPathComponent)")
+                    #expect(try device.read("Folder/two.txt") == "2", "on \(device.root.lastPathComponent)")
                 }
                 for device in [a, b, c] { #expect(try await device.sync().isEmpty) }
             }

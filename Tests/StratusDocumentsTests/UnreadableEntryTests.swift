@@ -20,21 +20,25 @@ import Testing
             let first = try syncAsUnprivilegedUser(folder, fixture)
             #expect(first.status == 0, "\(first.errorOutput)")
 
-            chmod(folder.appendingPathComponent("secret.txt").path, 0)
-            chmod(folder.appendingPathComponent("locked").path, 0)
+            // An edited file and a new one that cannot be read (an unchanged one is not read at all), a folder that cannot be listed.
+            try Data("secret, edited".utf8).write(to: folder.appendingPathComponent("secret.txt"))
+            try Data("unreadable".utf8).write(to: folder.appendingPathComponent("new-secret.txt"))
             try Data("new".utf8).write(to: folder.appendingPathComponent("new.txt"))
-            try giveToUnprivilegedUser(folder.appendingPathComponent("new.txt"))
+            try giveToUnprivilegedUser(folder)
+            for path in ["secret.txt", "new-secret.txt", "locked"] { chmod(folder.appendingPathComponent(path).path, 0) }
             let second = try syncAsUnprivilegedUser(folder, fixture)
             defer { chmod(folder.appendingPathComponent("locked").path, 0o755) }
             #expect(second.status == 0, "one unreadable entry does not fail the sync: \(second.errorOutput)")
             let lines = second.output.split(separator: "\n").map(String.init)
-            #expect(lines.contains { $0.contains("secret.txt") && $0.contains("cannot read") })
+            #expect(lines.contains { $0.contains(" secret.txt") && $0.contains("cannot read") })
+            #expect(lines.contains { $0.contains("new-secret.txt") && $0.contains("cannot read") })
             #expect(lines.contains { $0.contains("locked") && $0.contains("cannot read") })
             #expect(lines.contains { $0.hasPrefix("↑ new.txt") })
 
             let b = try fixture.device("B")
             try await b.sync()
             #expect(try b.files() == ["locked/inner.txt", "new.txt", "plain.txt", "secret.txt"], "nothing unreadable was taken for deleted")
+            #expect(try b.read("secret.txt") == "secret", "the edit that could not be read waits")
         }
     }
 
