@@ -29,8 +29,15 @@ import Testing
             if command == "docs" {
                 #expect(await eventually { ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").contains("watching") })
             }
-            // Startup (token, subscription, first sync) is over well before this; the poll is parked by then.
-            try await Task.sleep(for: .seconds(2))
+            // Start-up (dynamic loading, token, subscription, first sync) costs CPU: wait until a second goes
+            // by nearly idle (at most 15 s — a spinning poll never does), then measure. On a loaded machine
+            // start-up may take long; a parked poll that spins shows in the window after it either way.
+            let quiet = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < quiet {
+                let start = try Self.cpuSeconds(of: child.pid)
+                try await Task.sleep(for: .seconds(1))
+                if try Self.cpuSeconds(of: child.pid) - start < 0.03 { break }
+            }
             let before = try Self.cpuSeconds(of: child.pid)
             let started = ContinuousClock.now
             try await Task.sleep(for: .seconds(3))
