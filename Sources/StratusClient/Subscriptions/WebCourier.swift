@@ -113,7 +113,7 @@ struct WebCourierSession: Sendable {
                 guard let current = token else { continue }
                 let started = clock.now
                 let response = try await transport.send(
-                    TransportRequest(method: "GET", url: current.url, timeout: configuration.pollTimeout))
+                    TransportRequest(method: "GET", url: current.url, timeout: configuration.pollTimeout, isLongPoll: true))
                 await Task.yield()
                 switch response.status {
                 case 200:

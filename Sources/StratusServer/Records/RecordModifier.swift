@@ -69,24 +69,13 @@ struct RecordModifier {
         try checkZone(of: incoming, name: name)
         let existing = try writer.record(named: name, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
         try checkCreator(of: existing)
+        // The change tag is checked before the assets: a client echoing the assets of the version it last
+        // saw is told that version is stale (a conflict, with the server's record), not that an asset lacks a receipt.
+        try checkTag(of: existing, name: name, mode: mode)
         var fields = try assets?.admit(incoming.fields ?? [:], existing: existing, recordName: name, writer) ?? incoming.fields ?? [:]
         switch mode {
-        case .create:
-            if let existing {
-                throw ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'").with(serverRecord: existing, zone: zone)
-            }
-        case .update(let tag, let merge):
-            guard let existing else {
-                throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
-            }
-            guard existing.changeTag == tag.rawValue else {
-                throw ServiceError(
-                    .conflict,
-                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; merge with serverRecord and retry"
-                ).with(serverRecord: existing, zone: zone)
-            }
-            if merge { fields = existing.fields.merging(fields) { _, new in new } }
-        case .force(let merge):
+        case .create: break
+        case .update(_, let merge), .force(let merge):
             if merge, let existing { fields = existing.fields.merging(fields) { _, new in new } }
         }
         if let parent = incoming.parent {
@@ -112,6 +101,29 @@ struct RecordModifier {
         try writer.putRecord(record, references: references)
         changes.append(RecordChange(before: existing, after: record))
         return record
+    }
+
+    /// Throws `EXISTS` for a creation of an existing record, `NOT_FOUND` for an update of a missing one and
+    /// `CONFLICT` (with the server's record) for an update with a stale change tag.
+    private func checkTag(of existing: StoredRecord?, name: String, mode: SaveMode) throws {
+        switch mode {
+        case .create:
+            if let existing {
+                throw ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'").with(serverRecord: existing, zone: zone)
+            }
+        case .update(let tag, _):
+            guard let existing else {
+                throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
+            }
+            guard existing.changeTag == tag.rawValue else {
+                throw ServiceError(
+                    .conflict,
+                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; merge with serverRecord and retry"
+                ).with(serverRecord: existing, zone: zone)
+            }
+        case .force:
+            return
+        }
     }
 
     private func delete(_ name: String, expecting tag: ChangeTag?, changes: inout [RecordChange]) throws {
