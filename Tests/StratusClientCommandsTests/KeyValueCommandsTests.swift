@@ -79,7 +79,7 @@ import Testing
             #expect(try await run(["kv", "get", "big", "--store", store], environment) == ["\"\(text)\""])
 
             let stratus = try StratusChildProcess.executable().path
-            let piped = try SpawnedCommand.run(
+            let piped = try await SpawnedCommand.run(
                 "/bin/sh", ["-c", "exec \"$0\" kv set piped --value-file - --store \"$1\" < \"$2\"", stratus, store + ".piped", file],
                 environment: environment)
             #expect(piped.status == 0, "\(piped.errorOutput)")

@@ -16,17 +16,17 @@ import Testing
             for (path, text) in ["secret.txt": "secret", "locked/inner.txt": "inner", "plain.txt": "plain"] {
                 try Data(text.utf8).write(to: folder.appendingPathComponent(path))
             }
-            try giveToUnprivilegedUser(folder)
-            let first = try syncAsUnprivilegedUser(folder, fixture)
+            try await giveToUnprivilegedUser(folder)
+            let first = try await syncAsUnprivilegedUser(folder, fixture)
             #expect(first.status == 0, "\(first.errorOutput)")
 
             // An edited file and a new one that cannot be read (an unchanged one is not read at all), a folder that cannot be listed.
             try Data("secret, edited".utf8).write(to: folder.appendingPathComponent("secret.txt"))
             try Data("unreadable".utf8).write(to: folder.appendingPathComponent("new-secret.txt"))
             try Data("new".utf8).write(to: folder.appendingPathComponent("new.txt"))
-            try giveToUnprivilegedUser(folder)
+            try await giveToUnprivilegedUser(folder)
             for path in ["secret.txt", "new-secret.txt", "locked"] { chmod(folder.appendingPathComponent(path).path, 0) }
-            let second = try syncAsUnprivilegedUser(folder, fixture)
+            let second = try await syncAsUnprivilegedUser(folder, fixture)
             defer { chmod(folder.appendingPathComponent("locked").path, 0o755) }
             #expect(second.status == 0, "one unreadable entry does not fail the sync: \(second.errorOutput)")
             let lines = second.output.split(separator: "\n").map(String.init)
@@ -44,19 +44,19 @@ import Testing
 
     private var unprivileged: Bool { getuid() != 0 }
 
-    private func giveToUnprivilegedUser(_ url: URL) throws {
+    private func giveToUnprivilegedUser(_ url: URL) async throws {
         guard !unprivileged else { return }
-        let result = try SpawnedCommand.run("/bin/chown", ["-R", "65534:65534", url.path])
+        let result = try await SpawnedCommand.run("/bin/chown", ["-R", "65534:65534", url.path])
         guard result.status == 0 else { throw CocoaError(.fileWriteNoPermission) }
     }
 
-    private func syncAsUnprivilegedUser(_ folder: URL, _ fixture: DocumentsFixture) throws -> SpawnedCommand.Result {
+    private func syncAsUnprivilegedUser(_ folder: URL, _ fixture: DocumentsFixture) async throws -> SpawnedCommand.Result {
         let stratus = try StratusChildProcess.executable().path
         let arguments = [
             "docs", "sync", folder.path, "--once", "--device", "cli", "--server", fixture.server.http.url("").absoluteString,
             "--container", TestCloudKitServer.container, "--api-token", fixture.user.apiToken, "--web-auth-token", fixture.user.webAuthToken,
         ]
-        if unprivileged { return try SpawnedCommand.run(stratus, arguments) }
-        return try SpawnedCommand.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", stratus] + arguments)
+        if unprivileged { return try await SpawnedCommand.run(stratus, arguments) }
+        return try await SpawnedCommand.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", stratus] + arguments)
     }
 }
