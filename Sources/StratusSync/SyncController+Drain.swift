@@ -124,7 +124,7 @@ extension SyncController {
             let results = try await database.modifyRecords(saving: [record], deleting: [], atomically: false)
             switch results.saveResults[record.recordID] {
             case .success(let saved)?:
-                try await settleUpload(entry, saved, conflicted: conflicted)
+                try await settleUpload(entry, saved, conflicted: conflicted, writtenNow: true)
                 logger.debug("saved \(entry.recordType) \(entry.recordName)")
                 return saved
             case .failure(let error)? where error.code == .serverRecordChanged:
@@ -137,7 +137,7 @@ extension SyncController {
                     server = try await database.record(for: record.recordID)
                 }
                 guard let next = try await resolve(entry, base: base, server: server) else {
-                    try await settleUpload(entry, server, conflicted: true)
+                    try await settleUpload(entry, server, conflicted: true, writtenNow: false)
                     return server
                 }
                 record = next
@@ -173,11 +173,12 @@ extension SyncController {
 
     /// Writes what an acknowledged save means, in one transaction: the new last-synced version, the
     /// entry out of the outbox, and (after a conflict) the write-back marker; then the sync ID and
-    /// date go into the entity, and the delegate hears of it.
-    private func settleUpload(_ entry: OutboxEntry, _ saved: StratusClient.Record, conflicted: Bool) async throws {
+    /// date go into the entity, and the delegate hears of it. Only a record `writtenNow` (not the
+    /// server's version that stood) measures the clock skew.
+    private func settleUpload(_ entry: OutboxEntry, _ saved: StratusClient.Record, conflicted: Bool, writtenNow: Bool) async throws {
         let name = saved.recordID.recordName
         try bookkeeping.commitUploads(bases: [(name, Self.base(of: saved))], removingOutbox: [entry.seq], writeBacks: conflicted ? [name] : [])
-        try didRemember(saved)
+        try didRemember(saved, measuresSkew: writtenNow)
         await writeBack(saved, entryName: entry.recordName)
         await reportSave(entry, record: saved, error: nil)
     }
@@ -223,9 +224,10 @@ extension SyncController {
         BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate)
     }
 
-    /// What follows storing a saved record's last-synced version: the clock skew, the held assets, the generation.
-    func didRemember(_ saved: StratusClient.Record) throws {
-        if let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
+    /// What follows storing a saved record's last-synced version: the clock skew (measured on a
+    /// record this device has just written, whose date is the server's "now"), the held assets, the generation.
+    func didRemember(_ saved: StratusClient.Record, measuresSkew: Bool = true) throws {
+        if measuresSkew, let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
         try noteSavedAssets(saved)
         bumpGeneration(saved.recordID.recordName)
     }

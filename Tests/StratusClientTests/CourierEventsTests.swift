@@ -88,6 +88,28 @@ import FoundationNetworking
         #expect(seen.prefix(2) == [.listening, .listening])
     }
 
+    /// A failed poll that kept its token says `listening` with the first answer after it: a push the
+    /// server handed to the lost connection is not coming again, so the caller catches up.
+    @Test func aReconnectionThatKeptItsTokenSaysListeningWithTheNextAnswer() async throws {
+        let courier = FakeTransport { _, index in
+            switch index {
+            case 0: throw URLError(.networkConnectionLost)
+            case 1: return TransportResponse(status: 200, body: Data(Self.push.utf8))
+            default: return try await Self.parked()
+            }
+        }
+        let api = Self.api()
+        let events = try Self.container(api).notificationEvents(configuration: Self.configuration(courier, sleeps: SleepRecorder()))
+        var seen: [NotificationEvent] = []
+        for try await event in events {
+            seen.append(event)
+            if case .notification = event { break }
+        }
+        #expect(seen.prefix(2) == [.listening, .listening])
+        #expect(seen.count == 3)
+        #expect(api.sent.filter { $0.url.path.hasSuffix("tokens/create") }.count == 1)
+    }
+
     /// Failures in a row wait 0.5, 1, 2, 4, 8 s (not the minute-long maximum from the fourth on), and
     /// once the network is back and a token registered, the next failure waits half a second again.
     @Test func backoffFollowsTheCurveAndResetsAfterAReconnection() async throws {

@@ -44,9 +44,10 @@ public struct NotificationConfiguration: Sendable {
 /// What ``Container/notificationEvents(configuration:)`` reports: that pushes can now reach this
 /// device, or a push.
 public enum NotificationEvent: Sendable, Hashable {
-    /// A push token was just made and registered: from now on the server queues pushes for this
-    /// sequence. Sent when polling starts and again after every reconnection that needed a new
-    /// token; pushes fired before it went elsewhere, so catch up with the change feeds after each one.
+    /// Pushes reach this device (again): sent once a push token is made and registered — when
+    /// polling starts, and after every reconnection that needed a new token — and, after a failed
+    /// poll that kept its token, with the first answer that follows. Pushes fired before it went
+    /// to an older token or into the lost connection, so catch up with the change feeds after each one.
     case listening
     /// A push.
     case notification(CloudNotification)
@@ -151,6 +152,8 @@ struct WebCourierSession: Sendable {
         var failures = 0
         // Whether making a token failed for want of a network since the last registration.
         var registrationUnreachable = false
+        // Whether a poll failed and the token was kept: the next answer says the courier is back.
+        var reconnecting = false
         while true {
             try Task.checkCancellation()
             var registering = false
@@ -163,6 +166,7 @@ struct WebCourierSession: Sendable {
                     // hiccup waits half a second again, not what the outage had grown it to.
                     if registrationUnreachable { failures = 0 }
                     registrationUnreachable = false
+                    reconnecting = false
                     deliver(.listening)
                 }
                 guard let current = token else { continue }
@@ -172,6 +176,10 @@ struct WebCourierSession: Sendable {
                 await Task.yield()
                 switch response.status {
                 case 200:
+                    // Back after a failed poll that kept its token: pushes that went into the lost
+                    // connection are not coming again, so the caller catches up.
+                    if reconnecting { deliver(.listening) }
+                    reconnecting = false
                     try receive(response, polledSince: started, clock: clock, deliver: deliver)
                     failures = 0
                     continue
@@ -192,6 +200,7 @@ struct WebCourierSession: Sendable {
                     "web courier failed; retrying after \(delay)",
                     metadata: ["failures": "\(failures)", "error": failure.code.rawValue])
                 if failures > 1 { token = nil }
+                reconnecting = token != nil
                 try await configuration.sleep(delay)
             }
         }

@@ -65,6 +65,8 @@ final class LifecycleDevice {
     private(set) var crash: CrashTransport
     var model = DeviceModel()
     var online = true
+    /// Whether sync is stopped while the app goes on (its edits wait in the store's history).
+    private(set) var isStopped = false
 
     private init(
         name: String, directory: URL, server: TestCloudKitServer, zoneName: String, policy: ConflictPolicy,
@@ -116,7 +118,8 @@ final class LifecycleDevice {
     /// Quits (sync stopped, store closed) and launches again on the same files; online, the launch
     /// syncs (`start()`); offline, starting fails and the changes wait.
     func relaunch(online: Bool) async throws {
-        try await sync.stop()
+        if !isStopped { try await sync.stop() }
+        isStopped = false
         try store.close()
         (store, sync, network, crash) = try await Self.open(
             name: name, directory: directory, server: server, zoneName: zoneName, policy: policy, online: online)
@@ -126,9 +129,15 @@ final class LifecycleDevice {
         } catch where !online {}
     }
 
+    /// Stops sync while the app goes on with its store (until ``relaunch(online:)``).
+    func quitSync() async throws {
+        try await sync.stop()
+        isStopped = true
+    }
+
     /// Quits without a relaunch (the end of the run).
     func quit() async throws {
-        try await sync.stop()
+        if !isStopped { try await sync.stop() }
         try store.close()
     }
 

@@ -45,13 +45,16 @@ struct LifecycleRun {
                     name: "d\(index)", directory: directory, server: server, zoneName: "Life\(seed)",
                     policy: policy == .threeWayMerge ? .threeWayMerge : .latestChangeWins))
         }
-        let steps = 10 + Int(random.next() % 7)
+        // Some devices start offline, so edits of the same note on several devices meet more often.
+        for index in devices.indices.dropFirst() where next(2) == 0 { devices[index].setOnline(false) }
+        let steps = 12 + next(9)
         for _ in 0..<steps where failures.isEmpty {
             server.advanceClock(by: .seconds(1))
             try await step(Int(random.next() % UInt64(devices.count)))
         }
         for round in 0..<2 where failures.isEmpty {
             for index in devices.indices {
+                if devices[index].isStopped { try await relaunch(index, online: true) }
                 if !devices[index].online { devices[index].setOnline(true) }
                 server.advanceClock(by: .seconds(1))
                 try await synced(index, "final sync \(round + 1)") { try await $0.sync.sync() }
@@ -73,30 +76,54 @@ struct LifecycleRun {
     /// One random step on device `index`.
     private mutating func step(_ index: Int) async throws {
         let device = devices[index]
+        if device.isStopped { return try await stoppedStep(index) }
+        let notes = try await device.notes().count
         switch next(100) {
-        case 0..<16: try await createNote(index)
-        case 16..<46: try await editNote(index)
-        case 46..<53: try await deleteNote(index)
-        case 53..<60: try await createFolder(index)
-        case 60..<72:
+        case 0..<10 where notes < 4: try await createNote(index)
+        case 0..<44: try await editNote(index)
+        case 44..<48: try await deleteNote(index)
+        case 48..<53: try await createFolder(index)
+        case 53..<70:
             device.setOnline(!device.online)
             log.append("\(device.name) goes \(device.online ? "online" : "offline")")
-        case 72..<82:
+        case 70..<79:
             log.append("\(device.name) syncs\(device.online ? "" : " (offline)")")
             try await synced(index, "sync") { try await $0.sync.sync() }
-        case 82..<88:
+        case 79..<85:
             log.append("\(device.name) runs a forced sync\(device.online ? "" : " (offline)")")
             try await synced(index, "forced sync") { try await $0.sync.controller.syncEntities(forced: true) }
-        case 88..<94:
-            let online = next(3) > 0
-            log.append("\(device.name) relaunches \(online ? "online" : "offline")")
-            if online {
-                try await synced(index, "relaunch") { try await $0.relaunch(online: true) }
-            } else {
-                try await device.relaunch(online: false)
-            }
+        case 85..<90:
+            try await relaunch(index, online: next(3) > 0)
+        case 90..<95:
+            log.append("\(device.name) quits; the app goes on editing without sync")
+            try await device.quitSync()
         default:
             try await crash(index)
+        }
+    }
+
+    /// A step on a device whose app runs without sync: an edit (saved in the history, captured by a
+    /// later launch), or that launch.
+    private mutating func stoppedStep(_ index: Int) async throws {
+        if next(2) == 0 {
+            try await editNote(index)
+        } else {
+            try await relaunch(index, online: next(3) > 0)
+        }
+    }
+
+    /// Quits and launches again; online, the launch syncs. Half the time the app syncs just before
+    /// quitting, as an app does when it goes to the background, and quits the moment that returns.
+    private mutating func relaunch(_ index: Int, online: Bool) async throws {
+        let syncFirst = online && devices[index].online && !devices[index].isStopped && next(2) == 0
+        log.append("\(devices[index].name) \(syncFirst ? "syncs, quits at once and " : "")relaunches \(online ? "online" : "offline")")
+        if online {
+            try await synced(index, "relaunch") { device in
+                if syncFirst { try await device.sync.sync() }
+                try await device.relaunch(online: true)
+            }
+        } else {
+            try await devices[index].relaunch(online: false)
         }
     }
 
@@ -192,9 +219,9 @@ struct LifecycleRun {
     /// against the server as it was `before` the change).
     private mutating func afterChange(_ index: Int, _ what: String, before: [String: ServerNote]) async throws {
         let device = devices[index]
-        log.append("\(device.name) \(device.online ? "" : "(offline) ")\(what)")
-        guard device.online else {
-            try await device.sync.waitForIdle()
+        log.append("\(device.name) \(device.isStopped ? "(without sync) " : device.online ? "" : "(offline) ")\(what)")
+        guard device.online, !device.isStopped else {
+            if !device.isStopped { try await device.sync.waitForIdle() }
             return
         }
         try await synced(index, "sync after the change", before: before) { try await $0.sync.sync() }
@@ -235,6 +262,8 @@ struct LifecycleRun {
             // Offline: the sync fails and changes nothing.
         }
         try await device.sync.waitForIdle()
+        // The store first: what the sync did must be in it when the sync returns, not a moment later.
+        let held = try await device.notes()
         let after = try await reader.notes()
         lastServer = after
         guard device.online else {
@@ -246,7 +275,6 @@ struct LifecycleRun {
         if found != expected {
             failures.append("after \(device.name)'s \(what) the server holds \(found); the model expects \(expected)")
         }
-        let held = try await device.notes()
         if held != found { failures.append("after \(device.name)'s \(what) its store holds \(held), the server \(found)") }
         devices[index].model.pending = [:]
         devices[index].model.base = after
