@@ -47,7 +47,7 @@ struct LifecycleRun {
         }
         // Some devices start offline, so edits of the same note on several devices meet more often.
         for index in devices.indices.dropFirst() where next(2) == 0 { devices[index].setOnline(false) }
-        let steps = 12 + next(9)
+        let steps = 11 + next(7)
         for _ in 0..<steps where failures.isEmpty {
             server.advanceClock(by: .seconds(1))
             try await step(Int(random.next() % UInt64(devices.count)))
