@@ -156,12 +156,14 @@ public actor StoreSync {
         delegate.conflicts()
     }
 
-    /// Uploads local changes, then fetches and applies remote ones.
+    /// Uploads local changes, then fetches and applies remote ones; returns with everything in the
+    /// store (merged values and the server dates of the uploads included).
     ///
     /// - Throws: What ``captureLocalChanges()`` and ``SyncController/sync()`` throw.
     public func sync() async throws {
         try await captureLocalChanges()
         try await controller.sync()
+        await delegate.flushUploaded()
     }
 
     /// Reads the persistent history since the last capture and uploads the synced changes it holds
@@ -193,6 +195,7 @@ public actor StoreSync {
     public func waitForIdle() async throws {
         try await captureLocalChanges()
         await controller.waitForIdle()
+        await delegate.flushUploaded()
     }
 
     func readToken() throws -> HistoryToken? {

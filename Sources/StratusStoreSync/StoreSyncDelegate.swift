@@ -85,8 +85,10 @@ final class StoreSyncDelegate: SyncDelegate {
         let task = uploaded.withLock { $0.task }
         task?.cancel()
         await task?.value
+        let waiting = takeUploaded()
+        guard !waiting.isEmpty else { return }
         do {
-            try await bridge.writeBack(takeUploaded())
+            try await bridge.writeBack(waiting)
         } catch {
             bridge.logger.error("could not write uploaded values back to the store: \(error)")
         }

@@ -43,7 +43,12 @@ import Testing
                             let scratch = try Self.scratchDirectory(seed: seed)
                             defer { try? FileManager.default.removeItem(at: scratch) }
                             var run = LifecycleRun(seed: seed, server: server)
-                            let found = try await run.run(directory: scratch)
+                            let found: [String]
+                            do {
+                                found = try await run.run(directory: scratch)
+                            } catch {
+                                found = ["a step threw \(error)"]
+                            }
                             if !found.isEmpty {
                                 failed.append((["seed \(seed) failed:"] + found + ["steps:"] + run.log).joined(separator: "\n  "))
                             }

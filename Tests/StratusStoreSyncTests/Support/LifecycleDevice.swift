@@ -171,9 +171,10 @@ final class LifecycleDevice {
 
     // MARK: Changing
 
-    /// Saves a change the way an app does (a background context saved to disk).
+    /// Saves a change the way a careful app does: a background context of the root, whose changes
+    /// win over a save sync made while it was open (they are captured and uploaded next).
     func edit(_ body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {
-        try await store.appEdit(body)
+        try await store.appEdit(parent: .rootContext, mergePolicy: .objectTrump, body)
     }
 }
 

@@ -95,8 +95,16 @@ struct StoreDevice {
 
 extension PersistentContainer {
     /// Runs `body` in a new background context as the app (author `app`) and saves it to disk.
-    func appEdit<Result: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> Result) async throws -> Result {
-        let context = newBackgroundContext()
+    ///
+    /// - Parameters:
+    ///   - parent: The context's parent: the view context (saved on through it) or the root.
+    ///   - mergePolicy: How a save meets a change saved meanwhile.
+    func appEdit<Result: Sendable>(
+        parent: PersistentContainer.BackgroundParent = .viewContext, mergePolicy: MergePolicy = .error,
+        _ body: @escaping @Sendable (ObjectContext) throws -> Result
+    ) async throws -> Result {
+        let context = newBackgroundContext(parent: parent)
+        context.mergePolicy = mergePolicy
         context.transactionAuthor = "app"
         let result = try await context.perform { context in
             let result = try body(context)
