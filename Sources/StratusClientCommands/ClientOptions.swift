@@ -15,7 +15,7 @@ public struct ClientOptions: Sendable {
     private var values: [String: String] = [:]
     private let environment: [String: String]
 
-    private static let booleanFlags: Set<String> = ["help", "json", "once", "on-demand", "no-push"]
+    private static let booleanFlags: Set<String> = ["help", "json", "once", "on-demand", "eager", "no-push"]
     private static let repeatableFlags: Set<String> = ["filter", "sort"]
 
     /// Parses `--name value`, `--name=value` and boolean `--flag` words.
@@ -56,6 +56,12 @@ public struct ClientOptions: Sendable {
         values[name] ?? environment["STRATUS_" + name.uppercased().replacingOccurrences(of: "-", with: "_")]
     }
 
+    /// A variable of the process environment (not a flag): `HOME`, `XDG_DATA_HOME`.
+    func variable(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The server when neither `--server` nor `STRATUS_SERVER` names one.
+    static let defaultServer = "http://127.0.0.1:8080"
+
     /// Whether a boolean flag was given.
     public func flag(_ name: String) -> Bool { ["1", "true", "yes"].contains((string(name) ?? "").lowercased()) }
 
@@ -87,7 +93,7 @@ public struct ClientOptions: Sendable {
         guard let identifier = string("container") else {
             throw ClientCommandError("name the container with --container or STRATUS_CONTAINER")
         }
-        let serverText = string("server") ?? "http://127.0.0.1:8080"
+        let serverText = string("server") ?? Self.defaultServer
         guard let server = URL(string: serverText), server.scheme != nil else {
             throw ClientCommandError("--server must be a URL such as http://127.0.0.1:8080; got '\(serverText)'")
         }

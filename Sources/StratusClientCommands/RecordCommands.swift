@@ -170,16 +170,28 @@ struct RecordOutput: Encodable {
 
 /// Where commands print: standard output in the executable, a buffer in tests.
 public struct ClientOutput: Sendable {
-    /// Prints one line.
+    /// Prints one line of results.
     public var line: @Sendable (String) -> Void
+    /// Prints one line about the results (a fallback taken, a warning), apart from them: standard error.
+    public var warning: @Sendable (String) -> Void
 
     /// Creates an output.
     ///
-    /// - Parameter line: Prints one line.
-    public init(line: @escaping @Sendable (String) -> Void) { self.line = line }
+    /// - Parameters:
+    ///   - line: Prints one line of results.
+    ///   - warning: Prints one warning; standard error by default.
+    public init(line: @escaping @Sendable (String) -> Void, warning: @escaping @Sendable (String) -> Void = ClientOutput.standardError) {
+        self.line = line
+        self.warning = warning
+    }
 
-    /// Standard output, flushed per line.
+    /// Standard output, flushed per line; warnings on standard error.
     public static let standardOutput = ClientOutput { text in
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Writes a warning line to standard error.
+    public static let standardError: @Sendable (String) -> Void = { text in
+        FileHandle.standardError.write(Data(("stratus: " + text + "\n").utf8))
     }
 }

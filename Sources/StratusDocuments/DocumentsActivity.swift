@@ -22,6 +22,15 @@ public enum DocumentsActivity: Sendable, Hashable, CustomStringConvertible {
     case conflict(path: String, device: String)
     /// A conflict was resolved and the other versions removed.
     case resolved(path: String)
+    /// A document deleted on another device was kept here, because it changed here since the last sync;
+    /// it uploads again as a document of its own.
+    case kept(path: String)
+    /// Something at `path` is not synced this time, and why: a file or folder that cannot be read, a
+    /// symbolic link where a document goes. It is retried at every sync; nothing is deleted because of it.
+    case skipped(path: String, reason: String)
+    /// The server no longer has documents this device synced (its data was lost or reset, or it is a new
+    /// server at the same address): this device uploads what it has again.
+    case serverLost(documents: Int)
 
     /// A one-line, human-readable form: an arrow or mark, the path, and the size.
     public var description: String {
@@ -34,6 +43,9 @@ public enum DocumentsActivity: Sendable, Hashable, CustomStringConvertible {
         case .placeholder(let path, let size): "○ \(path) (\(Self.format(size)), not downloaded)"
         case .conflict(let path, let device): "! \(path): conflict version from \(device)"
         case .resolved(let path): "✓ \(path): conflict resolved"
+        case .kept(let path): "↺ \(path) (deleted elsewhere, kept: it changed here)"
+        case .skipped(let path, let reason): "⚠ \(path): \(reason); not synced"
+        case .serverLost(let count): "! the server lost \(count) of this device's documents; uploading them again"
         }
     }
 

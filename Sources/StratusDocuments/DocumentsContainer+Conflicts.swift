@@ -62,6 +62,7 @@ extension DocumentsContainer {
         }
         let file = VersionCopies.file(id, in: versionsFolder)
         if local.downloaded { return file }
+        try requireWritable("download a conflict version")
         let fresh = try decoded(try await database.record(for: local.record.recordID))
         let fetched = try await fetcher.fetch(fresh, reusing: nil, progress: nil)
         defer { try? FileManager.default.removeItem(at: fetched.file) }
@@ -83,13 +84,19 @@ extension DocumentsContainer {
     /// ```
     ///
     /// - Parameter version: The version to keep.
-    /// - Throws: ``DocumentsError/Code/notFound`` when the document is gone; `StratusError` from the server.
+    /// - Throws: ``DocumentsError/Code/notFound`` when the document is gone; ``DocumentsError/Code/occupied`` when
+    ///   it changed here since the last sync (sync first); `StratusError` from the server.
     public func resolveConflict(keeping version: DocumentVersion) async throws {
+        try requireWritable("resolve conflicts")
         try await serialized {
             if !version.isCurrent {
                 let file = try await self.versionFile(version.id)
                 guard let row = try self.state.document(named: version.documentID) else {
                     throw DocumentsError(.notFound, "the document of this version is gone", path: version.path)
+                }
+                // The kept version replaces the file: only bytes this device has synced, never newer ones.
+                if row.downloaded, let entry = self.tree.entry(row.path), !row.matches(entry) {
+                    throw DocumentsError(.occupied, "the document changed here since the last sync; sync, then resolve", path: row.path)
                 }
                 try self.coordinateWriting(at: row.path) { temporary in
                     do {
@@ -137,7 +144,8 @@ extension DocumentsContainer {
             let copy = VersionCopies.file(version.record.recordName, in: versionsFolder)
             var assets: [Asset] = []
             for (index, hash) in version.record.chunkHashes.enumerated() {
-                let chunk = try snapshotChunk(index, of: version.record.path, chunkSize: version.record.chunkSize, expecting: hash) {
+                let length = DocumentRecord.chunkLength(index, size: version.record.size, chunkSize: version.record.chunkSize)
+                let chunk = try snapshotChunk(index, of: version.record.path, chunkSize: version.record.chunkSize, length: length, expecting: hash) {
                     try ChunkedFile.open(copy)
                 }
                 guard let chunk else {
@@ -151,7 +159,16 @@ extension DocumentsContainer {
         }
         let results = try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
         for var version in pending {
-            guard case .success(let saved)? = results.saveResults[version.record.recordID] else { continue }
+            let saved: StratusClient.Record
+            switch results.saveResults[version.record.recordID] {
+            case .success(let record)?: saved = record
+            case .failure(let error)? where error.code == .serverRecordChanged:
+                // Saved by an earlier attempt whose answer was lost: the record name is this device's own.
+                guard let record = error.serverRecord else { continue }
+                saved = record
+            case .failure(let error)? where error.code == .zoneNotFound: throw error
+            default: continue
+            }
             version.uploaded = true
             version.record.changeTag = saved.recordChangeTag
             try state.save(version)

@@ -11,7 +11,9 @@ extension DocumentsContainer {
         let changes: Database.RecordZoneChanges
         do {
             changes = try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: token)
-        } catch let error as StratusError where error.code == .changeTokenExpired {
+        } catch let error as StratusError where token != nil && [.changeTokenExpired, .invalidArguments].contains(error.code) {
+            // An expired token, or one this server never issued (a new server at this address): fetch everything.
+            configuration.logger.info("fetching every document again: \(error)")
             try state.setMeta("token", nil)
             changes = try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: nil)
         }
@@ -59,15 +61,23 @@ extension DocumentsContainer {
             if known == nil { announce(.conflict(path: record.path, device: record.device), into: &report) }
             try state.save(LocalVersion(record: record, uploaded: true, downloaded: known?.downloaded ?? false))
         }
+        if try state.meta("token") == nil {
+            let listed = changes.modificationResultsByID.keys.map(\.recordName) + changes.deletions.map(\.recordID.recordName)
+            try reclaimDocumentsMissing(from: Set(listed), into: &report)
+        }
         if let failure { throw failure }
         // A change skipped because the local file changed meanwhile comes again with the next fetch.
         if !tokenHeld { try state.setMeta("token", changes.changeToken.rawValue) }
     }
 
     /// Applies one changed `Document` record: a move, a download, or a placeholder.
-    func apply(_ record: DocumentRecord, into report: inout DocumentsSyncReport) async throws {
+    ///
+    /// Every write checks the disk: a file that changed since the last sync, or one this device never
+    /// synced, is never replaced (the change waits, and that file uploads first); a place another kind of
+    /// entry holds is settled by ``placeBlocked(_:row:because:retrying:into:)``.
+    func apply(_ record: DocumentRecord, retrying: Bool = false, into report: inout DocumentsSyncReport) async throws {
         let row = try state.document(named: record.recordName)
-        if let row, row.record.changeTag == record.changeTag { return }
+        if let row, row.holds(record) { return }
         if let row, row.downloaded {
             guard let entry = tree.entry(row.path), row.matches(entry) else {
                 tokenHeld = true  // changed here since the scan: the next sync uploads it (a conflict), then applies this
@@ -77,50 +87,45 @@ extension DocumentsContainer {
         if try holder(of: record.path, other: record.recordName) != nil {
             throw DocumentsError(.badRecord, "another document holds this path", path: record.path)
         }
-        if let row, row.record.contentHash == record.contentHash, row.downloaded {
-            var moved = row
-            if row.path != record.path {
-                do {
-                    try coordinator.write(row.path, record.path) { try tree.move(row.path, to: record.path) }
-                } catch let error as DocumentsError where error.code == .pathBlocked {
-                    return try keepAsPlaceholder(record, because: error, into: &report)
+        do {
+            if let row, row.downloaded, row.record.contentHash == record.contentHash {
+                try move(row, to: record, into: &report)
+            } else if try await adoptIdenticalFile(for: record) {
+                return
+            } else if row?.downloaded == true || configuration.downloadsEagerly {
+                let bytes = try await install(record, replacing: row, progress: nil)
+                report.bytesDownloaded += bytes.bytes
+                report.chunksDownloaded += bytes.chunks
+                if let row, row.downloaded, !DocumentPath.sameSpelling(row.path, record.path) {
+                    announce(.renamed(from: row.path, to: record.path), into: &report)
                 }
-                removeEmptyFolders(above: row.path)
-                announce(.renamed(from: row.path, to: record.path), into: &report)
+                announce(.downloaded(path: record.path, bytes: bytes.bytes), into: &report)
+            } else {
+                try state.save(LocalDocument(record: record, downloaded: false, inode: nil, mtimeNs: nil))
+                announce(.placeholder(path: record.path, size: record.size), into: &report)
             }
-            let entry = tree.entry(record.path)
-            moved.record = record
-            moved.inode = entry?.inode
-            moved.mtimeNs = entry?.mtimeNs
-            try state.save(moved)
-            return
-        }
-        if row?.downloaded == true || configuration.downloadsEagerly {
-            let bytes: (bytes: Int64, chunks: Int)
-            do {
-                bytes = try await install(record, replacing: row, progress: nil)
-            } catch let error as DocumentsError where error.code == .pathBlocked {
-                return try keepAsPlaceholder(record, because: error, into: &report)
-            }
-            report.bytesDownloaded += bytes.bytes
-            report.chunksDownloaded += bytes.chunks
-            if let row, row.path != record.path { announce(.renamed(from: row.path, to: record.path), into: &report) }
-            announce(.downloaded(path: record.path, bytes: bytes.bytes), into: &report)
-        } else {
-            try state.save(LocalDocument(record: record, downloaded: false, inode: nil, mtimeNs: nil))
-            announce(.placeholder(path: record.path, size: record.size), into: &report)
+        } catch let error as DocumentsError where error.code == .pathBlocked || error.code == .occupied {
+            try await placeBlocked(record, row: row, because: error, retrying: retrying, into: &report)
         }
     }
 
-    /// A document whose place is blocked here (a folder, or a symbolic link on the way) stays a
-    /// placeholder, so the sync goes on; a file it was at stays too, and uploads as a new document.
-    private func keepAsPlaceholder(_ record: DocumentRecord, because error: DocumentsError, into report: inout DocumentsSyncReport) throws {
-        configuration.logger.warning("'\(record.path)' stays a placeholder: \(error.message)")
-        try state.save(LocalDocument(record: record, downloaded: false, inode: nil, mtimeNs: nil))
-        announce(.placeholder(path: record.path, size: record.size), into: &report)
+    /// A remote move (no byte changed): the file is renamed, never over a file this device has not synced.
+    private func move(_ row: LocalDocument, to record: DocumentRecord, into report: inout DocumentsSyncReport) throws {
+        var moved = row
+        if !DocumentPath.sameSpelling(row.path, record.path) {
+            try coordinator.write(row.path, record.path) { try tree.move(row.path, to: record.path) }
+            removeEmptyFolders(above: row.path)
+            announce(.renamed(from: row.path, to: record.path), into: &report)
+        }
+        let entry = tree.entry(record.path)
+        moved.record = record
+        moved.inode = entry?.inode
+        moved.mtimeNs = entry?.mtimeNs
+        try state.save(moved)
     }
 
-    /// A document or version record was deleted on the server.
+    /// A document deleted on the server. A file changed here since the last sync stays (and uploads as a
+    /// new document); a pending one (this device's bytes, not confirmed) is not touched at all.
     private func applyDeletion(of recordName: String, into report: inout DocumentsSyncReport) throws {
         if let version = try state.versions().first(where: { $0.record.recordName == recordName }) {
             try state.removeVersion(named: recordName)
@@ -130,17 +135,16 @@ extension DocumentsContainer {
             }
             return
         }
-        guard let row = try state.document(named: recordName) else { return }
+        guard let row = try state.document(named: recordName), !row.isPending else { return }
+        var kept = false
         if row.downloaded {
-            coordinator.write(row.path) {
-                // A file edited since the last sync stays, and uploads as a new document next time.
-                _ = tree.removeFile(row.path) { row.matches($0) }
-            }
+            let removed = coordinator.write(row.path) { tree.removeFile(row.path) { row.matches($0) } }
+            kept = !removed && tree.entry(row.path) != nil
             removeEmptyFolders(above: row.path)
         }
         try state.removeDocument(named: recordName)
         try removeVersions(of: recordName)
-        announce(.deletedLocally(path: row.path), into: &report)
+        announce(kept ? .kept(path: row.path) : .deletedLocally(path: row.path), into: &report)
     }
 
     /// Puts a document's content in place: fetched into `.stratus/tmp` (or taken from this sync's
@@ -163,20 +167,24 @@ extension DocumentsContainer {
         let target = record.path
         let previous = row?.downloaded == true ? row?.path : nil
         let replaced: Bool = try coordinator.write(target, previous ?? target) {
-            if let row, let previous {
-                guard let entry = tree.entry(previous), row.matches(entry) else { return false }
-            } else if previous == nil, tree.entry(target) != nil {
-                return false  // a local file took the path meanwhile; the next sync uploads it against this version
+            guard let row, let previous else {
+                try tree.install(temporary, at: target, replacing: .nothing)  // a file not synced here is never replaced
+                return true
             }
-            try tree.install(temporary, at: target)
-            if let previous, previous != target { tree.removeFile(previous) }
+            guard let entry = tree.entry(previous), row.matches(entry) else { return false }
+            if DocumentPath.sameSpelling(previous, target) {
+                try tree.install(temporary, at: target, replacing: .file(entry))
+            } else {
+                try tree.install(temporary, at: target, replacing: .nothing)
+                tree.removeFile(previous) { $0.sameFile(as: entry) }
+            }
             return true
         }
         guard replaced else {
             tokenHeld = true
             return (0, 0)
         }
-        if let previous, previous != target { removeEmptyFolders(above: previous) }
+        if let previous, !DocumentPath.sameSpelling(previous, target) { removeEmptyFolders(above: previous) }
         let entry = tree.entry(target)
         try state.save(LocalDocument(record: record, downloaded: true, inode: entry?.inode, mtimeNs: entry?.mtimeNs))
         return (fetched.bytes, fetched.chunks)
@@ -188,8 +196,9 @@ extension DocumentsContainer {
         var wanted: [(DocumentRecord, LocalDocument?)] = []
         for record in records {
             let row = try state.document(named: record.recordName)
-            if let row, row.record.changeTag == record.changeTag || (row.downloaded && row.record.contentHash == record.contentHash) { continue }
+            if let row, row.holds(record) || (row.downloaded && row.record.contentHash == record.contentHash) { continue }
             guard row?.downloaded == true || configuration.downloadsEagerly, !record.chunkHashes.isEmpty else { continue }
+            if row?.downloaded != true, tree.entry(record.path) != nil { continue }  // a file here already: adopted, or it waits
             wanted.append((record, row))
         }
         guard !wanted.isEmpty else { return }
@@ -240,9 +249,11 @@ extension DocumentsContainer {
     ///   - path: The document path.
     ///   - progress: Called after each chunk is in the temporary file.
     /// - Throws: ``DocumentsError/Code/notFound`` for an unknown path, ``DocumentsError/Code/pathBlocked`` when a
-    ///   folder or a symbolic link is in the document's way here, ``DocumentsError/Code/invalidPath`` or
+    ///   folder or a symbolic link is in the document's way here, ``DocumentsError/Code/occupied`` when a file
+    ///   not synced is at its path, ``DocumentsError/Code/invalidPath`` or
     ///   ``DocumentsError/Code/badRecord`` for an unsafe record; `StratusError` from the server.
     public func download(_ path: String, progress: (@Sendable (DownloadProgress) -> Void)? = nil) async throws {
+        try requireWritable("download")
         let path = try DocumentPath.validate(path)
         try await serialized {
             guard let row = try self.state.document(atPath: path) else {

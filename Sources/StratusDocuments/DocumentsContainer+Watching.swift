@@ -15,8 +15,9 @@ extension DocumentsContainer {
     /// ```
     ///
     /// - Throws: ``DocumentsError/Code/watcher`` when inotify cannot be set up; `StratusError` when the
-    ///   zone subscription cannot be saved.
+    ///   zone subscription cannot be saved; ``DocumentsError/Code/readOnly`` for a read-only container.
     public func startWatching() async throws {
+        try requireWritable("watch")
         guard watcher == nil else { return }
         let watcher = try DirectoryWatcher(directory: directory) { [weak self] events in
             guard let self else { return }

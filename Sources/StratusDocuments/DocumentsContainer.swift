@@ -55,6 +55,11 @@ public actor DocumentsContainer {
         public var onActivity: (@Sendable (DocumentsActivity) -> Void)?
         /// Where sync problems are logged.
         public var logger: Logger = .disabled
+        /// Opens the folder's state for reading only: no lock is taken (another process may own the folder,
+        /// see ``DocumentsError/Code/folderInUse``), nothing on disk or on the server changes; ``sync()``,
+        /// downloads, resolutions, coordinated writes and watching throw ``DocumentsError/Code/readOnly``.
+        /// For tools that show what the owner last synced (`stratus docs conflicts` beside a running watcher).
+        public var opensReadOnly = false
 
         /// The defaults.
         public init() {}
@@ -92,17 +97,24 @@ public actor DocumentsContainer {
     var tokenHeld = false
     /// Content this fetch downloaded ahead, by record and content hash.
     var prefetched: [PrefetchKey: Result<FetchedContent, any Error>] = [:]
+    /// Set when a pass of this sync found documents the server no longer has (made pending): another
+    /// upload pass follows at once, so one sync puts them back.
+    var needsAnotherPass = false
+    /// The folder's lock; `nil` when opened read-only.
+    let lock: FolderLock?
 
-    /// Opens (or creates) a documents container over `directory`.
+    /// Opens (or creates) a documents container over `directory`, and takes the folder's lock.
     ///
-    /// Leftover temporary files of an interrupted download are deleted; the old files they were to
-    /// replace are untouched.
+    /// One container (in one process) owns a folder at a time; a second is refused until the first is
+    /// closed or its process ends. Leftover temporary files of an interrupted download are deleted; the
+    /// old files they were to replace are untouched.
     ///
     /// - Parameters:
     ///   - directory: The local folder to keep in sync (created if missing).
     ///   - container: The container whose private database holds the documents.
     ///   - configuration: Device name, chunk size, download policy, watching intervals.
-    /// - Throws: ``DocumentsError`` when the folder or the state database cannot be created.
+    /// - Throws: ``DocumentsError/Code/folderInUse`` when another container or process owns the folder;
+    ///   ``DocumentsError`` when the folder or the state database cannot be created (or, read-only, does not exist).
     public init(directory: URL, container: Container, configuration: Configuration = Configuration()) throws {
         precondition(configuration.chunkSize > 0, "DocumentsContainer.Configuration.chunkSize must be positive, not \(configuration.chunkSize)")
         precondition(
@@ -113,9 +125,23 @@ public actor DocumentsContainer {
         self.configuration = configuration
         self.container = container
         self.database = container.privateCloudDatabase
-        let hidden = self.directory.appendingPathComponent(DocumentPath.reservedFolder, isDirectory: true)
+        let hidden = Self.hiddenFolder(of: self.directory)
         temporaryFolder = hidden.appendingPathComponent("tmp", isDirectory: true)
         versionsFolder = hidden.appendingPathComponent("versions", isDirectory: true)
+        let stateURL = configuration.stateURL ?? hidden.appendingPathComponent("state.sqlite")
+        if configuration.opensReadOnly {
+            lock = nil
+            state = try LocalDocumentState(path: stateURL.path, readOnly: true)
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: hidden, withIntermediateDirectories: true)
+        } catch {
+            throw DocumentsError(.fileSystem, "cannot create '\(hidden.path)': \(error)", underlying: error)
+        }
+        // The lock first: emptying `tmp/` under another owner would delete its downloads in flight.
+        let lock = try FolderLock(in: hidden, folder: self.directory)
+        self.lock = lock
         do {
             try? FileManager.default.removeItem(at: temporaryFolder)
             for folder in [temporaryFolder, versionsFolder] {
@@ -124,9 +150,42 @@ public actor DocumentsContainer {
         } catch {
             throw DocumentsError(.fileSystem, "cannot create '\(hidden.path)': \(error)", underlying: error)
         }
-        let stateURL = configuration.stateURL ?? hidden.appendingPathComponent("state.sqlite")
         state = try LocalDocumentState(path: stateURL.path)
+        try state.setMeta("downloadsEagerly", configuration.downloadsEagerly ? "1" : "0")
         VersionCopies.renameLegacyCopies(in: versionsFolder, versions: try state.versions())
+    }
+
+    /// The download policy (``Configuration/downloadsEagerly``) a folder was last opened with, so a tool
+    /// can keep it (`stratus docs sync --on-demand` once, later commands stay on demand); `nil` for a
+    /// folder never synced.
+    ///
+    /// - Parameters:
+    ///   - directory: The synced folder.
+    ///   - stateURL: The state database, when not the default (``Configuration/stateURL``).
+    /// - Returns: Whether it downloaded eagerly, or `nil`.
+    public static func lastDownloadsEagerly(in directory: URL, stateURL: URL? = nil) -> Bool? {
+        let path = (stateURL ?? hiddenFolder(of: directory.standardizedFileURL).appendingPathComponent("state.sqlite")).path
+        guard let state = try? LocalDocumentState(path: path, readOnly: true) else { return nil }
+        defer { state.close() }
+        return (try? state.meta("downloadsEagerly")).flatMap { $0 }.map { $0 == "1" }
+    }
+
+    /// The process that owns a folder (holds its lock), if one does.
+    ///
+    /// - Parameter directory: The synced folder.
+    /// - Returns: The owner's process ID, or `nil` when no container has the folder open.
+    public static func owningProcess(of directory: URL) -> Int32? {
+        FolderLock.holder(in: hiddenFolder(of: directory.standardizedFileURL))
+    }
+
+    static func hiddenFolder(of directory: URL) -> URL {
+        directory.appendingPathComponent(DocumentPath.reservedFolder, isDirectory: true)
+    }
+
+    /// Throws ``DocumentsError/Code/readOnly`` for a container opened with ``Configuration/opensReadOnly``.
+    nonisolated func requireWritable(_ what: String) throws {
+        guard configuration.opensReadOnly else { return }
+        throw DocumentsError(.readOnly, "this container was opened read-only: it cannot \(what)")
     }
 
     /// Every document this device knows, downloaded or placeholder, sorted by path.
@@ -137,10 +196,11 @@ public actor DocumentsContainer {
         try state.documents().map(Self.info)
     }
 
-    /// Stops watching and closes the state database.
+    /// Stops watching, closes the state database and releases the folder (another container may open it).
     public func close() {
         stopWatching()
         state.close()
+        lock?.release()
     }
 
     // MARK: Coordinated access
@@ -175,13 +235,14 @@ public actor DocumentsContainer {
     ///   - body: Writes the complete new content to the URL it is given.
     /// - Throws: ``DocumentsError``: ``DocumentsError/Code/invalidPath``, ``DocumentsError/Code/pathBlocked`` (a symbolic
     ///   link or a file on the way, a folder at the path: nothing is written through a link), a file-system failure;
-    ///   or what `body` throws. The document is then unchanged.
+    ///   or what `body` throws (``DocumentsError/Code/readOnly`` for a read-only container). The document is then unchanged.
     public nonisolated func coordinateWriting(at path: String, _ body: (URL) throws -> Void) throws {
+        try requireWritable("write documents")
         let path = try DocumentPath.validate(path)
         let temporary = temporaryFolder.appendingPathComponent("write-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: temporary) }
         try body(temporary)
-        try coordinator.write(path) { try tree.install(temporary, at: path) }
+        try coordinator.write(path) { try tree.install(temporary, at: path, replacing: .anyFile) }
     }
 
     /// Renames `temporary` over `target`, a file in `.stratus` (atomic on one file system).

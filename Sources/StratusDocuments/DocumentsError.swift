@@ -35,6 +35,13 @@ public struct DocumentsError: Error, Sendable, CustomStringConvertible {
         public static let contentMismatch = Code(rawValue: "contentMismatch")
         /// inotify could not be set up.
         public static let watcher = Code(rawValue: "watcher")
+        /// Another process (or another container in this one) owns the folder: one syncs a folder at a time.
+        public static let folderInUse = Code(rawValue: "folderInUse")
+        /// The container was opened read-only (``DocumentsContainer/Configuration/opensReadOnly``).
+        public static let readOnly = Code(rawValue: "readOnly")
+        /// A file this device has not synced (new, or changed since) is where the engine would write:
+        /// it is left alone, and the change waits for the next sync (which uploads that file first).
+        public static let occupied = Code(rawValue: "occupied")
 
         /// The code's name.
         public var description: String { rawValue }

@@ -32,6 +32,31 @@ extension KeyValueStore {
         }
     }
 
+    /// What one ``KeyValueStore/synchronizeNow()`` did with this device's changes.
+    ///
+    /// ```swift
+    /// let result = try await store.synchronizeNow()
+    /// if let reason = result.refusedKeys["theme"] { print("not saved:", reason) }
+    /// ```
+    public struct SynchronizationResult: Sendable, Hashable {
+        /// Keys whose local change the server refused for good (a limit another device's change made it
+        /// pass, a key it does not accept), each with the server's reason. The change is dropped and the key
+        /// has the server's value again (announced like any change, ``ChangeReason/quotaViolation`` for limits).
+        public var refusedKeys: [String: String] = [:]
+        /// Keys whose local change reached the server, sorted.
+        public var uploadedKeys: [String] = []
+
+        /// Creates a result.
+        ///
+        /// - Parameters:
+        ///   - refusedKeys: Keys refused for good, with the reasons.
+        ///   - uploadedKeys: Keys uploaded.
+        public init(refusedKeys: [String: String] = [:], uploadedKeys: [String] = []) {
+            self.refusedKeys = refusedKeys
+            self.uploadedKeys = uploadedKeys
+        }
+    }
+
     /// The `NotificationCenter` name posted (object: the store) with each ``ExternalChange``.
     public static let didChangeExternallyNotification = Notification.Name("StratusKeyValueStoreDidChangeExternally")
     /// The `userInfo` key of the reason (the ``ChangeReason`` raw value, an `Int`).
@@ -39,7 +64,8 @@ extension KeyValueStore {
     /// The `userInfo` key of the changed keys (`[String]`).
     public static let changedKeysKey = "StratusKeyValueStoreChangedKeysKey"
 
-    /// The store's limits, the same the server enforces (1 MB total, 1024 keys, 256 KB per value, 64-byte keys).
+    /// The store's limits, the same the server enforces (1 MB total, 1024 keys, 256 KB per value, 64-byte keys;
+    /// a key is not empty and has no control character, as every record name).
     public enum Limits {
         /// Total bytes of keys (UTF-8) and encoded values.
         public static let maximumTotalBytes = 1_048_576
@@ -66,6 +92,8 @@ public struct KeyValueStoreError: Error, Sendable, Hashable, CustomStringConvert
         case storeFull
         /// The value cannot be encoded or stored locally.
         case storage
+        /// The key is empty or holds a control character (tab, newline…): the server accepts neither.
+        case invalidKey
     }
 
     /// Which limit.

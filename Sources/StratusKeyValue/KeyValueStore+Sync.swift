@@ -6,7 +6,7 @@ import Synchronization
 
 /// One queued sync; `waiter` is resumed when it ends (``KeyValueStore/synchronizeNow()``).
 struct SyncRequest: Sendable {
-    var waiter: CheckedContinuation<Void, any Error>?
+    var waiter: CheckedContinuation<KeyValueStore.SynchronizationResult, any Error>?
 }
 
 extension KeyValueStore {
@@ -38,6 +38,7 @@ extension KeyValueStore {
 
         /// Throws when storing `size` bytes under `key` would pass a limit.
         func admit(key: String, size: Int) throws(KeyValueStoreError) {
+            try Self.validate(key: key)
             let keyBytes = key.utf8.count
             guard keyBytes <= Limits.maximumKeyBytes else {
                 throw KeyValueStoreError(.keyTooLong, "key '\(key.prefix(80))' is \(keyBytes) bytes; keys may have at most \(Limits.maximumKeyBytes)")
@@ -55,6 +56,14 @@ extension KeyValueStore {
             }
         }
 
+        /// Throws for a key the server would refuse whatever the value: empty, or with a control character.
+        static func validate(key: String) throws(KeyValueStoreError) {
+            guard !key.isEmpty, !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                let shown = key.unicodeScalars.prefix(80).map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+                throw KeyValueStoreError(.invalidKey, "key '\(shown.joined())' is not valid: a key is not empty and has no control characters (tab, newline…)")
+            }
+        }
+
         mutating func store(key: String, value: Value?, size: Int?) {
             values[key] = value
             sizes[key] = size.map { key.utf8.count + $0 }
@@ -67,9 +76,9 @@ extension KeyValueStore {
     func runSync(_ request: SyncRequest) async {
         if request.waiter == nil { state.withLock { $0.syncQueued = false } }
         do {
-            try await performSync()
+            let result = try await performSync()
             state.withLock { $0.failures = 0 }
-            request.waiter?.resume()
+            request.waiter?.resume(returning: result)
         } catch {
             request.waiter?.resume(throwing: error)
             guard !(error is CancellationError) else { return }
@@ -101,15 +110,16 @@ extension KeyValueStore {
     }
 
     /// Zone and account check, upload of pending changes, download of the change feed.
-    func performSync() async throws {
+    func performSync() async throws -> SynchronizationResult {
         let database = container.privateCloudDatabase
         try await checkZoneAndAccount(database)
         if configuration.observesPushes, !state.withLock({ $0.subscribed }) {
             try await database.save(Subscription(subscriptionID: Self.zoneID.zoneName, subscriptionType: .zone, zoneID: Self.zoneID))
             state.withLock { $0.subscribed = true }
         }
-        let refused = try await uploadPending(database)
-        try await downloadChanges(database, refused: refused)
+        let result = try await uploadPending(database)
+        try await downloadChanges(database, refused: result.refusedKeys, limits: result.overLimit)
+        return SynchronizationResult(refusedKeys: result.refusedKeys.mapValues { $0.reason ?? $0.message }, uploadedKeys: result.uploaded)
     }
 
     /// Saves the zone (idempotent) and compares its owner with the account last seen.
@@ -138,10 +148,24 @@ extension KeyValueStore {
         announce(ExternalChange(reason: .accountChange, changedKeys: cleared))
     }
 
-    /// Uploads pending changes (last write wins: `forceReplace`); returns keys the server refused over quota.
-    private func uploadPending(_ database: Database) async throws -> Set<String> {
+    /// What an upload of pending changes did.
+    struct UploadResult {
+        var uploaded: [String] = []
+        /// Keys refused for good, with the server's error; their changes are dropped.
+        var refusedKeys: [String: StratusError] = [:]
+        /// Those of them refused over a limit (quota).
+        var overLimit: Set<String> { Set(refusedKeys.filter { $0.value.code == .quotaExceeded }.keys) }
+    }
+
+    /// Whether the server refused a change for good (a retry would be refused again).
+    static func refusesForGood(_ error: StratusError) -> Bool {
+        [.quotaExceeded, .invalidArguments, .permissionFailure, .limitExceeded, .serverRejectedRequest].contains(error.code)
+    }
+
+    /// Uploads pending changes (last write wins: `forceReplace`); changes the server refuses for good are dropped.
+    private func uploadPending(_ database: Database) async throws -> UploadResult {
         let batch = state.withLock { state in state.pending.map { ($0.key, $0.value, state.values[$0.key]) } }
-        guard !batch.isEmpty else { return [] }
+        guard !batch.isEmpty else { return UploadResult() }
         var saves: [StratusClient.Record] = []
         var deletes: [RecordID] = []
         var seqs: [String: Int64] = [:]
@@ -158,33 +182,36 @@ extension KeyValueStore {
         }
         let results = try await database.modifyRecords(saving: saves, deleting: deletes, savePolicy: .allKeys, atomically: false)
         var done: [String: Int64] = [:]
-        var refused: Set<String> = []
-        for (id, result) in results.saveResults {
-            switch result {
-            case .success: done[id.recordName] = seqs[id.recordName]
-            case .failure(let error) where error.code == .quotaExceeded:
-                configuration.logger.warning("key-value store: the server refused '\(id.recordName)': \(error.reason ?? error.message)")
-                done[id.recordName] = seqs[id.recordName]
-                refused.insert(id.recordName)
-            case .failure(let error): configuration.logger.info("key-value store: '\(id.recordName)' not uploaded: \(error)")
+        var result = UploadResult()
+        let outcomes = results.saveResults.mapValues { $0.map { _ in () } }.merging(results.deleteResults) { save, _ in save }
+        for (id, outcome) in outcomes {
+            let key = id.recordName
+            switch outcome {
+            case .success:
+                done[key] = seqs[key]
+                result.uploaded.append(key)
+            case .failure(let error) where error.code == .unknownItem && results.deleteResults[id] != nil:
+                done[key] = seqs[key]  // removing a key the server does not have
+                result.uploaded.append(key)
+            case .failure(let error) where Self.refusesForGood(error):
+                configuration.logger.warning("key-value store: the server refused '\(key)': \(error.reason ?? error.message)")
+                done[key] = seqs[key]
+                result.refusedKeys[key] = error
+            case .failure(let error):
+                configuration.logger.info("key-value store: '\(key)' not uploaded: \(error)")
             }
         }
-        for (id, result) in results.deleteResults {
-            switch result {
-            case .success: done[id.recordName] = seqs[id.recordName]
-            case .failure(let error) where error.code == .unknownItem: done[id.recordName] = seqs[id.recordName]
-            case .failure(let error): configuration.logger.info("key-value store: removal of '\(id.recordName)' not uploaded: \(error)")
-            }
-        }
+        result.uploaded.sort()
         try state.withLock { state in
             try storage.applyServer(values: [:], clearPending: done)
             for (key, seq) in done where state.pending[key] == seq { state.pending[key] = nil }
         }
-        return refused
+        return result
     }
 
     /// Downloads the zone's changes since the token and applies them to keys without local changes.
-    private func downloadChanges(_ database: Database, refused: Set<String>) async throws {
+    private func downloadChanges(_ database: Database, refused refusedErrors: [String: StratusError], limits: Set<String>) async throws {
+        let refused = Set(refusedErrors.keys)
         let token = state.withLock { $0.token }
         var changes: Database.RecordZoneChanges
         var fullFetch = token == nil
@@ -229,9 +256,9 @@ extension KeyValueStore {
                 let value = new?.value
                 if state.values[key] != value {
                     state.store(key: key, value: value, size: new?.data.count)
-                    applied[key] = new?.data
-                    if refused.contains(key) { quota.append(key) } else { changed.append(key) }
-                } else if refused.contains(key) {
+                    applied[key] = .some(new?.data)  // a removal is `.some(nil)`: assigning `nil` would drop the key from `applied`
+                    if limits.contains(key) { quota.append(key) } else { changed.append(key) }
+                } else if limits.contains(key) {
                     quota.append(key)
                 }
             }

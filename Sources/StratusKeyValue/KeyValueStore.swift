@@ -143,8 +143,8 @@ public final class KeyValueStore: Sendable {
     ///
     /// - Parameters:
     ///   - value: The value; `nil` removes the key.
-    ///   - key: The key (at most 64 bytes of UTF-8).
-    /// - Throws: ``KeyValueStoreError`` when a limit would be passed; nothing changes then.
+    ///   - key: The key (1 to 64 bytes of UTF-8, no control characters).
+    /// - Throws: ``KeyValueStoreError`` when the key is not valid or a limit would be passed; nothing changes then.
     public func set(_ value: Value?, forKey key: String) throws {
         let encoded = try value.map { value in
             do {
@@ -154,6 +154,7 @@ public final class KeyValueStore: Sendable {
             }
         }
         try state.withLock { state in
+            try State.validate(key: key)
             if let encoded { try state.admit(key: key, size: encoded.count) }
             let seq = state.nextSeq
             do {
@@ -254,9 +255,15 @@ public final class KeyValueStore: Sendable {
 
     /// Syncs now and waits for the result (for tools and tests; apps call ``synchronize()``).
     ///
+    /// A change the server refuses for good is not an error of the sync (the other keys synced): it is
+    /// in the result's ``SynchronizationResult/refusedKeys``, with the server's reason, and the key has
+    /// the server's value again. A tool that set a key checks it there.
+    ///
+    /// - Returns: Which local changes were uploaded and which were refused.
     /// - Throws: The sync's error (``StratusError`` from the network or server).
-    public func synchronizeNow() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    @discardableResult
+    public func synchronizeNow() async throws -> SynchronizationResult {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SynchronizationResult, any Error>) in
             if case .terminated = requests.yield(SyncRequest(waiter: continuation)) {
                 continuation.resume(throwing: CancellationError())
             }

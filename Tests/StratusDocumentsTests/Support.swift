@@ -124,6 +124,16 @@ final class CountingTransport: HTTPTransport {
         var downloads = 0
         var failDownloadsAfter: Int?
         var offline = false
+        var lostResponses: String?
+        var hook: (@Sendable (TransportRequest) -> Void)?
+        var redirect: Redirect?
+    }
+
+    /// Requests sent to another server instead, with other credentials (a server wiped and replaced).
+    struct Redirect: Sendable {
+        var from: String
+        var to: URL
+        var query: [String: String]
     }
 
     private let inner = URLSessionTransport()
@@ -136,6 +146,21 @@ final class CountingTransport: HTTPTransport {
 
     /// Lets `count` more asset downloads through, then fails each one (`nil`: never fail).
     func failDownloads(after count: Int?) { state.withLock { $0.failDownloadsAfter = count } }
+
+    /// Sends every request whose path ends with `suffix` but loses its answer, as when the process or the
+    /// server is killed after the server committed (`nil`: answer normally).
+    func loseResponses(of suffix: String?) { state.withLock { $0.lostResponses = suffix } }
+
+    /// Runs `hook` before each request is sent (the test acting while a sync is under way); `nil` removes it.
+    func onRequest(_ hook: (@Sendable (TransportRequest) -> Void)?) { state.withLock { $0.hook = hook } }
+
+    /// Sends requests for `server` to `replacement` instead, with its user's tokens.
+    func redirect(from server: URL, to replacement: URL, apiToken: String, webAuthToken: String) {
+        let redirect = Redirect(
+            from: server.absoluteString.trimmingSuffix("/"), to: replacement,
+            query: ["ckAPIToken": apiToken, "ckWebAuthToken": webAuthToken])
+        state.withLock { $0.redirect = redirect }
+    }
 
     /// Fails every request, as a device without network.
     var isOffline: Bool {
@@ -152,7 +177,10 @@ final class CountingTransport: HTTPTransport {
         }
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    func send(_ original: TransportRequest) async throws -> TransportResponse {
+        let (hook, redirect, lost) = state.withLock { ($0.hook, $0.redirect, $0.lostResponses) }
+        hook?(original)
+        let request = redirect.map { Self.redirected(original, $0) } ?? original
         let path = request.url.path
         let refuse = state.withLock { state -> Bool in
             if state.offline { return true }
@@ -163,6 +191,7 @@ final class CountingTransport: HTTPTransport {
         }
         if refuse { throw URLError(.notConnectedToInternet) }
         let response = try await inner.send(request)
+        if let lost, path.hasSuffix(lost) { throw URLError(.networkConnectionLost) }
         state.withLock {
             if path.contains("/assets/upload/") {
                 $0.uploads += 1
@@ -174,6 +203,23 @@ final class CountingTransport: HTTPTransport {
         }
         return response
     }
+
+    private static func redirected(_ request: TransportRequest, _ redirect: Redirect) -> TransportRequest {
+        let text = request.url.absoluteString
+        guard text.hasPrefix(redirect.from), var components = URLComponents(string: redirect.to.absoluteString.trimmingSuffix("/") + text.dropFirst(redirect.from.count))
+        else { return request }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in
+            redirect.query[item.name].map { URLQueryItem(name: item.name, value: $0.addingPercentEncoding(withAllowedCharacters: allowed)) } ?? item
+        }
+        var moved = request
+        moved.url = components.url ?? request.url
+        return moved
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }
 
 /// `count` random bytes from the kernel (fast even in debug builds, so big fixtures do not hold a

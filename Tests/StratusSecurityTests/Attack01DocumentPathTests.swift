@@ -42,7 +42,9 @@ extension AttackSuite {
                 let error = await failure { try await victim.sync() }
                 #expect(error == nil, "a hostile record is skipped, it does not fail the sync: \(String(describing: error))")
                 #expect(treeSnapshot(fixture.outside) == before, "nothing outside the synced folder changed")
-                #expect(documentFiles(in: fixture.root) == ["good.txt", "nested/deeper/good.txt", "photos/mine.jpg"])
+                // A document at "photos", where the victim has a folder: the folder keeps the name, the document
+                // lands beside it under the collision rule (issue 22, #7), inside the folder like any document.
+                #expect(documentFiles(in: fixture.root) == ["good.txt", "nested/deeper/good.txt", "photos (attacker)", "photos/mine.jpg"])
                 #expect(try String(contentsOf: fixture.root.appendingPathComponent("nested/deeper/good.txt"), encoding: .utf8) == "deep")
                 #expect(treeSnapshot(fixture.root)["link"]?.hasPrefix("link → ") == true, "the user's symbolic link is left alone")
 

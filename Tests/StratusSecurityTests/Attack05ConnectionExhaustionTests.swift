@@ -58,14 +58,17 @@ extension AttackSuite {
         @Test func idleConnectionsAreTimedOutAndTheAddressIsServedAgain() async throws {
             // Idle for more than 5 s is closed: long enough for the check below under load, short for a test.
             let server = try Self.healthServer(perAddress: 4, idleTimeout: 5)
+            let opened = ContinuousClock.now
             let idle = try (0..<4).map { _ in try LoopbackSocket(port: server.port, timeout: 30, sending: Self.halfHead) }
             let whileHeld = try await Self.health(port: server.port, from: "127.0.0.1")
+            // On a loaded machine the check itself may come after the idle sockets' 5 s ran out.
+            let heldLongEnough = ContinuousClock.now - opened < .seconds(4)
             var closed = 0
             for socket in idle where await socket.isClosedByServer() { closed += 1 }
             let afterwards = try await Self.health(port: server.port, from: "127.0.0.1")
             idle.forEach { $0.close() }
             await server.stop()
-            #expect(whileHeld == nil)
+            #expect(whileHeld == nil || !heldLongEnough, "a fifth connection was served while four idle ones held the address's slots")
             #expect(closed == 4, "idle connections were not closed by the server")
             #expect(afterwards == 200)
         }

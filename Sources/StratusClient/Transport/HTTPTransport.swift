@@ -35,6 +35,10 @@ public struct TransportRequest: Sendable, Hashable {
     public var body: Data
     /// The total time the request may take, connection and body included.
     public var timeout: Duration
+    /// Whether the server may hold the request open until something happens (a web-courier long-poll):
+    /// a transport should wait for it without using the processor (``URLSessionTransport`` parks it on a
+    /// connection already made).
+    public var isLongPoll: Bool
 
     /// Creates a request.
     ///
@@ -44,12 +48,17 @@ public struct TransportRequest: Sendable, Hashable {
     ///   - headers: Header fields.
     ///   - body: The body.
     ///   - timeout: The total time the request may take.
-    public init(method: String, url: URL, headers: [HTTPHeaderField] = [], body: Data = Data(), timeout: Duration = .seconds(60)) {
+    ///   - isLongPoll: Whether the server may hold it open (a long-poll).
+    public init(
+        method: String, url: URL, headers: [HTTPHeaderField] = [], body: Data = Data(), timeout: Duration = .seconds(60),
+        isLongPoll: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.isLongPoll = isLongPoll
     }
 
     /// The first value of a header, compared case-insensitively.

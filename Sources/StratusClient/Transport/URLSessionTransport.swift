@@ -15,6 +15,14 @@ public import Foundation
 /// finishes first wins and the data task is cancelled. Cancelling the calling task cancels the
 /// data task and throws `CancellationError` at once, without waiting for libcurl to wind down.
 ///
+/// **Long-polls wait on a connection that is already open.** On Linux, URLSession keeps watching a new
+/// connection for writability after libcurl has sent the request (it asked for that while connecting
+/// and never takes it back until the transfer ends): a parked long-poll on a new connection spins a core
+/// for as long as the server holds it (83–93 % measured for an idle `stratus docs sync`). A request on a
+/// reused connection is watched for reading only. So before a ``TransportRequest/isLongPoll`` request to
+/// a server this transport has no open connection to, it sends a `HEAD /` there (its answer is ignored)
+/// and the long-poll reuses that connection; later polls reuse the previous poll's.
+///
 /// ```swift
 /// let transport = URLSessionTransport()
 /// let container = Container(identifier: "iCloud.com.example.App", environment: .development,
@@ -22,6 +30,8 @@ public import Foundation
 /// ```
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    /// Servers (`scheme://host:port/`) this transport last reached on a connection it can reuse.
+    private let connected = Mutex<Set<String>>([])
 
     /// Creates a transport with its own session (its own connection pool).
     ///
@@ -44,6 +54,35 @@ public final class URLSessionTransport: HTTPTransport {
     /// - Throws: `URLError(.timedOut)` past the deadline, `CancellationError` when cancelled,
     ///   other `URLError`s from the network.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        guard request.isLongPoll, let origin = Self.origin(of: request.url) else { return try await perform(request) }
+        if !connected.withLock({ $0.contains(origin.absoluteString) }) {
+            // Open the connection with a request that ends, so the long-poll parks on a reused one.
+            let warmUp = TransportRequest(method: "HEAD", url: origin, timeout: min(request.timeout, .seconds(10)))
+            _ = try? await perform(warmUp)
+        }
+        do {
+            let response = try await perform(request)
+            let reusable = response[header: "Connection"]?.lowercased() != "close"
+            connected.withLock { servers in
+                if reusable { servers.insert(origin.absoluteString) } else { servers.remove(origin.absoluteString) }
+            }
+            return response
+        } catch {
+            _ = connected.withLock { $0.remove(origin.absoluteString) }
+            throw error
+        }
+    }
+
+    /// `scheme://host:port/` of a URL.
+    private static func origin(of url: URL) -> URL? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.host != nil else { return nil }
+        components.path = "/"
+        components.query = nil
+        components.fragment = nil
+        return components.url
+    }
+
+    private func perform(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for field in request.headers {

@@ -12,17 +12,25 @@ struct DiskEntry: Sendable, Hashable {
     var size: Int64
     var inode: UInt64
     var mtimeNs: Int64
+
+    /// Whether `other` describes the same file in the same state (inode, size, modification time).
+    func sameFile(as other: DiskEntry) -> Bool {
+        inode == other.inode && size == other.size && mtimeNs == other.mtimeNs
+    }
 }
 
 /// Lists the container directory's regular files (not `.stratus`, not symbolic links) with `lstat(2)` metadata.
 ///
 /// Names ``DocumentPath`` refuses (control characters, the reserved folder in any spelling) are not
-/// documents: the scan skips them, and their folders' contents, and reports them.
+/// documents: the scan skips them, and their folders' contents, and reports them. A folder below the
+/// root that cannot be listed (no permission) is reported too and skipped, not taken for empty.
 enum DiskScanner {
-    /// The files found and the paths skipped because they are not valid document paths.
+    /// The files found, the paths skipped because they are not valid document paths, and the folders
+    /// that could not be read (with why).
     struct Listing: Sendable {
         var entries: [DiskEntry] = []
         var skipped: [String] = []
+        var unreadable: [(path: String, reason: String)] = []
     }
 
     static func scan(_ root: URL) throws -> Listing {
@@ -37,7 +45,11 @@ enum DiskScanner {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw DocumentsError(.fileSystem, "cannot list '\(directory)': \(error)", path: relative, underlying: error)
+            guard !relative.isEmpty else {
+                throw DocumentsError(.fileSystem, "cannot list '\(directory)': \(error)", path: relative, underlying: error)
+            }
+            listing.unreadable.append((relative, "cannot read the folder (\(reason(of: error)))"))
+            return
         }
         for name in names {
             if relative.isEmpty && name == DocumentPath.reservedFolder { continue }
@@ -57,6 +69,15 @@ enum DiskScanner {
                 listing.entries.append(entry(child, info))
             }
         }
+    }
+
+    /// The system's words for a failure (`Permission denied`), else the error's description.
+    static func reason(of error: any Error) -> String {
+        if let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        if let documents = error as? DocumentsError { return documents.message }
+        return "\(error)"
     }
 
     /// A document path's entry from its `stat` metadata.

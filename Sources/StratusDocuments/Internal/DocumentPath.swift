@@ -82,6 +82,22 @@ enum DocumentPath {
         root.appendingPathComponent(path, isDirectory: false)
     }
 
+    /// The form two paths are compared in: Unicode NFC (precomposed).
+    ///
+    /// Linux keeps a name's bytes as given, so `café` in NFC and in NFD are two files there, while
+    /// macOS and Swift's `==` take them for one name. The engine follows Swift: two paths with one key
+    /// are one document path (the state database is keyed by it, and two records whose paths share a
+    /// key are a collision like two records with one path). The bytes still matter for the file system:
+    /// a document's file has exactly its record's spelling (``sameSpelling(_:_:)``).
+    static func key(_ path: String) -> String {
+        path.precomposedStringWithCanonicalMapping
+    }
+
+    /// Whether two paths are the same bytes (not merely the same name under ``key(_:)``).
+    static func sameSpelling(_ first: String, _ second: String) -> Bool {
+        first.utf8.elementsEqual(second.utf8)
+    }
+
     /// The parent folder of a path, `""` at the top level.
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }

@@ -69,31 +69,85 @@ struct DocumentTree: Sendable {
 
     // MARK: Writing
 
+    /// What a write may replace at its target. A remote change may only replace bytes this device has
+    /// uploaded or kept: the file its state row describes, checked on the disk just before the rename.
+    enum Replacing: Sendable {
+        /// Nothing: the place must be free; a file there is one this device has not synced (``DocumentsError/Code/occupied``).
+        case nothing
+        /// Exactly this file (same inode, size and modification time); another one there is ``DocumentsError/Code/occupied``.
+        case file(DiskEntry)
+        /// Any regular file: the app's own coordinated write.
+        case anyFile
+    }
+
     /// Renames `temporary` (a finished file outside the documents, in `.stratus/tmp`) to `path`,
-    /// creating the folders on the way; an existing regular file there is replaced atomically.
+    /// creating the folders on the way, replacing only what `replacing` allows.
     ///
-    /// - Throws: ``DocumentsError/Code/pathBlocked`` when a folder on the way is a link or a file, or
-    ///   the place holds something other than a regular file; ``DocumentsError/Code/invalidPath``.
-    func install(_ temporary: URL, at path: String) throws {
+    /// - Throws: ``DocumentsError/Code/occupied`` when a file `replacing` does not allow is there (or
+    ///   appears in between: without replacing, the file is hard-linked into place, which fails if the
+    ///   name is taken); ``DocumentsError/Code/pathBlocked`` when a folder on the way is a link or a
+    ///   file, or the place holds something other than a regular file; ``DocumentsError/Code/invalidPath``.
+    func install(_ temporary: URL, at path: String, replacing: Replacing = .nothing) throws {
         try inParent(of: path, creating: true) { folder, name in
-            try Self.requireFileOrNothing(folder, name, path: path)
-            guard renameat(AT_FDCWD, temporary.path, folder, name) == 0 else { throw Self.renameFailure(path, errno) }
+            let same = try Self.checkTarget(folder, name, path: path, replacing: replacing, source: nil)
+            try Self.place(AT_FDCWD, temporary.path, at: folder, name, path: path, replacing: same ? .anyFile : replacing)
         }
     }
 
-    /// Moves the regular file at `source` to `target` (folders created), replacing a regular file there.
+    /// Moves the regular file at `source` to `target` (folders created), replacing only what `replacing` allows.
     ///
-    /// - Throws: ``DocumentsError/Code/notFound`` when `source` holds no regular file; otherwise as ``install(_:at:)``.
-    func move(_ source: String, to target: String) throws {
+    /// - Throws: ``DocumentsError/Code/notFound`` when `source` holds no regular file; otherwise as ``install(_:at:replacing:)``.
+    func move(_ source: String, to target: String, replacing: Replacing = .nothing) throws {
         try inParent(of: source, creating: false) { from, fromName in
             guard let info = try Self.status(from, fromName, path: source), Self.isRegular(info) else {
                 throw DocumentsError(.notFound, "no file to move to '\(target)'", path: source)
             }
             try inParent(of: target, creating: true) { to, toName in
-                try Self.requireFileOrNothing(to, toName, path: target)
-                guard renameat(from, fromName, to, toName) == 0 else { throw Self.renameFailure(target, errno) }
+                // The same file under another spelling (a case- or normalization-insensitive file system): a plain rename.
+                let same = try Self.checkTarget(to, toName, path: target, replacing: replacing, source: info)
+                try Self.place(from, fromName, at: to, toName, path: target, replacing: same ? .anyFile : replacing)
             }
         }
+    }
+
+    /// Deletes the folder at `path` if it is empty (never a link, a file or a folder with anything in it).
+    ///
+    /// - Returns: Whether a folder was removed.
+    func removeEmptyFolder(_ path: String) -> Bool {
+        (try? inParent(of: path, creating: false) { parent, name in unlinkat(parent, name, AT_REMOVEDIR) == 0 }) ?? false
+    }
+
+    /// What is at `path`, without following links; `nil` when nothing is (or a folder on the way is missing).
+    func kind(_ path: String) -> EntryKind? {
+        let found = try? inParent(of: path, creating: false) { folder, name -> EntryKind? in
+            guard let info = try Self.status(folder, name, path: path) else { return nil }
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: return .file(DiskScanner.entry(path, info))
+            case S_IFDIR: return .folder
+            case S_IFLNK: return .link
+            default: return .special
+            }
+        }
+        return found ?? nil
+    }
+
+    /// What a path holds on disk.
+    enum EntryKind: Sendable, Equatable {
+        case file(DiskEntry)
+        case folder
+        case link
+        case special
+    }
+
+    /// The first folder on the way to `path` that is not a folder here (a file, a link), if any.
+    func blockedAncestor(of path: String) -> (path: String, kind: EntryKind)? {
+        var prefix = ""
+        for component in DocumentPath.parent(of: path).split(separator: "/") {
+            prefix = prefix.isEmpty ? String(component) : prefix + "/" + component
+            guard let kind = kind(prefix) else { return nil }
+            if kind != .folder { return (prefix, kind) }
+        }
+        return nil
     }
 
     /// Deletes the regular file at `path` when `shouldRemove` accepts its metadata.
@@ -168,10 +222,43 @@ struct DocumentTree: Sendable {
 
     private static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
 
-    private static func requireFileOrNothing(_ folder: Int32, _ name: String, path: String) throws {
-        guard let info = try status(folder, name, path: path), !isRegular(info) else { return }
-        let what = info.st_mode & S_IFMT == S_IFDIR ? "a folder" : info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "a special file"
-        throw DocumentsError(.pathBlocked, "\(what) is where the document goes", path: path)
+    /// Checks what is at the target before a write: `true` when it is the source file itself (another
+    /// spelling of one name on an insensitive file system).
+    private static func checkTarget(_ folder: Int32, _ name: String, path: String, replacing: Replacing, source: stat?) throws -> Bool {
+        guard let info = try status(folder, name, path: path) else { return false }
+        guard isRegular(info) else {
+            let what = info.st_mode & S_IFMT == S_IFDIR ? "a folder" : info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "a special file"
+            throw DocumentsError(.pathBlocked, "\(what) is where the document goes", path: path)
+        }
+        if let source, source.st_ino == info.st_ino, source.st_dev == info.st_dev { return true }
+        switch replacing {
+        case .anyFile: return false
+        case .file(let expected) where DiskScanner.entry(path, info).sameFile(as: expected): return false
+        case .file, .nothing: throw occupied(path)
+        }
+    }
+
+    /// Puts the file `fromName` (in `from`) at `name` (in `folder`): `renameat` when it may replace a file,
+    /// else `linkat` + `unlinkat`, which fails if the name was taken meanwhile instead of replacing it.
+    private static func place(_ from: Int32, _ fromName: String, at folder: Int32, _ name: String, path: String, replacing: Replacing)
+        throws
+    {
+        if case .nothing = replacing {
+            if linkat(from, fromName, folder, name, 0) == 0 {
+                unlinkat(from, fromName, 0)
+                return
+            }
+            let code = errno
+            if code == EEXIST { throw occupied(path) }
+            // No hard links on this file system: check again, then rename (the window is this line).
+            guard [EPERM, EXDEV, EMLINK, ENOTSUP, EOPNOTSUPP].contains(code) else { throw failure("cannot move the file into place", path: path, code) }
+            if try status(folder, name, path: path) != nil { throw occupied(path) }
+        }
+        guard renameat(from, fromName, folder, name) == 0 else { throw renameFailure(path, errno) }
+    }
+
+    private static func occupied(_ path: String) -> DocumentsError {
+        DocumentsError(.occupied, "a file this device has not synced is where the document goes; it is left alone", path: path)
     }
 
     private static func renameFailure(_ path: String, _ code: Int32) -> DocumentsError {
