@@ -207,11 +207,13 @@ class Connection:
         elif isinstance(event, h2.events.StreamEnded):
             stream = self.streams.pop(event.stream_id, None)
             if stream is not None:
-                asyncio.ensure_future(self.answer(event.stream_id, stream["headers"], bytes(stream["body"])))
+                # Received when the stream ended, before this fake's own checks (ECDSA, JSON) ran.
+                received_ns = time.time_ns()
+                asyncio.ensure_future(self.answer(event.stream_id, stream["headers"], bytes(stream["body"]), received_ns))
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.StreamReset)):
             self.window_open.set()
 
-    async def answer(self, stream_id, headers, body):
+    async def answer(self, stream_id, headers, body, received_ns):
         world = self.world
         path = headers.get(":path", "")
         token = path[len("/3/device/"):] if path.startswith("/3/device/") else ""
@@ -232,7 +234,7 @@ class Connection:
         await world.record({
             "token": token, "path": path, "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
             "method": headers.get(":method"), "payload": payload, "jwt": jwt, "problems": problems + request_problems,
-            "status": status, "received_ns": time.time_ns(), "connection": self.number, "stream": stream_id,
+            "status": status, "received_ns": received_ns, "connection": self.number, "stream": stream_id,
         })
         if action.get("stall"):
             return

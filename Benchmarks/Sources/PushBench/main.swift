@@ -202,6 +202,7 @@ for round in 0..<rounds {
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 50) }
+func ratio(_ value: Double, _ baseline: Double) -> String { String(format: "×%.2f", value / max(baseline, 1)) }
 print("""
 
 | measurement | result |
@@ -209,6 +210,7 @@ print("""
 | push latency, save sent → parked poll returns, p50 / p99 (\(notifications) notifications) | \(ms(percentile(latencies, 50))) / \(ms(percentile(latencies, 99))) (target p99 ≤ 20 ms) |
 | the save's own round trip, p50 / p99 | \(ms(percentile(saveRTT, 50))) / \(ms(percentile(saveRTT, 99))) |
 | APNs push latency, save sent → fake APNs receives the push, p50 / p99 (\(notifications) notifications) | \(apnsLatencies.map { "\(ms(percentile($0, 50))) / \(ms(percentile($0, 99))) (target p99 ≤ 50 ms)" } ?? "not measured (--no-apns)") |
+| APNs / courier, same run, p50 / p99 | \(apnsLatencies.map { ratio(percentile($0, 50), percentile(latencies, 50)) + " / " + ratio(percentile($0, 99), percentile(latencies, 99)) } ?? "—") |
 | fan-out: \(fanOut) parked polls all answered after one save, median of \(rounds) (min … max) | \(ms(median(fanOutTimes))) (\(ms(fanOutTimes.min() ?? 0)) … \(ms(fanOutTimes.max() ?? 0))) |
 | asset upload \(assetMB) MB (POST, hash, store once), median | \(String(format: "%.0f MB/s", median(uploadRates))) |
 | asset download \(assetMB) MB (GET downloadURL), median | \(String(format: "%.0f MB/s", median(downloadRates))) |

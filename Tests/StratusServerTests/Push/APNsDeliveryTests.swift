@@ -17,9 +17,10 @@ struct APNsDeliveryTests {
     /// courier's `ck`, a valid provider token and the headers APNs wants; A's own token gets none.
     ///
     /// The whole suite runs in parallel on two shared cores, where any step can wait seconds for a
-    /// thread: the bound holds for the fastest of up to five saves (each push is checked in full),
-    /// so a machine stalled for one save does not fail it, and a delivery path slower than a
-    /// second on every save does.
+    /// thread (a full run measured 2.6 s for five saves in a row on both back ends at load 15): the
+    /// bound holds for the fastest of up to twelve saves (each push is checked in full), so a
+    /// machine stalled for a stretch of saves does not fail it, and a delivery path slower than
+    /// a second on every save does.
     @Test(arguments: backends) func savedRecordReachesTheOtherDeviceAsASilentPushWithinOneSecond(_ backend: RecordStoreBackend) async throws {
         try await APNsWorld.with(backend) { world in
             let (deviceA, deviceB) = (APNsWorld.deviceToken(1), APNsWorld.deviceToken(2))
@@ -27,7 +28,7 @@ struct APNsDeliveryTests {
             try await world.register(deviceB)
             try await world.server.subscribe(PushDeliveryTests.noteSubscription("notes", firesOn: [.create]))
             var latencies: [Double] = []
-            for attempt in 0..<5 {
+            for attempt in 0..<12 {
                 let name = "n\(attempt)"
                 let save = #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"\#(name)","fields":{"title":{"value":"Hi"}}}}]}"#
                 let sent = UInt64(Date().timeIntervalSince1970 * 1e9)
@@ -42,7 +43,10 @@ struct APNsDeliveryTests {
             #expect((latencies.min() ?? .infinity) < 1000, "commit → APNs took \(latencies) ms")
             // Nothing more comes, and nothing for the author's own device.
             #expect(try await world.fake.pushes(atLeast: latencies.count + 1, timeout: .milliseconds(500)).count == latencies.count)
-            #expect(try await world.statistics { $0.sent == latencies.count }.sent == latencies.count)
+            let statistics = try await world.statistics { $0.sent == latencies.count }
+            #expect(statistics.sent == latencies.count)
+            // Fan-out leased each push to this node's idle sender in its own transaction: none waited for a claim.
+            #expect(statistics.handedOver == latencies.count)
         }
     }
 

@@ -139,6 +139,7 @@ final class APNsDelivery: Sendable {
             release(pushes.count)
             return
         }
+        state.withLock { $0.statistics.handedOver += pushes.count }
         startBatch(pushes, credentials: credentials)
     }
 

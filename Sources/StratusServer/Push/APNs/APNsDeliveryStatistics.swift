@@ -12,6 +12,9 @@ public struct APNsDeliveryStatistics: Hashable, Sendable {
     public var tokensRemoved = 0
     /// Provider tokens signed anew after APNs called one expired.
     public var providerTokenRefreshes = 0
+    /// Pushes fan-out leased to this node in its own transaction and handed over to send at once,
+    /// without a claim of their own.
+    public var handedOver = 0
 
     /// No deliveries yet.
     public init() {}
@@ -53,6 +56,7 @@ extension APNsDeliveryStatistics {
         sum.retried += rhs.retried
         sum.tokensRemoved += rhs.tokensRemoved
         sum.providerTokenRefreshes += rhs.providerTokenRefreshes
+        sum.handedOver += rhs.handedOver
         return sum
     }
 }
