@@ -21,11 +21,15 @@ build: deps
 
 # A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;
 # STRATUS_REQUIRE_POSTGRES=1 makes a missing database fail the PostgreSQL tests instead of skipping them.
+# The fake APNs server's Python packages go into .build/fake-apns-venv (Scripts/fake-apns.sh, quick when
+# present); STRATUS_REQUIRE_FAKE_APNS=1 makes a missing one fail the APNs tests instead of skipping them.
 test: build
-	Scripts/test-postgres.sh run swift test --skip-build
+	Scripts/fake-apns.sh install
+	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/test-postgres.sh run swift test --skip-build
 
 bench: deps
 	@Scripts/install-deps.sh --bench
+	@Scripts/fake-apns.sh install
 	swift run -c release --package-path Benchmarks HTTPBench
 	swift run -c release --package-path Benchmarks RecordsBench
 	swift run -c release --package-path Benchmarks PushBench

@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusServerPostgres", targets: ["StratusServerPostgres"]),
+        .library(name: "StratusServerAPNs", targets: ["StratusServerAPNs"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
@@ -38,6 +39,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Layer 1: observability.
         .target(name: "StratusLogging"),
@@ -100,12 +102,15 @@ let package = Package(
             dependencies: ["StratusServer", "StratusWire", "StratusPostgres", "StratusLogging", "StratusMetrics"]
         ),
 
+        // Layer 4: APNs delivery over HTTP/2 (libcurl with nghttp2), composed in by `stratus serve`.
+        .target(name: "StratusServerAPNs", dependencies: ["StratusServer", "CCurl", "StratusLogging"]),
+
         // Layer 5: composition and test support.
         .target(
             name: "StratusTesting",
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
-                "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto",
+                "StratusServerSQLite", "StratusServerPostgres", "StratusServerAPNs", "StratusWire", "StratusCrypto",
             ]
         ),
         .executableTarget(
@@ -113,7 +118,7 @@ let package = Package(
             dependencies: [
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
-                "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
+                "StratusServerAPNs", "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
             ]
         ),
 
@@ -125,11 +130,14 @@ let package = Package(
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusTesting"]),
         .testTarget(
             name: "StratusPostgresTests",
-            dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusWire", "StratusTesting"]
+            dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusServerAPNs", "StratusWire", "StratusTesting"]
         ),
         .testTarget(
             name: "StratusServerTests",
-            dependencies: ["StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging"]
+            dependencies: [
+                "StratusServer", "StratusServerSQLite", "StratusServerAPNs", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging",
+                "StratusCrypto", "StratusMetrics",
+            ]
         ),
         .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),
         .testTarget(

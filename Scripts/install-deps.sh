@@ -3,7 +3,8 @@
 # Safe to run again: it asks apt only when something is not installed.
 set -euo pipefail
 
-packages=(pkg-config libsqlite3-dev libpq-dev postgresql libmicrohttpd-dev libssl-dev libsodium-dev openssl curl)
+packages=(pkg-config libsqlite3-dev libpq-dev postgresql libmicrohttpd-dev libssl-dev libsodium-dev libcurl4-openssl-dev openssl curl
+  python3 python3-venv)
 [ "${1:-}" = "--bench" ] && packages+=(wrk)
 
 missing=()

@@ -22,6 +22,7 @@ enum ServeCommand {
                       [--upload-url-lifetime 900] [--metrics-token TOKEN]
                       [--max-subscriptions-per-user 200] [--max-push-tokens-per-user 100]
                       [--max-parked-polls-per-user 16] [--max-parked-polls 2000]
+                      [--apns-endpoint https://host:port] [--apns-ca-file PEM] [--max-apns-tokens-per-user 20]
 
         Requests need credentials: an API token (`stratus token create`), plus a web auth
         token for a user (the server's /signin page or `stratus user token`), or a
@@ -52,6 +53,11 @@ enum ServeCommand {
         container environment (QUOTA_EXCEEDED); --max-parked-polls-per-user and --max-parked-polls
         cap the courier long-polls parked at once per user (past it: 429 THROTTLED) and on this
         node (503 TRY_AGAIN_LATER); a new poll on a token replaces that token's parked one.
+        APNs: pushes go to Apple's push service for containers given credentials with
+        `stratus push apns set` (api.push.apple.com, or api.sandbox.push.apple.com for development
+        device tokens); --apns-endpoint sends them to another HTTP/2 server instead (a test server,
+        a proxy) and --apns-ca-file adds a CA to trust for it; --max-apns-tokens-per-user caps each
+        user's APNs device tokens per container environment (the least recently registered goes).
         --query-candidate-limit is the most records one records/query page may read and check
         in memory where the indexes cannot answer it alone (a filter only the exact check
         applies, a sort PostgreSQL cannot order): the page ends early with a continuation
@@ -75,7 +81,8 @@ enum ServeCommand {
         STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
         STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN, STRATUS_MAX_SUBSCRIPTIONS_PER_USER,
-        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT.
+        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT,
+        STRATUS_APNS_ENDPOINT, STRATUS_APNS_CA_FILE, STRATUS_MAX_APNS_TOKENS_PER_USER.
         """
 
     /// Every flag `serve` takes.
@@ -106,6 +113,8 @@ enum ServeCommand {
         try applyPushLimits(options, to: &serviceConfiguration.push)
         try applyLimits(options, http: &configuration, service: &serviceConfiguration)
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
+        let metrics = MetricsRegistry()
+        try startAPNsDelivery(options, service: service, metrics: metrics, logger: logger)
         let assetCollection = Task { await service.runAssetCollection(every: .seconds(3600)) }
         // Changes committed but not fanned out when a node stopped (this one or, with PostgreSQL, another).
         service.startPushFanoutSweeps()
@@ -114,7 +123,6 @@ enum ServeCommand {
             try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
         }
 
-        let metrics = MetricsRegistry()
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()

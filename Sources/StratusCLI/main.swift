@@ -14,6 +14,7 @@ let usage = """
       stratus user create|list|token|verify …   accounts (stratus user --help)
       stratus token create|list|revoke …   API tokens (stratus token --help)
       stratus key add|list|revoke …        server-to-server keys (stratus key --help)
+      stratus push apns set|list|remove …  APNs credentials per container (stratus push --help)
       stratus records|zones|changes|kv|watch …   client commands (stratus records --help)
       stratus docs sync|conflicts <dir>    keep a folder in sync with the private database (stratus docs --help)
       stratus demo              two simulated devices sync notes through an embedded server, narrated
@@ -63,6 +64,8 @@ do {
         try await TokenCommand.run(options)
     case "key":
         try await KeyCommand.run(options)
+    case "push":
+        try await PushCommand.run(options)
     case "demo":
         if options.positional.first == "device" {
             if options.flag("help") {

@@ -147,6 +147,7 @@ enum PostgresRecordStoreSchema {
         PostgresPushSchema.register(in: &migrator)
         PostgresFieldIndex.registerLongitude(in: &migrator)
         PostgresQueryKeyset.registerCreatorIndex(in: &migrator)
+        PostgresAPNsSchema.register(in: &migrator)
         return migrator
     }()
 }

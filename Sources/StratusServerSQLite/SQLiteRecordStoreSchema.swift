@@ -132,6 +132,7 @@ enum SQLiteRecordStoreSchema {
         SQLiteCredentialGenerationSchema.register(in: &migrator)
         SQLiteShareSchema.registerHierarchyMoves(in: &migrator)
         SQLitePushStoreSchema.registerOutbox(in: &migrator)
+        SQLiteAPNsSchema.register(in: &migrator)
         return migrator
     }()
 }

@@ -55,6 +55,8 @@ public struct InProcessServer: Sendable {
         var httpConfiguration = HTTPServerConfiguration()
         httpConfiguration.port = 0
         httpConfiguration.threadPoolSize = threads
+        // Every benchmark client connects from 127.0.0.1 (PushBench parks 1,000 polls at once).
+        httpConfiguration.perAddressConnectionLimit = httpConfiguration.connectionLimit
         let http = HTTPServer(configuration: httpConfiguration, responder: router, logger: logger)
         try http.start()
         return InProcessServer(store: store, service: service, http: http, url: URL(string: "http://127.0.0.1:\(http.port)")!)

@@ -3,6 +3,7 @@ import BenchSupport
 import Foundation
 import StratusLogging
 import StratusServer
+import StratusTesting
 import StratusWire
 
 // PushBench: push latency (committed save → waiting long-poll returns), fan-out to parked polls,
@@ -37,6 +38,10 @@ func urlPath(_ url: String) -> String {
 
 // MARK: Server
 
+// The fake APNs server (Scripts/fake-apns.sh installs it; `make bench` does), unless --no-apns.
+let apnsFake: FakeAPNsServer? = CommandLine.arguments.contains("--no-apns") ? nil : try await FakeAPNsServer.start()
+defer { apnsFake?.stop() }
+
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("push-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
@@ -47,6 +52,7 @@ let server = try await InProcessServer.start(root: root, containers: [container]
     $0.push.maximumBacklog = 10_000
     $0.push.maximumParkedPollsPerUser = 100_000  // the fan-out round parks 1,000 polls of one user
     $0.push.maximumParkedPolls = 100_000
+    $0.push.apns.endpoint = apnsFake?.endpoint
 }
 let store = server.store
 let port = server.port
@@ -121,6 +127,13 @@ poller.finished.wait()
 if let failure = poller.failure { throw failure }
 let latencies = zip(sends, poller.arrivals).map { Double($1 &- $0) }
 
+// MARK: 1b. APNs: a save → the fake APNs server receives the push (HTTP/2 over TLS on loopback)
+
+var apnsLatencies: [Double]?
+if let fake = apnsFake {
+    apnsLatencies = try await APNsLatency.run(fake: fake, server: server.service, store: store, client: client, container: container, count: notifications)
+}
+
 // MARK: 2. Fan-out: N parked polls woken by one save
 
 var fanOutTimes: [Double] = []
@@ -189,12 +202,15 @@ for round in 0..<rounds {
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 50) }
+func ratio(_ value: Double, _ baseline: Double) -> String { String(format: "×%.2f", value / max(baseline, 1)) }
 print("""
 
 | measurement | result |
 |---|---|
 | push latency, save sent → parked poll returns, p50 / p99 (\(notifications) notifications) | \(ms(percentile(latencies, 50))) / \(ms(percentile(latencies, 99))) (target p99 ≤ 20 ms) |
 | the save's own round trip, p50 / p99 | \(ms(percentile(saveRTT, 50))) / \(ms(percentile(saveRTT, 99))) |
+| APNs push latency, save sent → fake APNs receives the push, p50 / p99 (\(notifications) notifications) | \(apnsLatencies.map { "\(ms(percentile($0, 50))) / \(ms(percentile($0, 99))) (target p99 ≤ 50 ms)" } ?? "not measured (--no-apns)") |
+| APNs / courier, same run, p50 / p99 | \(apnsLatencies.map { ratio(percentile($0, 50), percentile(latencies, 50)) + " / " + ratio(percentile($0, 99), percentile(latencies, 99)) } ?? "—") |
 | fan-out: \(fanOut) parked polls all answered after one save, median of \(rounds) (min … max) | \(ms(median(fanOutTimes))) (\(ms(fanOutTimes.min() ?? 0)) … \(ms(fanOutTimes.max() ?? 0))) |
 | asset upload \(assetMB) MB (POST, hash, store once), median | \(String(format: "%.0f MB/s", median(uploadRates))) |
 | asset download \(assetMB) MB (GET downloadURL), median | \(String(format: "%.0f MB/s", median(downloadRates))) |

@@ -38,6 +38,8 @@ public struct PushConfiguration: Sendable {
     /// How often each node looks for outbox entries nobody is fanning out (left by a node that
     /// stopped between a commit and its fan-out).
     public var outboxSweepInterval: Duration = .seconds(5)
+    /// Delivery through Apple's push service to device tokens (design note 0013).
+    public var apns = APNsConfiguration()
     /// A new notification ID (`ck.nid`).
     public var makeNotificationID: @Sendable () -> String = LiveClock.uuidString
     /// A new courier token.

@@ -22,98 +22,61 @@ final class PushFanout: Sendable {
     private let now: @Sendable () -> Int64
     private let logger: Logger
     private let wake: @Sendable (Set<String>) -> Void
-    private let state = Mutex(State())
-
-    private struct State {
-        var drain: Task<Void, Never>?
-        var again = false
-        var closed = false
-        var sweeper: Task<Void, Never>?
-        var statistics = PushFanoutStatistics()
-    }
+    private let apns: APNsDeliverySlot?
+    private let state = Mutex(PushFanoutStatistics())
+    private let runner: CoalescingRunner<PushFanout>
 
     init(
         store: any RecordStore, configuration: PushConfiguration, now: @escaping @Sendable () -> Int64, logger: Logger,
-        wake: @escaping @Sendable (Set<String>) -> Void
+        wake: @escaping @Sendable (Set<String>) -> Void, apns: APNsDeliverySlot? = nil
     ) {
         self.store = store
         self.configuration = configuration
         self.now = now
         self.logger = logger
         self.wake = wake
+        self.apns = apns
+        runner = CoalescingRunner { fanout in
+            do {
+                while !fanout.runner.isClosed, try await fanout.step() {}
+            } catch {
+                fanout.logger.error("push fan-out stopped: \(error); the outbox keeps the changes for the next try")
+            }
+        }
+        runner.attach(self)
     }
 
     /// What fan-out did so far on this node.
-    var statistics: PushFanoutStatistics { state.withLock { $0.statistics } }
+    var statistics: PushFanoutStatistics { state.withLock { $0 } }
 
     /// Starts a drain unless one is running (which then drains once more); nothing once closed.
     func kick() {
-        state.withLock { state in
-            guard !state.closed else { return }
-            guard state.drain == nil else {
-                state.again = true
-                return
-            }
-            state.drain = Task { [self] in await run() }
-        }
+        runner.kick()
     }
 
     /// Drains now and then every `outboxSweepInterval` until ``close()``, for entries a node left
     /// behind when it stopped between a commit and its fan-out.
     func startSweeping() {
-        let interval = configuration.outboxSweepInterval
-        state.withLock { state in
-            guard !state.closed, state.sweeper == nil else { return }
-            state.sweeper = Task { [weak self] in
-                while !Task.isCancelled {
-                    self?.kick()
-                    try? await Task.sleep(for: interval)
-                }
-            }
-        }
+        runner.startSweeping(every: configuration.outboxSweepInterval)
     }
 
-    /// Fans out every entry now, in this task.
+    /// Fans out every entry now, in this task, then waits for a drain running concurrently (a
+    /// kick's), so that what it applied is counted in ``statistics`` and handed to delivery too.
     ///
     /// - Throws: Store errors.
     func drain() async throws {
         while try await step() {}
+        await runner.idle()
     }
 
     /// Stops sweeping and refuses new drains; entries left stay in the outbox for the next start.
     func close() {
-        let sweeper = state.withLock { state in
-            state.closed = true
-            defer { state.sweeper = nil }
-            return state.sweeper
-        }
-        sweeper?.cancel()
+        runner.close()
     }
 
     /// Returns once no drain is running (after ``close()``: for good).
     func idle() async {
-        while let drain = state.withLock({ $0.drain }) {
-            await drain.value
-        }
-    }
-
-    private func run() async {
-        while true {
-            do {
-                while !state.withLock({ $0.closed }), try await step() {}
-            } catch {
-                logger.error("push fan-out stopped: \(error); the outbox keeps the changes for the next try")
-            }
-            let again = state.withLock { state in
-                if state.again, !state.closed {
-                    state.again = false
-                    return true
-                }
-                state.drain = nil
-                return false
-            }
-            guard again else { return }
-        }
+        await runner.idle()
     }
 
     /// Plans and applies one batch; `false` when the outbox was empty.
@@ -122,20 +85,31 @@ final class PushFanout: Sendable {
         let batch = try await store.read { tx in try planner.plan(tx) }
         guard !batch.isEmpty else { return false }
         let backlog = configuration.maximumBacklog
+        let apnsBacklog = configuration.apns.maximumQueuedPerToken
         let now = self.now()
+        // Room on this node's APNs sender: the pushes this batch queues are leased to it in the
+        // same transaction and sent right after the commit, without a claim of their own.
+        let lease = apns?.reserve()
         let outcome: PushFanoutBatch.Outcome
         do {
-            outcome = try await store.write { tx in try batch.apply(tx, maximumBacklog: backlog, now: now) }
-        } catch is PushFanoutBatch.Overtaken {
-            state.withLock { $0.statistics.overtaken += 1 }
+            outcome = try await store.write { tx in
+                try batch.apply(tx, maximumBacklog: backlog, maximumAPNsQueued: apnsBacklog, apnsLease: lease, now: now)
+            }
+        } catch {
+            if let lease { apns?.release(lease) }
+            guard error is PushFanoutBatch.Overtaken else { throw error }
+            state.withLock { $0.overtaken += 1 }
             return true
         }
         wake(outcome.woken)
-        state.withLock { state in
-            state.statistics.batches += 1
-            state.statistics.evaluatedSubscriptions += batch.evaluatedSubscriptions
-            state.statistics.queuedNotifications += outcome.queued
-            state.statistics.finishedEntries += batch.claims.filter { $0.progress == .finished }.count
+        if let lease { apns?.send(outcome.apnsLeased, credentials: outcome.apnsCredentials, reserved: lease) }
+        if outcome.apnsQueued > outcome.apnsLeased.count { apns?.kick() }
+        state.withLock { statistics in
+            statistics.batches += 1
+            statistics.evaluatedSubscriptions += batch.evaluatedSubscriptions
+            statistics.queuedNotifications += outcome.queued
+            statistics.queuedAPNsPushes += outcome.apnsQueued
+            statistics.finishedEntries += batch.claims.filter { $0.progress == .finished }.count
         }
         for problem in batch.unreadable {
             logger.error("push fan-out dropped an entry it could not read: \(problem)")
@@ -154,6 +128,9 @@ struct PushFanoutStatistics: Hashable, Sendable {
     var evaluatedSubscriptions = 0
     /// Notifications appended to token queues (each token's copy counted).
     var queuedNotifications = 0
+    /// Pushes appended to the APNs delivery queue (each device's copy counted).
+    var queuedAPNsPushes = 0
     /// Batches discarded because another fan-out applied the same step first.
     var overtaken = 0
 }
+

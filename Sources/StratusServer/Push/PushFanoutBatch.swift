@@ -19,6 +19,9 @@ struct PushFanoutBatch: Sendable {
         var database: DatabaseKey
         var subscriber: String
         var payload: [UInt8]
+        /// The push for the subscriber's APNs device tokens, when the container environment has
+        /// APNs credentials and the subscriber registered devices.
+        var apns: APNsPayload?
         /// The token of the write's author, which gets nothing.
         var skippedToken: String?
         /// A `firesOnce` subscription this notification uses up; it is delivered only if that
@@ -45,15 +48,23 @@ struct PushFanoutBatch: Sendable {
         var woken: Set<String> = []
         /// Notifications appended, counting each token's copy.
         var queued = 0
+        /// APNs pushes appended to the delivery queue.
+        var apnsQueued = 0
+        /// The ones leased to this node's sender in the same transaction, to send at once.
+        var apnsLeased: [APNsPush] = []
+        /// The credentials of the leased pushes, by ``APNsDelivery/credentialsKey(_:)``.
+        var apnsCredentials: [String: APNsCredentials] = [:]
     }
 
     /// Applies the batch in the write transaction `tx`.
     ///
     /// - Throws: ``Overtaken`` when an entry's cursor moved since planning; store errors.
-    func apply(_ tx: any RecordStoreWriter, maximumBacklog: Int, now: Int64) throws -> Outcome {
+    func apply(_ tx: any RecordStoreWriter, maximumBacklog: Int, maximumAPNsQueued: Int, apnsLease: APNsLease?, now: Int64) throws -> Outcome {
         for claim in claims {
             guard try tx.advancePushOutbox(id: claim.id, from: claim.expected, to: claim.progress) else { throw Overtaken() }
         }
+        var devicesOf: [String: [APNsDeviceToken]] = [:]
+        var pushes: [NewAPNsPush] = []
         var tokensOf: [String: [String]] = [:]
         var queues: [String: [[UInt8]]] = [:]
         var order: [String] = []
@@ -72,8 +83,32 @@ struct PushFanoutBatch: Sendable {
                 if queues[token] == nil { order.append(token) }
                 queues[token, default: []].append(delivery.payload)
             }
+            if let apns = delivery.apns {
+                let devices = try devicesOf[key] ?? {
+                    let devices = try tx.apnsDeviceTokens(of: delivery.subscriber, container: database.container, environment: database.environment)
+                    devicesOf[key] = devices
+                    return devices
+                }()
+                for device in devices where device.token != delivery.skippedToken {
+                    pushes.append(
+                        NewAPNsPush(
+                            token: device.token, container: database.container, environment: database.environment,
+                            apnsEnvironment: device.apnsEnvironment, payload: apns.body, pushType: apns.pushType, createdAt: now
+                        )
+                    )
+                }
+            }
         }
         var outcome = Outcome()
+        if !pushes.isEmpty {
+            outcome.apnsLeased = try tx.enqueueAPNsPushes(pushes, maximumPerToken: maximumAPNsQueued, leasing: apnsLease).leased
+            outcome.apnsQueued = pushes.count
+            for push in outcome.apnsLeased where outcome.apnsCredentials[APNsDelivery.credentialsKey(push.push)] == nil {
+                outcome.apnsCredentials[APNsDelivery.credentialsKey(push.push)] = try tx.apnsCredentials(
+                    container: push.push.container, environment: push.push.environment
+                )
+            }
+        }
         for token in order {
             let payloads = queues[token] ?? []
             guard try tx.enqueueNotifications(payloads, token: token, maximumBacklog: maximumBacklog) else { continue }

@@ -75,7 +75,8 @@ struct PushFanoutPlanner {
             let firesOnce = subscription.subscriptionType == .query && subscription.firesOnce == true
             if firesOnce { state.spent.insert(stored.key) }
             // Only subscribers with a device get a payload built; a firesOnce one is spent regardless.
-            guard try state.hasTokens(stored.subscriber, database, now: now, tx) || firesOnce else { break }
+            let recipients = try state.recipients(stored.subscriber, database, now: now, tx)
+            guard recipients.courier || recipients.apns || firesOnce else { break }
             let notification =
                 subscription.subscriptionType == .zone
                 ? NotificationPayload.zone(stored, zone: context.zone, recipient: stored.subscriber, notificationID: item.notificationID, record: record)
@@ -85,6 +86,7 @@ struct PushFanoutPlanner {
                     index,
                     PushFanoutBatch.Delivery(
                         database: database, subscriber: stored.subscriber, payload: try NotificationPayload.bytes(notification),
+                        apns: recipients.apns ? APNsPayload.make(for: notification) : nil,
                         skippedToken: context.payload.skippedToken, spends: firesOnce ? stored.key : nil
                     )
                 )
@@ -122,7 +124,8 @@ struct PushFanoutPlanner {
         /// `firesOnce` subscriptions that fired in this batch.
         var spent: Set<SubscriptionKey> = []
         private var schemas: [String: Schema] = [:]
-        private var devices: [String: Bool] = [:]
+        private var devices: [String: Recipients] = [:]
+        private var apnsCredentials: [String: Bool] = [:]
 
         init(budget: Int) { self.budget = budget }
 
@@ -134,12 +137,28 @@ struct PushFanoutPlanner {
             return schema
         }
 
-        mutating func hasTokens(_ user: String, _ database: DatabaseKey, now: Int64, _ tx: any RecordStoreReader) throws -> Bool {
-            let key = user + "\u{0}" + database.container + "\u{0}" + database.environment.rawValue
+        /// Whether `user` has live courier tokens, and APNs device tokens in a container environment with APNs credentials.
+        mutating func recipients(_ user: String, _ database: DatabaseKey, now: Int64, _ tx: any RecordStoreReader) throws -> Recipients {
+            let place = database.container + "\u{0}" + database.environment.rawValue
+            let key = user + "\u{0}" + place
             if let known = devices[key] { return known }
-            let known = try !tx.pushTokens(of: user, container: database.container, environment: database.environment, now: now).isEmpty
+            let apnsReady = try apnsCredentials[place] ?? {
+                let ready = try tx.apnsCredentials(container: database.container, environment: database.environment) != nil
+                apnsCredentials[place] = ready
+                return ready
+            }()
+            let known = Recipients(
+                courier: try !tx.pushTokens(of: user, container: database.container, environment: database.environment, now: now).isEmpty,
+                apns: try apnsReady && !tx.apnsDeviceTokens(of: user, container: database.container, environment: database.environment).isEmpty
+            )
             devices[key] = known
             return known
         }
+    }
+
+    /// Where a subscriber's notifications can go.
+    private struct Recipients {
+        var courier: Bool
+        var apns: Bool
     }
 }

@@ -25,6 +25,7 @@ extension CloudKitService {
     public func beginShutdown() {
         courier.close()
         fanout.close()
+        apns.close()
     }
 
     /// Shuts push delivery down (``beginShutdown()``) and waits for the fan-out batch in progress,
@@ -38,6 +39,7 @@ extension CloudKitService {
     public func shutdown() async {
         beginShutdown()
         await fanout.idle()
+        await apns.shutdown()
     }
 
     /// Fans out whatever the push outbox holds now, then again every
@@ -109,9 +111,14 @@ extension CloudKitService {
 
     /// `tokens/register`: binds a token to the caller — only the user who created it, and only in
     /// the container environment it was created for. Any other token is `NOT_FOUND`, exactly as
-    /// one that does not exist, so the answer tells nothing about other users' tokens.
+    /// one that does not exist, so the answer tells nothing about other users' tokens. An APNs
+    /// device token (hexadecimal, from the app's `registerForRemoteNotifications`) is registered
+    /// to the caller instead (``registerDeviceToken(_:_:caller:container:environment:)``).
     private func registerToken(_ request: HTTPRequest, caller: String, container: String, environment: Environment) async throws -> HTTPResponse {
         let body = try Self.decodeBody(TokensRegister.Request.self, request)
+        if let device = APNsDeviceTokenFormat.normalized(body.apnsToken) {
+            return try await registerDeviceToken(device, body.apnsEnvironment, caller: caller, container: container, environment: environment)
+        }
         let now = configuration.now()
         let bound = try await store.write { tx in
             try tx.bindPushToken(body.apnsToken, to: caller, container: container, environment: environment, now: now)

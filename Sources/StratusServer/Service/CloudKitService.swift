@@ -25,6 +25,8 @@ public final class CloudKitService: Sendable {
     let courier: WebCourier
     /// Matches committed changes against subscriptions and queues their notifications (design note 0007).
     let fanout: PushFanout
+    /// Sends queued pushes to APNs, once ``startAPNsDelivery(transport:metrics:)`` gave it a transport (design note 0013).
+    let apns = APNsDeliverySlot()
     let assetFiles: (any AssetBlobStore)?
     /// Request budgets per container: shared by every node when the store keeps rate buckets.
     let rateLimiter: any RequestRateLimiter
@@ -57,9 +59,11 @@ public final class CloudKitService: Sendable {
         self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
         let courier = WebCourier(store: store, configuration: configuration.push)
         self.courier = courier
-        self.fanout = PushFanout(store: store, configuration: configuration.push, now: configuration.now, logger: logger) { tokens in
-            courier.signal(tokens)
-        }
+        let apns = self.apns
+        self.fanout = PushFanout(
+            store: store, configuration: configuration.push, now: configuration.now, logger: logger,
+            wake: { tokens in courier.signal(tokens) }, apns: apns
+        )
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
         self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()
     }

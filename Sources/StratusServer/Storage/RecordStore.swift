@@ -33,7 +33,7 @@ extension RecordStore {
 }
 
 /// Read primitives, valid only inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
-public protocol RecordStoreReader: PushStoreReader, AssetStoreReader {
+public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreReader {
     /// Whether a container with this identifier was created.
     func containerExists(_ identifier: String) throws -> Bool
 
@@ -72,7 +72,7 @@ public protocol RecordStoreReader: PushStoreReader, AssetStoreReader {
 }
 
 /// Write primitives, valid only inside ``RecordStore/write(_:)``.
-public protocol RecordStoreWriter: RecordStoreReader, PushStoreWriter, AssetStoreWriter {
+public protocol RecordStoreWriter: RecordStoreReader, PushStoreWriter, AssetStoreWriter, APNsStoreWriter {
     /// Creates a container; `false` if it existed already.
     func createContainer(_ identifier: String, createdAt: Int64) throws -> Bool
 
