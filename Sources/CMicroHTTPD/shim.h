@@ -87,3 +87,15 @@ static inline void stratus_mhd_log_trampoline(void *cls, const char *format, va_
 static inline MHD_LogCallback stratus_mhd_log_callback(void) {
     return stratus_mhd_log_trampoline;
 }
+
+/// The number of connections the daemon holds right now (parked ones included), or -1 if unknown.
+/// MHD_get_daemon_info is C-variadic, which Swift cannot call.
+static inline int stratus_mhd_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? -1 : (int)info->num_connections;
+}
+
+/// Whether this libmicrohttpd was built with TLS (GnuTLS).
+static inline int stratus_mhd_supports_tls(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
+}

@@ -13,6 +13,7 @@ enum ServeCommand {
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
                       [--assets-directory DIR] [--log-level info] [--log-format text|json]
                       [--public-url https://stratus.example.com] [--trusted-proxy ADDRESS[,ADDRESS…]]
+                      [--tls-certificate PEM --tls-key PEM | --behind-proxy]
                       [--no-signup] [--verification-outbox FILE] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
                       [--public-db-mb 100] [--private-db-mb 1024] [--query-candidate-limit 10000]
@@ -38,6 +39,11 @@ enum ServeCommand {
         the flag or separate with commas) whose X-Forwarded-For gives the client's address for
         sign-in throttles and per-address limits, and whose X-Forwarded-Proto gives the scheme.
         The header is ignored from anyone else.
+        --tls-certificate and --tls-key serve HTTPS (TLS 1.2 and 1.3) with a PEM certificate
+        chain and its unencrypted PEM key; SIGHUP re-reads both and serves them to new
+        connections, open ones carry on. With authentication on, a --host other machines can
+        reach is refused without TLS — these flags, or --behind-proxy when a reverse proxy
+        terminates TLS — and without --public-url.
         Sign-up: the sign-in page lets people create accounts; each sign-up sends a link to the
         address, and the account is made when it is followed. The server sends no mail: links
         are logged at notice level, or appended as JSON lines to --verification-outbox for a
@@ -76,7 +82,7 @@ enum ServeCommand {
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
-        STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_NO_SIGNUP, STRATUS_VERIFICATION_OUTBOX,
+        STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_TLS_CERTIFICATE, STRATUS_TLS_KEY, STRATUS_BEHIND_PROXY, STRATUS_NO_SIGNUP, STRATUS_VERIFICATION_OUTBOX,
         STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_CLIENT_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
         STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
@@ -91,7 +97,7 @@ enum ServeCommand {
             "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
             "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
             "query-candidate-limit",
-        ] + limitFlags).union(securityFlags).union(pushFlags)
+        ] + limitFlags).union(securityFlags).union(pushFlags).union(tlsFlags)
     }
 
     static func run(_ options: Options) async throws {
@@ -104,6 +110,8 @@ enum ServeCommand {
         configuration.port = UInt16(try options.integer("port", default: 8420, in: 0...65535))
         configuration.threadPoolSize = try options.integer("threads", default: 4, in: 1...256)
         let security = try securityChoices(options, host: configuration.host)
+        configuration.tls = try tlsIdentity(options)
+        try checkExposure(options, host: configuration.host, tls: configuration.tls, authenticated: security.authentication.requiresAuthentication)
         let dataDirectory = try DataDirectory(options)
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
@@ -126,10 +134,12 @@ enum ServeCommand {
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
+        let reload = reloadOnHangUp(options, server: server, logger: logger)
         announce(options, host: configuration.host, port: server.port, dataDirectory: dataDirectory, configuration: serviceConfiguration, logger: logger)
 
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
+        reload?.cancel()
         assetCollection.cancel()
         pushRelay?.stop()
         service.beginShutdown()
@@ -142,7 +152,8 @@ enum ServeCommand {
     private static func announce(
         _ options: Options, host: String, port: UInt16, dataDirectory: DataDirectory, configuration: ServiceConfiguration, logger: Logger
     ) {
-        let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        let scheme = options.string("tls-certificate", default: "").isEmpty ? "http" : "https"
+        let base = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         print("Stratus is running at \(base) with its data in \(dataDirectory.isPostgres ? "PostgreSQL and " : "")\(dataDirectory.url.path)")
         noteSecurity(options, configuration: configuration, base: base, logger: logger)
         if options.flag("open") {

@@ -67,6 +67,7 @@ extension HTTPServer {
         )
         head.remoteAddress = ConnectionValues.clientAddress(connection)
         head.localAddress = ConnectionValues.localAddress(connection)
+        if configuration.tls != nil { head.scheme = "https" }
         let context = RequestContext(connection: connection, head: head, bodyLimit: 0)
         context.declaredLength = headers["Content-Length"].flatMap { Int($0) }
         perRequest.pointee = Unmanaged.passRetained(context).toOpaque()

@@ -32,9 +32,13 @@ public final class HTTPServer: Sendable {
     let transportLog: TransportLog
     /// Bytes of request bodies held in memory right now, across every connection.
     let bufferedBodyTotal = Atomic<Int>(0)
+    /// Serializes handing the listening socket from one daemon to the next (TLS reload, shutdown).
+    let handOver = Mutex(())
 
     struct State: Sendable {
         var daemon: DaemonHandle?
+        /// Daemons replaced by ``HTTPServer/reloadTLS(_:)`` that still serve their connections.
+        var retiring: [DaemonHandle] = []
         var retainedSelf: Unmanaged<HTTPServer>?
         var port: UInt16 = 0
         var inFlight = 0
@@ -53,6 +57,10 @@ public final class HTTPServer: Sendable {
     // are safe from any thread (quiesce, stop, info) and is never used after stop.
     struct DaemonHandle: @unchecked Sendable {
         let pointer: OpaquePointer
+        /// The certificate, key and priorities the daemon was started with, alive as long as it is.
+        let tls: TLSMemory?
+        /// The identity it serves, to start its successor or to restart it.
+        let identity: TLSIdentity?
     }
 
     /// Creates a server; nothing listens until ``start()``.
@@ -92,47 +100,93 @@ public final class HTTPServer: Sendable {
         let alreadyStarted = state.withLock { $0.daemon != nil }
         precondition(!alreadyStarted, "HTTPServer.start() called twice")
         let retained = Unmanaged.passRetained(self)
-        var address = try SocketAddress(host: configuration.host, port: configuration.port)
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        let daemon: DaemonHandle
+        do {
+            daemon = try startDaemon(listening: .address(address), identity: configuration.tls, context: retained.toOpaque())
+        } catch {
+            retained.release()
+            throw error
+        }
+        checkFileLimit()
+        let port = stratus_mhd_bound_port(daemon.pointer)
+        state.withLock {
+            $0.daemon = daemon
+            $0.retainedSelf = retained
+            $0.port = port
+        }
+        logger.info("listening on \(configuration.tls == nil ? "http" : "https")://\(address.urlHost):\(port)")
+    }
+
+    /// Where a new daemon listens: an address to bind, or the socket of the daemon it replaces.
+    enum Listener {
+        case address(SocketAddress)
+        case socket(Int32)
+        /// No socket at all: a daemon started only to check a TLS identity.
+        case none
+    }
+
+    /// Starts one libmicrohttpd daemon serving this server's routes.
+    func startDaemon(listening listener: Listener, identity: TLSIdentity?, context: UnsafeMutableRawPointer) throws(HTTPServerError) -> DaemonHandle {
+        // NB: MHD_USE_ITC lets MHD_quiesce_daemon hand the listening socket over under a thread pool.
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_TURBO.rawValue
-        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
-        let pointer: OpaquePointer? = address.withSockaddr { sockaddr in
-            var options = daemonOptions(sockaddr: sockaddr, context: retained.toOpaque())
+        var tls: TLSMemory?
+        if let identity {
+            guard stratus_mhd_supports_tls() != 0 else {
+                throw HTTPServerError(code: .tlsUnavailable, message: "this libmicrohttpd was built without TLS (GnuTLS); install one that has it, or serve behind a TLS proxy")
+            }
+            flags |= MHD_USE_TLS.rawValue
+            tls = TLSMemory(identity: identity, priorities: configuration.tlsPriorities)
+        }
+        var address: SocketAddress?
+        var socket: Int32?
+        switch listener {
+        case .address(let bound): address = bound
+        case .socket(let descriptor): socket = descriptor
+        case .none: flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue
+        }
+        if address?.isIPv6 == true { flags |= MHD_USE_IPv6.rawValue }
+        let start = { (sockaddr: UnsafeMutableRawPointer?) -> OpaquePointer? in
+            var options = self.daemonOptions(sockaddr: sockaddr, listenSocket: socket, tls: tls, context: context)
             return options.withUnsafeMutableBufferPointer { buffer in
-                stratus_mhd_start_daemon(flags, configuration.port, accessHandler, retained.toOpaque(), buffer.baseAddress)
+                stratus_mhd_start_daemon(flags, self.configuration.port, accessHandler, context, buffer.baseAddress)
             }
         }
+        let pointer: OpaquePointer? = if var address { address.withSockaddr { start($0) } } else { start(nil) }
         guard let pointer else {
-            retained.release()
+            if let identity {
+                throw HTTPServerError(
+                    code: .invalidTLSIdentity,
+                    message: "could not serve HTTPS on \(configuration.host):\(configuration.port) with \(identity.certificateFile?.path ?? "the certificate") and \(identity.keyFile?.path ?? "its key"): the address is in use, or GnuTLS refused them (a key that does not match the certificate, a malformed PEM, or a priority string it does not know: \(configuration.tlsPriorities))"
+                )
+            }
             throw HTTPServerError(
                 code: .bindFailed,
                 message: "could not listen on \(configuration.host):\(configuration.port) (address in use, or not permitted)"
             )
         }
-        checkFileLimit()
-        let port = stratus_mhd_bound_port(pointer)
-        state.withLock {
-            $0.daemon = DaemonHandle(pointer: pointer)
-            $0.retainedSelf = retained
-            $0.port = port
-        }
-        logger.info("listening on http://\(address.urlHost):\(port)")
+        return DaemonHandle(pointer: pointer, tls: tls, identity: identity)
     }
 
     /// libmicrohttpd's options for this configuration, ending with `MHD_OPTION_END`.
-    private func daemonOptions(sockaddr: UnsafeMutableRawPointer, context: UnsafeMutableRawPointer) -> [MHD_OptionItem] {
+    private func daemonOptions(
+        sockaddr: UnsafeMutableRawPointer?, listenSocket: Int32?, tls: TLSMemory?, context: UnsafeMutableRawPointer
+    ) -> [MHD_OptionItem] {
         var options: [MHD_OptionItem] = [
             // NB: first, so that no message of the start goes to standard error.
             MHD_OptionItem(
                 option: .EXTERNAL_LOGGER, value: unsafeBitCast(stratus_mhd_log_callback(), to: Int.self), ptr_value: transportLog.logger
             ),
-            MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr),
             MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: configuration.connectionTimeout, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: configuration.connectionMemoryLimit, ptr_value: nil),
             MHD_OptionItem(option: .LISTEN_BACKLOG_SIZE, value: 1024, ptr_value: nil),
             MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: context),
         ]
+        if let sockaddr { options.append(MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr)) }
+        if let listenSocket { options.append(MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(listenSocket), ptr_value: nil)) }
+        if let tls { options += tls.options }
         if configuration.perAddressConnectionLimit > 0 {
             // NB: libmicrohttpd accepts a connection over the limit and closes it at once.
             options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: configuration.perAddressConnectionLimit, ptr_value: nil))
@@ -165,15 +219,20 @@ public final class HTTPServer: Sendable {
     ///
     /// - Parameter gracePeriod: How long in-flight requests may take; the configured default when `nil`.
     public func shutdown(gracePeriod: Duration? = nil) async {
-        let daemon: DaemonHandle? = state.withLock { state in
-            guard !state.stopping, let daemon = state.daemon else { return nil }
-            state.stopping = true
+        let daemon: DaemonHandle? = handOver.withLock { _ in
+            let daemon: DaemonHandle? = state.withLock { state in
+                guard !state.stopping, let daemon = state.daemon else { return nil }
+                state.stopping = true
+                return daemon
+            }
+            if let daemon {
+                let listener = MHD_quiesce_daemon(daemon.pointer)
+                if listener >= 0 { close(listener) }
+            }
             return daemon
         }
         guard let daemon else { return }
         logger.info("shutting down; waiting for \(inFlightRequests) in-flight request(s)")
-        let listener = MHD_quiesce_daemon(daemon.pointer)
-        if listener >= 0 { close(listener) }
 
         let deadline = ContinuousClock.now + (gracePeriod ?? configuration.shutdownGracePeriod)
         await waitUntil(deadline) { $0.inFlight == 0 }
@@ -188,14 +247,15 @@ public final class HTTPServer: Sendable {
         }
         await waitUntil(.now + .seconds(2)) { $0.inFlight == 0 }
 
-        MHD_stop_daemon(daemon.pointer)
-        let retained = state.withLock { state -> Unmanaged<HTTPServer>? in
+        let (current, retiring, retained) = state.withLock { state -> (DaemonHandle?, [DaemonHandle], Unmanaged<HTTPServer>?) in
             defer {
                 state.daemon = nil
+                state.retiring = []
                 state.retainedSelf = nil
             }
-            return state.retainedSelf
+            return (state.daemon, state.retiring, state.retainedSelf)
         }
+        for stopped in retiring + [current ?? daemon] { MHD_stop_daemon(stopped.pointer) }
         retained?.release()
         logger.info("stopped")
     }
@@ -219,6 +279,12 @@ public struct HTTPServerError: Error, CustomStringConvertible {
         public static let invalidAddress = Code(rawValue: "invalidAddress")
         /// The address could not be bound.
         public static let bindFailed = Code(rawValue: "bindFailed")
+        /// The TLS certificate or key cannot be read or used.
+        public static let invalidTLSIdentity = Code(rawValue: "invalidTLSIdentity")
+        /// HTTPS was asked for, and the HTTP library has no TLS.
+        public static let tlsUnavailable = Code(rawValue: "tlsUnavailable")
+        /// The server is not running (not started, or shut down).
+        public static let notRunning = Code(rawValue: "notRunning")
     }
 
     /// What kind of failure it was.

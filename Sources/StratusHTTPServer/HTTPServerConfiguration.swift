@@ -36,6 +36,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// that would pass it is refused with 503 `TRY_AGAIN_LATER`. Bodies a route streams (asset
     /// uploads, to disk) do not count. 256 MiB by default; `0` for no limit.
     public var maximumBufferedBodyBytes: Int = 256 << 20
+    /// The certificate and key to serve HTTPS with; plain HTTP when `nil` (the default).
+    /// ``HTTPServer/reloadTLS(_:)`` replaces it on a running server.
+    public var tls: TLSIdentity?
+    /// GnuTLS's priority string for HTTPS: which protocol versions and ciphers are offered.
+    /// TLS 1.2 and 1.3 only, GnuTLS's "NORMAL" ciphers, by default.
+    public var tlsPriorities: String = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
     /// How long ``HTTPServer/shutdown(gracePeriod:)`` lets in-flight requests finish by default.
     public var shutdownGracePeriod: Duration = .seconds(10)
 

@@ -88,10 +88,10 @@ public final class StratusChildProcess: Sendable {
         throw Failure(description: "stratus serve printed no URL within 45 s")
     }
 
-    /// The port in "Stratus is running at http://127.0.0.1:PORT …".
+    /// The port in "Stratus is running at http://127.0.0.1:PORT …" (or https).
     public static func port(in text: String) -> UInt16? {
-        let marker = "Stratus is running at http://127.0.0.1:"
-        guard let start = text.range(of: marker)?.upperBound else { return nil }
+        let markers = ["Stratus is running at http://127.0.0.1:", "Stratus is running at https://127.0.0.1:"]
+        guard let start = markers.lazy.compactMap({ text.range(of: $0)?.upperBound }).first else { return nil }
         let digits = text[start...].prefix { $0.isNumber }
         guard text[start...].count > digits.count else { return nil }  // the line may still be arriving
         return UInt16(digits)

@@ -158,7 +158,7 @@ extension CloudKitService {
     /// trailing slash — never the client's `Host` header unchecked:
     ///
     /// 1. the configured ``ServiceConfiguration/publicBaseURL``;
-    /// 2. in open mode, `http://` + the `Host` header, which the open-mode guard has already checked
+    /// 2. in open mode, the request's scheme + the `Host` header, which the open-mode guard has already checked
     ///    to be a loopback name (so a browser on `localhost` keeps its origin);
     /// 3. otherwise the server's own address the request arrived at (``HTTPRequest/localAddress``,
     ///    from the socket), with the request's scheme (`https` only through a trusted proxy).
@@ -170,7 +170,7 @@ extension CloudKitService {
             return base
         }
         if !configuration.authentication.requiresAuthentication, let host = request.headers["Host"], Loopback.isLoopbackAuthority(host) {
-            return "http://" + host
+            return request.scheme + "://" + host
         }
         return request.scheme + "://" + (request.localAddress ?? "127.0.0.1")
     }

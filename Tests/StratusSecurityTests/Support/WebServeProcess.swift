@@ -80,12 +80,18 @@ final class WebServeProcess: Sendable {
     }
 
     private static func port(in text: String) -> UInt16? {
-        guard let start = text.range(of: "Stratus is running at http://")?.upperBound else { return nil }
+        let marker = text.range(of: "Stratus is running at http://") ?? text.range(of: "Stratus is running at https://")
+        guard let start = marker?.upperBound else { return nil }
         let rest = text[start...]
         guard let colon = rest.range(of: "]:")?.upperBound ?? rest.firstIndex(of: ":").map({ rest.index(after: $0) }) else { return nil }
         let digits = rest[colon...].prefix { $0.isNumber }
         guard rest[colon...].count > digits.count else { return nil }
         return UInt16(digits)
+    }
+
+    /// Sends a signal to the server (SIGHUP to reload its certificate).
+    func signal(_ number: Int32) {
+        process.signal(number)
     }
 
     /// Sends raw bytes to the server and returns the status and head.

@@ -1,0 +1,115 @@
+import CMicroHTTPD
+import Foundation
+import StratusLogging
+import Synchronization
+
+extension HTTPServer {
+    /// Serves new connections with `identity` from now on, without dropping any open connection.
+    ///
+    /// The identity is first checked by GnuTLS in a daemon that listens nowhere. Then the running
+    /// daemon stops accepting (`MHD_quiesce_daemon`) and hands its listening socket to a new
+    /// daemon with the new identity, so no connection attempt is refused in between. The old daemon
+    /// keeps serving the connections it has — parked long-polls and keep-alive connections
+    /// included — and stops once the last one closed. `stratus serve` calls this on `SIGHUP`.
+    ///
+    /// ```swift
+    /// let renewed = try TLSIdentity(certificateFile: certificate, keyFile: key)
+    /// try server.reloadTLS(renewed)
+    /// ```
+    ///
+    /// - Parameter identity: The certificate chain and key to serve from now on.
+    /// - Throws: ``HTTPServerError``: `invalidTLSIdentity` when GnuTLS refuses the identity (the
+    ///   server keeps serving the old one), `notRunning` before ``start()`` or during shutdown.
+    public func reloadTLS(_ identity: TLSIdentity) throws(HTTPServerError) {
+        try handOver.withLock { _ throws(HTTPServerError) in
+            let (running, context) = state.withLock { state in
+                (state.stopping ? nil : state.daemon, state.retainedSelf?.toOpaque())
+            }
+            guard let running, let context else {
+                throw HTTPServerError(code: .notRunning, message: "the server is not running; start it before reloading its certificate")
+            }
+            guard running.identity != nil else {
+                throw HTTPServerError(code: .notRunning, message: "the server serves plain HTTP; it was started without a TLS certificate")
+            }
+            let check = try startDaemon(listening: .none, identity: identity, context: context)
+            MHD_stop_daemon(check.pointer)
+            let socket = MHD_quiesce_daemon(running.pointer)
+            guard socket >= 0 else {
+                throw HTTPServerError(code: .notRunning, message: "libmicrohttpd did not hand over the listening socket; the old certificate stays")
+            }
+            let successor: DaemonHandle
+            do throws(HTTPServerError) {
+                successor = try startDaemon(listening: .socket(socket), identity: identity, context: context)
+            } catch {
+                // The old identity served on this socket a moment ago: serve it again rather than nothing.
+                successor = try startDaemon(listening: .socket(socket), identity: running.identity, context: context)
+                logger.error("the new certificate could not be served, the old one is served again: \(error)")
+                retire(running)
+                throw error
+            }
+            retire(running)
+            state.withLock { $0.daemon = successor }
+            logger.notice("serving the TLS certificate \(identity.certificateFile?.path ?? "given") to new connections")
+        }
+    }
+
+    /// Keeps a replaced daemon until its last connection closed, then stops it.
+    private func retire(_ daemon: DaemonHandle) {
+        state.withLock { $0.retiring.append(daemon) }
+        Task.detached { [weak self] in
+            while let self {
+                let remaining = stratus_mhd_current_connections(daemon.pointer)
+                let mine = self.state.withLock { state -> Bool in
+                    guard remaining == 0, let index = state.retiring.firstIndex(where: { $0.pointer == daemon.pointer }) else { return false }
+                    state.retiring.remove(at: index)
+                    return true
+                }
+                if mine {
+                    MHD_stop_daemon(daemon.pointer)
+                    return
+                }
+                // Shut down (the server stops it) or still serving.
+                if self.state.withLock({ !$0.retiring.contains { $0.pointer == daemon.pointer } }) { return }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+}
+
+/// The NUL-terminated certificate, key and priority string a TLS daemon was started with.
+///
+/// libmicrohttpd keeps the pointers it is given; they stay valid until this is released, which
+/// happens after the daemon that uses them stopped.
+// Safety: the buffers are written once in init, only read by libmicrohttpd afterwards, and freed in deinit.
+final class TLSMemory: @unchecked Sendable {
+    private let certificate: UnsafeMutablePointer<CChar>
+    private let key: UnsafeMutablePointer<CChar>
+    private let priorities: UnsafeMutablePointer<CChar>
+
+    init(identity: TLSIdentity, priorities: String) {
+        certificate = Self.copy(identity.certificateCString)
+        key = Self.copy(identity.keyCString)
+        self.priorities = Self.copy(Array(priorities.utf8CString))
+    }
+
+    deinit {
+        // NB: the key is wiped before it is freed, so it does not linger in freed memory.
+        memset(key, 0, strlen(key))
+        [certificate, key, priorities].forEach { $0.deallocate() }
+    }
+
+    /// The daemon options that carry them.
+    var options: [MHD_OptionItem] {
+        [
+            MHD_OptionItem(option: .HTTPS_MEM_CERT, value: 0, ptr_value: UnsafeMutableRawPointer(certificate)),
+            MHD_OptionItem(option: .HTTPS_MEM_KEY, value: 0, ptr_value: UnsafeMutableRawPointer(key)),
+            MHD_OptionItem(option: .HTTPS_PRIORITIES, value: 0, ptr_value: UnsafeMutableRawPointer(priorities)),
+        ]
+    }
+
+    private static func copy(_ bytes: [CChar]) -> UnsafeMutablePointer<CChar> {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
+        buffer.initialize(from: bytes, count: bytes.count)
+        return buffer
+    }
+}
