@@ -79,6 +79,34 @@ import Testing
     }
 }
 
+extension BackupRestoreTests {
+    /// `--backup-every 1s --backup-keep 2`: archives keep coming, only the newest two stay, and
+    /// the newest restores.
+    @Test func scheduledBackupsRotateAndRestore() async throws {
+        let scratch = try TemporaryDirectory(prefix: "stratus-scheduled-backup")
+        defer { scratch.remove() }
+        let folder = scratch.path("backups")
+        var seen: Set<String> = []
+        var newest: String?
+        try await WebServeProcess.with(["--open", "--backup-every", "1s", "--backup-keep", "2", "--backup-directory", folder]) { server in
+            let created = try await WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: server.dataDirectory)
+            #expect(created.status == 0)
+            let rotated = await eventually(timeout: .seconds(60)) {
+                let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".tar") }
+                seen.formUnion(names)
+                return seen.count >= 4 && names.count == 2
+            }
+            #expect(rotated, "archives seen: \(seen.sorted())")
+            newest = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".tar") }.sorted().last
+        }
+        let archive = try #require(newest)
+        let restore = try await WebServeProcess.stratus(["restore", folder + "/" + archive], dataDirectory: scratch.path("restored"))
+        #expect(restore.status == 0, "\(restore.errorOutput)")
+        let refused = try await WebServeProcess.refusal(["--backup-every", "often"])
+        #expect(refused.status != 0 && refused.errors.contains("--backup-every"), "\(refused.errors)")
+    }
+}
+
 /// A backup archive is a file from outside: restore must never write where the archive says, and
 /// must refuse anything damaged before it moves a byte into the data directory.
 @Suite struct HostileBackupArchiveTests {

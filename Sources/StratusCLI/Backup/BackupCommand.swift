@@ -12,7 +12,8 @@ enum BackupCommand {
         while the server runs and keeps writing: a snapshot of the database (records, accounts,
         sessions, tokens, keys, subscriptions, push queues, shares, quotas, APNs credentials)
         taken in one read transaction (VACUUM INTO), the token secret, and every asset file the
-        snapshot knows. It holds password hashes and the token secret: keep it as private as the
+        snapshot knows. `stratus serve --backup-every 6h --backup-keep 14 [--backup-directory DIR]`
+        does the same on a schedule (default folder: backups/ in the data directory). It holds password hashes and the token secret: keep it as private as the
         data directory. restore checks every byte against the archive's manifest, then fills a
         data directory that holds no database yet; start `stratus serve` on it.
         With --database postgres://…, back up with pg_dump and copy the assets directory
@@ -35,7 +36,7 @@ enum BackupCommand {
     }
 
     /// Snapshots the database, then archives the snapshot, the token secret and the assets it knows.
-    static func backup(to archive: URL, from dataDirectory: DataDirectory, assets: URL) throws {
+    static func backup(to archive: URL, from dataDirectory: DataDirectory, assets: URL, quiet: Bool = false) throws {
         guard FileManager.default.fileExists(atPath: dataDirectory.storePath) else {
             throw CLIError("\(dataDirectory.url.path) holds no Stratus database (stratus.sqlite); nothing to back up")
         }
@@ -66,7 +67,7 @@ enum BackupCommand {
             }
             let manifest = try writer.finish(createdAt: createdAt, database: "sqlite")
             let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
-            print("backed up \(dataDirectory.url.path) to \(archive.path): the database, \(manifest.files.contains { $0.name == BackupManifest.tokenSecretEntry } ? "the token secret, " : "")\(copied) asset(s), \(bytes) bytes")
+            if !quiet { print("backed up \(dataDirectory.url.path) to \(archive.path): the database, \(manifest.files.contains { $0.name == BackupManifest.tokenSecretEntry } ? "the token secret, " : "")\(copied) asset(s), \(bytes) bytes") }
         } catch {
             writer.abandon()
             throw error
