@@ -14,6 +14,7 @@ enum ServeCommand {
                       [--assets-directory DIR] [--log-level info] [--log-format text|json]
                       [--public-url https://stratus.example.com] [--trusted-proxy ADDRESS[,ADDRESS…]]
                       [--tls-certificate PEM --tls-key PEM | --behind-proxy]
+                      [--backup-every 6h [--backup-keep 14] [--backup-directory DIR]]
                       [--no-signup] [--verification-outbox FILE] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
                       [--public-db-mb 100] [--private-db-mb 1024] [--query-candidate-limit 10000]
@@ -44,6 +45,9 @@ enum ServeCommand {
         connections, open ones carry on. With authentication on, a --host other machines can
         reach is refused without TLS — these flags, or --behind-proxy when a reverse proxy
         terminates TLS — and without --public-url.
+        --backup-every writes a `stratus backup` archive at that interval (90s, 30m, 6h, 1d) into
+        --backup-directory (default: backups/ in the data directory), keeping the newest
+        --backup-keep (14); SQLite only (schedule pg_dump for PostgreSQL).
         Sign-up: the sign-in page lets people create accounts; each sign-up sends a link to the
         address, and the account is made when it is followed. The server sends no mail: links
         are logged at notice level, or appended as JSON lines to --verification-outbox for a
@@ -82,7 +86,8 @@ enum ServeCommand {
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
-        STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_TLS_CERTIFICATE, STRATUS_TLS_KEY, STRATUS_BEHIND_PROXY, STRATUS_NO_SIGNUP, STRATUS_VERIFICATION_OUTBOX,
+        STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_TLS_CERTIFICATE, STRATUS_TLS_KEY, STRATUS_BEHIND_PROXY,
+        STRATUS_BACKUP_EVERY, STRATUS_BACKUP_KEEP, STRATUS_BACKUP_DIRECTORY, STRATUS_NO_SIGNUP, STRATUS_VERIFICATION_OUTBOX,
         STRATUS_ASSET_LIMIT_MB, STRATUS_REQUESTS_PER_SECOND, STRATUS_CLIENT_REQUESTS_PER_SECOND, STRATUS_PUBLIC_DB_MB,
         STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
@@ -97,7 +102,7 @@ enum ServeCommand {
             "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
             "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
             "query-candidate-limit",
-        ] + limitFlags).union(securityFlags).union(pushFlags).union(tlsFlags)
+        ] + limitFlags).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
     }
 
     static func run(_ options: Options) async throws {
@@ -113,6 +118,9 @@ enum ServeCommand {
         configuration.tls = try tlsIdentity(options)
         try checkExposure(options, host: configuration.host, tls: configuration.tls, authenticated: security.authentication.requiresAuthentication)
         let dataDirectory = try DataDirectory(options)
+        let backups = try ScheduledBackups.configured(
+            options, dataDirectory: dataDirectory,
+            assets: URL(fileURLWithPath: options.string("assets-directory", default: dataDirectory.assetsURL.path), isDirectory: true))
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         security.apply(to: &serviceConfiguration)
@@ -135,11 +143,13 @@ enum ServeCommand {
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
         let reload = reloadOnHangUp(options, server: server, logger: logger)
+        let backing = backups.map { backups in Task { await backups.run(logger: logger) } }
         announce(options, host: configuration.host, port: server.port, dataDirectory: dataDirectory, configuration: serviceConfiguration, logger: logger)
 
         let signal = await TerminationSignal.wait()
         logger.info("received signal \(signal); shutting down")
         reload?.cancel()
+        backing?.cancel()
         assetCollection.cancel()
         pushRelay?.stop()
         service.beginShutdown()

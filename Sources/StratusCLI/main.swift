@@ -8,6 +8,8 @@ let usage = """
     Usage:
       stratus serve [flags]     run the server (stratus serve --help for flags)
       stratus migrate           apply schema migrations and exit (--database postgres://… for PostgreSQL)
+      stratus backup FILE       one consistent archive of a running server's data (stratus backup --help)
+      stratus restore FILE --data-dir NEW_DIR   a backup into a new data directory
       stratus container create <identifier>
       stratus container list
       stratus schema export|import|deploy <container> …   (stratus schema --help for details)
@@ -49,6 +51,12 @@ do {
             print(MigrateCommand.usage)
         } else {
             try await MigrateCommand.run(options)
+        }
+    case "backup", "restore":
+        if options.flag("help") {
+            print(BackupCommand.usage)
+        } else {
+            try await BackupCommand.run(command, options)
         }
     case "container":
         try await ContainerCommand.run(options)
