@@ -2,6 +2,10 @@ import Foundation
 import StratusTesting
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// `stratus backup` of a server that keeps writing, `stratus restore` into a new data directory,
 /// and archives from elsewhere (issue 18).
 @Suite struct BackupRestoreTests {
@@ -30,6 +34,32 @@ import Testing
         return (reply.status, names, reply.json["syncToken"] as? String)
     }
 
+    static let photoBytes = Data((0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+    /// Uploads ``photoBytes`` and saves them in the record `photo`: the asset the backup must carry.
+    static func savePhoto(_ server: WebServeProcess) async throws {
+        let tokens = try await post(server, "assets/upload", #"{"zoneID":\#(zone),"tokens":[{"recordName":"photo","recordType":"Photo","fieldName":"image"}]}"#)
+        let text = try #require((tokens.json["tokens"] as? [[String: Any]])?.first?["url"] as? String)
+        var upload = URLRequest(url: try #require(URL(string: text)))
+        upload.httpMethod = "POST"
+        upload.httpBody = photoBytes
+        let (receiptBody, _) = try await URLSession.shared.data(for: upload)
+        let receipt = try #require((try JSONSerialization.jsonObject(with: receiptBody) as? [String: Any])?["singleFile"])
+        let asset = String(decoding: try JSONSerialization.data(withJSONObject: receipt), as: UTF8.self)
+        let body = #"{"zoneID":\#(zone),"operations":[{"operationType":"create","record":{"recordType":"Photo","recordName":"photo","fields":{"image":{"value":\#(asset)}}}}]}"#
+        #expect(try await post(server, "records/modify", body).status == 200)
+    }
+
+    /// The bytes of `photo`'s asset as the server serves them.
+    static func photo(_ server: WebServeProcess) async throws -> Data {
+        let lookup = try await post(server, "records/lookup", #"{"zoneID":\#(zone),"records":[{"recordName":"photo"}]}"#)
+        let record = try #require((lookup.json["records"] as? [[String: Any]])?.first)
+        let image = (record["fields"] as? [String: Any])?["image"] as? [String: Any]
+        let url = try #require((image?["value"] as? [String: Any])?["downloadURL"] as? String)
+        let (bytes, _) = try await URLSession.shared.data(from: try #require(URL(string: url.replacingOccurrences(of: "${f}", with: "photo.bin"))))
+        return bytes
+    }
+
     /// Writes go on during the backup; the restored server holds every write acknowledged before
     /// the backup started, no write it never acknowledged, and opens the old server's sync tokens.
     @Test func aBackupOfAWritingServerRestoresEveryAcknowledgedWrite() async throws {
@@ -44,6 +74,8 @@ import Testing
             let made = try await Self.post(server, "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":\#(Self.zone)}}]}"#)
             #expect(made.status == 200)
             for index in 0..<20 where try await Self.save(server, "before-\(index)") { acknowledgedBefore.append("before-\(index)") }
+            try await Self.savePhoto(server)
+            acknowledgedBefore.append("photo")
             token = try await Self.changes(server, token: nil).token
             let writer = Task {
                 var written: [String] = []
@@ -75,6 +107,7 @@ import Testing
             #expect(restored.isSubset(of: acknowledgedAll), "never acknowledged: \(restored.subtracting(acknowledgedAll).sorted())")
             let delta = try await Self.changes(server, token: token)
             #expect(delta.status == 200, "the old server's sync token must open on the restored one")
+            #expect(try await Self.photo(server) == Self.photoBytes, "the asset must come back byte for byte")
         }
     }
 }
