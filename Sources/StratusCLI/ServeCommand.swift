@@ -139,7 +139,8 @@ enum ServeCommand {
             try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
         }
 
-        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service)
+        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service,
+            readiness: ReadinessCheck(store: store))
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
         let reload = reloadOnHangUp(options, server: server, logger: logger)

@@ -108,6 +108,8 @@ import FoundationNetworking
             let delta = try await Self.changes(server, token: token)
             #expect(delta.status == 200, "the old server's sync token must open on the restored one")
             #expect(try await Self.photo(server) == Self.photoBytes, "the asset must come back byte for byte")
+            let ready = try await server.exchange("GET /ready HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            #expect(ready.status == 200 && String(decoding: ready.body, as: UTF8.self) == #"{"status":"ready"}"#)
         }
     }
 }
