@@ -22,6 +22,7 @@ build: deps
 # A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;
 # STRATUS_REQUIRE_POSTGRES=1 makes a missing database fail the PostgreSQL tests instead of skipping them.
 test: build
+	Scripts/check-client-graph.sh
 	Scripts/test-postgres.sh run swift test --skip-build
 
 bench: deps

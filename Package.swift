@@ -10,12 +10,16 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Stratus",
+    // What `Synchronization` (Mutex, Atomic) and Swift Testing need; the client products build there
+    // with nothing but the OS (Documentation/0013).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "stratus", targets: ["StratusCLI"]),
         .library(name: "StratusWire", targets: ["StratusWire"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
         .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
+        .library(name: "StratusServerCrypto", targets: ["StratusServerCrypto"]),
         .library(name: "StratusHTTP", targets: ["StratusHTTP"]),
         .library(name: "StratusHTTPServer", targets: ["StratusHTTPServer"]),
         .library(name: "StratusLogging", targets: ["StratusLogging"]),
@@ -33,7 +37,9 @@ let package = Package(
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // No pkg-config: sqlite3.h and libsqlite3 are where the compiler looks, in every Apple SDK (the
+        // client links the OS's SQLite) and on Debian (libsqlite3-dev, which Scripts/install-deps.sh installs).
+        .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -47,7 +53,13 @@ let package = Package(
         .target(name: "StratusWire"),
         .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
         .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusLogging"]),
-        .target(name: "StratusCrypto", dependencies: ["COpenSSL", "CSodium"]),
+        // Client-side crypto: CryptoKit on Apple platforms, OpenSSL's libcrypto on Linux only.
+        .target(name: "StratusCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+        // Server-only crypto (Argon2id, sealing, HKDF, signature checks): never in a client's graph.
+        .target(
+            name: "StratusServerCrypto",
+            dependencies: ["StratusCrypto", "CSodium", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
 
         // Layer 3: the libmicrohttpd transport.
@@ -56,7 +68,7 @@ let package = Package(
         // Layer 3: the CloudKit service, independent of storage engines.
         .target(
             name: "StratusServer",
-            dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusLogging", "StratusMetrics"]
+            dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusServerCrypto", "StratusLogging", "StratusMetrics"]
         ),
 
         // Layer 3: the client SDK; shares only the wire model with the server.
@@ -104,6 +116,7 @@ let package = Package(
         .target(
             name: "StratusTesting",
             dependencies: [
+                "StratusServerCrypto",
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
                 "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto",
             ]
@@ -122,7 +135,7 @@ let package = Package(
         .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire", "StratusTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
-        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusTesting"]),
+        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusServerCrypto", "StratusTesting"]),
         .testTarget(
             name: "StratusPostgresTests",
             dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusWire", "StratusTesting"]
@@ -136,6 +149,7 @@ let package = Package(
             name: "StratusAuthTests",
             dependencies: [
                 "StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusCrypto", "StratusClient",
+                "StratusServerCrypto",
                 "StratusLogging",
             ]
         ),
@@ -156,6 +170,7 @@ let package = Package(
             name: "StratusClientTests",
             dependencies: [
                 "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
+                "StratusServerCrypto",
             ]
         ),
         .testTarget(
@@ -171,6 +186,7 @@ let package = Package(
             dependencies: [
                 "StratusServer", "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusHTTP", "StratusHTTPServer",
                 "StratusTesting", "StratusCrypto", "StratusClient", "StratusDocuments", "StratusClientCommands", "StratusLogging",
+                "StratusServerCrypto",
                 "StratusKeyValue",
                 "StratusMetrics",
             ]

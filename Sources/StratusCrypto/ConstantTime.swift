@@ -1,5 +1,4 @@
 public import Foundation
-internal import COpenSSL
 
 /// Comparisons whose running time doesn't depend on where the inputs differ.
 ///
@@ -21,13 +20,7 @@ public enum ConstantTime {
     ///   - rhs: Other bytes.
     /// - Returns: `true` if both have the same length and the same bytes.
     public static func isEqual(_ lhs: Data, _ rhs: Data) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        return lhs.withNonNullBytes { left, count in
-            rhs.withNonNullBytes { right, _ in
-                // > CRYPTO_memcmp() ... returns 0 if the memory regions are equal.
-                CRYPTO_memcmp(left, right, count) == 0
-            }
-        }
+        ConstantTimeBackend.isEqual(lhs, rhs)
     }
 
     /// Compares the UTF-8 bytes of two strings in constant time.

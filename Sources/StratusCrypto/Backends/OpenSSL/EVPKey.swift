@@ -1,3 +1,4 @@
+#if canImport(COpenSSL) && !canImport(CryptoKit)
 import Foundation
 internal import COpenSSL
 
@@ -9,10 +10,11 @@ internal import COpenSSL
 /// OpenSSL 3 allows one `EVP_PKEY` to be used from several threads at once for
 /// signing, verification and encoding, as long as nobody modifies it.
 // Safety: the EVP_PKEY is never mutated after `init` returns; it is only read.
-final class EVPKey: @unchecked Sendable {
-    let pointer: OpaquePointer
+package final class EVPKey: @unchecked Sendable {
+    /// The key; read-only after `init`.
+    package let pointer: OpaquePointer
     /// Verification contexts ready for `EVP_PKEY_verify`, reused across calls (see `verifySHA256`).
-    let verifiers = VerifierPool()
+    package let verifiers = VerifierPool()
 
     /// Takes ownership of `pointer` after checking it is a P-256 key.
     ///
@@ -211,3 +213,4 @@ final class EVPKey: @unchecked Sendable {
         return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
     }
 }
+#endif

@@ -1,4 +1,5 @@
 internal import CSodium
+import StratusCrypto
 
 /// One-time libsodium initialisation.
 enum Sodium {

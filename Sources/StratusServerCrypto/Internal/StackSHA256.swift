@@ -1,3 +1,4 @@
+#if canImport(COpenSSL) && !canImport(CryptoKit)
 internal import COpenSSL
 
 /// SHA-256 with its context on the stack: the verifier's hot path, which hashes two short
@@ -50,3 +51,4 @@ struct StackSHA256 {
         hash.finalize(into: digest)
     }
 }
+#endif

@@ -6,6 +6,7 @@
     import Darwin
 #endif
 import Foundation
+import StratusCrypto
 internal import CSodium
 
 /// Hashes and verifies passwords with Argon2id (libsodium's `crypto_pwhash_str`), a few at a time.

@@ -1,4 +1,5 @@
 public import Foundation
+import StratusCrypto
 internal import CSodium
 
 /// A secret key that seals short messages so they are unreadable and tamper-evident:

@@ -1,4 +1,6 @@
+#if canImport(COpenSSL) && !canImport(CryptoKit)
 import Foundation
+import StratusCrypto
 
 extension ServerToServerSignature {
     /// The verifier's hot path: the SHA-256 of `<date>:<body hash>:<path>`, hashed piece by piece.
@@ -66,3 +68,4 @@ enum Base64Text {
         }
     }
 }
+#endif

@@ -1,4 +1,5 @@
 import Foundation
+public import StratusCrypto
 
 extension ServerToServerSignature {
     /// What every valid form of one ECDSA signature has in common, to recognise a signature used twice.

@@ -1,3 +1,4 @@
+#if canImport(COpenSSL) && !canImport(CryptoKit)
 internal import COpenSSL
 
 /// Reads and clears OpenSSL's per-thread error queue.
@@ -6,14 +7,14 @@ internal import COpenSSL
 /// call that can fail is bracketed: the queue is cleared before the call so
 /// stale entries from unrelated work don't leak into our error, and drained
 /// after a failure so the next caller on this thread starts clean.
-enum OpenSSLErrorQueue {
+package enum OpenSSLErrorQueue {
     /// Discards everything in the queue.
-    static func clear() {
+    package static func clear() {
         ERR_clear_error()
     }
 
     /// Removes every entry from the queue and returns their text, oldest first.
-    static func drain() -> [String] {
+    package static func drain() -> [String] {
         var lines: [String] = []
         while true {
             let code = ERR_get_error()
@@ -36,7 +37,8 @@ enum OpenSSLErrorQueue {
     ///   - code: The kind of failure.
     ///   - message: A sentence naming the problem.
     /// - Returns: The error, with the queue's text in ``CryptoError/openSSLErrors``.
-    static func error(_ code: CryptoError.Code, _ message: String) -> CryptoError {
+    package static func error(_ code: CryptoError.Code, _ message: String) -> CryptoError {
         CryptoError(code: code, message: message, openSSLErrors: drain())
     }
 }
+#endif

@@ -1,4 +1,5 @@
 public import Foundation
+import StratusCrypto
 
 /// HKDF with SHA-256 (RFC 5869): derives keys for separate uses from one secret.
 ///
