@@ -179,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusStoreSyncTests",
-            dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire"]
+            dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusLogging"]
         ),
         .testTarget(
             name: "StratusSecurityTests",

@@ -146,7 +146,7 @@ final class StoreBridge: Sendable {
     }
 
     /// An object's synced values in the sync framework's shapes, or `nil` when the store no longer has it.
-    func load(_ id: ObjectID) -> [String: any Sendable]? {
+    func load(_ id: ObjectID) -> [String: Any]? {
         reader.performAndWait { read(id, in: $0) }.flatMap(resolve)
     }
 
@@ -178,8 +178,8 @@ final class StoreBridge: Sendable {
     }
 
     /// Read values with related objects as ``StoreObject``s.
-    private func resolve(_ raw: RawValues) -> [String: any Sendable] {
-        var values = raw.values
+    private func resolve(_ raw: RawValues) -> [String: Any] {
+        var values: [String: Any] = raw.values
         for (key, id) in raw.toOne {
             values[key] = object(for: id)
         }
@@ -196,7 +196,7 @@ final class StoreBridge: Sendable {
     /// Writes synced values into a managed object: attributes converted to their types, references
     /// resolved to objects of `context` through `resolve`.
     func write(
-        _ values: [String: (any Sendable)?], to object: ManagedObject, context: ObjectContext,
+        _ values: [String: Any?], to object: ManagedObject, context: ObjectContext,
         resolve: (any SyncableEntity) -> ManagedObject?
     ) {
         guard let info = infos[object.objectID.entityName] else { return }
@@ -247,15 +247,16 @@ extension StoreBridge {
     /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
     /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
     func writeBack(_ objects: [any AnyStoreObject]) async throws {
-        let dirty = objects.compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
+        let dirty = objects.compactMap { object -> (ObjectID, DirtyValues)? in
             guard let id = object.objectID else { return nil }
             let values = object.takeDirtyValues()
-            return values.isEmpty ? nil : (id, values)
+            return values.isEmpty ? nil : (id, DirtyValues(values: values))
         }
         guard !dirty.isEmpty else { return }
         let context = writingContext()
         try await context.perform { context in
-            for (id, values) in dirty {
+            for (id, dirty) in dirty {
+                let values = dirty.values
                 guard let object = try? context.existingObject(with: id) else { continue }
                 self.write(values, to: object, context: context) { target in self.existing(target, in: context) }
                 if let name = values[self.syncIdKey] as? String { self.indexSyncID(name, for: id) }
@@ -264,6 +265,13 @@ extension StoreBridge {
         }
         try await context.saveChain()
     }
+}
+
+/// Values a ``StoreObject`` took, on their way to the writing context's queue.
+// Safety: the values are plain values and ``StoreObject``s (both Sendable), typed `Any` only because
+// the sync framework's field access is untyped; nothing else holds the dictionary.
+struct DirtyValues: @unchecked Sendable {
+    let values: [String: Any?]
 }
 
 /// An object's synced attributes and related object IDs, as read on the reading context.

@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -109,7 +110,7 @@ final class LifecycleDevice {
             configuration: client, transport: network)
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.appendingPathComponent("\(name).sync.sqlite").path,
-            zoneName: zoneName, conflictPolicy: policy, now: clock)
+            zoneName: zoneName, conflictPolicy: policy, now: clock, logger: .disabled)
         configuration.reconnectInterval = nil
         let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
         return (store, sync, network, crash)

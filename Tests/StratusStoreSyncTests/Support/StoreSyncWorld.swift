@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -173,7 +174,7 @@ final class StoreSyncWorld: Sendable {
             authentication: .none, configuration: client, transport: network)
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.path("\(name).sync.sqlite"),
-            conflictPolicy: options.policy, now: clock)
+            conflictPolicy: options.policy, now: clock, logger: .disabled)
         configuration.reconnectInterval = nil
         let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
         return StoreDevice(name: name, store: store, sync: sync, network: network, options: options)

@@ -11,7 +11,7 @@ import Testing
 /// An in-memory local store: the app side of one simulated device.
 final class MemoryStore: SyncDelegate {
     struct State {
-        var entities: [any SyncableEntity] = []
+        var entities: [any MemoryEntity] = []
         var autoFinish = true
         var held: [FinishSync] = []
         var deliveries: [SyncChanges] = []
@@ -22,11 +22,11 @@ final class MemoryStore: SyncDelegate {
 
     let state = Mutex(State())
 
-    func insert(_ entities: any SyncableEntity...) {
+    func insert(_ entities: any MemoryEntity...) {
         state.withLock { $0.entities += entities }
     }
 
-    func remove(_ entity: any SyncableEntity) {
+    func remove(_ entity: any MemoryEntity) {
         state.withLock { $0.entities.removeAll { $0 === entity } }
     }
 
@@ -150,7 +150,7 @@ final class SyncWorld: Sendable {
         let path = bookkeeping ?? directory.path("\(name).sqlite")
         let configuration = SyncConfiguration(
             container: container, entityTypes: Self.entityTypes, syncIdKey: "syncID", changeDateKey: "modified",
-            ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
+            excludedKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
         var configured = configuration
         configured.reconnectInterval = reconnect
         configure(&configured)
