@@ -46,6 +46,9 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
 
     static var entityName: String { Mapping.entityName }
     static var recordType: String { Mapping.recordType }
+    static var syncIdKey: String { Mapping.syncIdKey }
+    static var changeDateKey: String { Mapping.changeDateKey }
+    static var isWeak: Bool { Mapping.isWeak }
     static var mapping: [String: String] { Mapping.attributes }
     static var references: [String: String] { Mapping.toOne.mapValues(\.field) }
     static var referenceTypes: [String: any SyncableEntity.Type] { Mapping.toOne.mapValues { $0.target.objectType } }

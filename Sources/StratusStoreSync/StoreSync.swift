@@ -40,6 +40,10 @@ public actor StoreSync {
     var tasks: [Task<Void, Never>] = []
     var capturing = false
     var captureWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Objects saved through `.cloud` since the last capture: the capture sends only what differs.
+    var explicitSaves: Set<ObjectID> = []
+    /// Records deleted through `.cloud`: the capture of the objects' deletion sends nothing more.
+    var explicitDeletes: Set<String> = []
 
     /// The two attributes every synced entity needs, to add to its description in the model: the
     /// record name (optional string) and the server's modification date (optional date).
@@ -104,6 +108,7 @@ public actor StoreSync {
     private func followStore() async throws {
         store.viewContext.automaticallyMergesChangesFromParent = true
         try await bridge.buildIndex()
+        try await bridge.loadPlaceholders()
         historyToken = try readToken()
         let saves = store.rootContext.notifications
         let (triggers, trigger) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

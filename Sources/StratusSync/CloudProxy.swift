@@ -1,6 +1,5 @@
 import Foundation
 public import StratusClient
-import Synchronization
 
 /// An entity's calls to the cloud: `entity.cloud.save()`, ZenCloudKit's `entity.iCloud`.
 ///
@@ -67,6 +66,17 @@ public struct CloudProxy: @unchecked Sendable {
         try await saveKeys(keys)
     }
 
+    /// Saves the fields that differ from the latest version this device has queued or synced, and
+    /// nothing when none does: for a store that also reports its changes by itself (`StratusStoreSync`),
+    /// so the same change is never uploaded twice.
+    ///
+    /// - Returns: The record as saved; `nil` when nothing differed or the change is queued.
+    /// - Throws: What ``save()`` throws.
+    @discardableResult
+    public func saveChanges() async throws -> Record? {
+        try await requireController().save(reference, keys: nil, onlyChanges: true)
+    }
+
     /// Deletes the entity's record (weak entities it owns go with it).
     ///
     /// - Throws: ``SyncError``.
@@ -127,21 +137,6 @@ public struct CloudProxy: @unchecked Sendable {
 
     /// Runs `work` and blocks until it ends: serving the entity's queue meanwhile when called on it.
     private func wait<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
-        if let identity = reference.confinement.identity, reference.confinement.isCurrent() {
-            return try QueueWaiter.serving(identity, work)
-        }
-        let box = Mutex<Result<Value, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let result: Result<Value, any Error>
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            box.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        guard let result = box.withLock({ $0 }) else {
-            throw SyncError(.rejected, "the blocking call finished without a result")
-        }
-        return try result.get()
+        try reference.confinement.wait(work)
     }
 }

@@ -7,18 +7,21 @@ extension SyncController {
     // MARK: Enqueue
 
     /// Queues `entity` (and the entities it references) and uploads unless paused.
-    func save(_ entity: EntityRef, keys: Set<String>?) async throws -> StratusClient.Record? {
+    func save(_ entity: EntityRef, keys: Set<String>?, onlyChanges: Bool = false) async throws -> StratusClient.Record? {
         try await refuseIfIgnored(entity)
         var visited: Set<ObjectIdentifier> = []
         var entries: [OutboxEntry] = []
-        try await collectSave(entity, keys: keys, owner: nil, visited: &visited, into: &entries)
+        try await collectSave(entity, keys: keys, owner: nil, onlyChanges: onlyChanges, visited: &visited, into: &entries)
+        guard !entries.isEmpty else { return nil }
+        // With onlyChanges the entity itself may have had nothing to send (only what it references).
+        let own = try await entries.last?.recordName == syncID(of: entity)
         let seq = try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq).last ?? 0
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return nil }
         await drainAfterQueueing()
         switch outcomes[seq] {
-        case .success(let record)?: return record
+        case .success(let record)?: return own ? record : nil
         case .failure(let error)?: throw error
         case nil: return nil
         }

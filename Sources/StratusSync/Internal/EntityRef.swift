@@ -55,6 +55,35 @@ extension SyncConfinement {
     }
 }
 
+extension SyncConfinement {
+    /// Runs `work` and blocks the calling thread until it ends; called on this queue, the thread runs
+    /// the blocks the controller posts for the queue meanwhile (``run(_:)``), so the work can read and
+    /// write the queue's entities. What the `…AndWait` calls of ``CloudProxy`` are made of.
+    ///
+    /// - Parameter work: The work.
+    /// - Returns: What `work` returns.
+    /// - Throws: What `work` throws.
+    @available(*, noasync, message: "await the work from async code")
+    public func wait<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
+        if let identity, isCurrent() {
+            return try QueueWaiter.serving(identity, work)
+        }
+        let box = Mutex<Swift.Result<Value, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result: Swift.Result<Value, any Error>
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = box.withLock({ $0 }) else {
+            throw SyncError(.rejected, "the blocking call finished without a result")
+        }
+        return try result.get()
+    }
+}
+
 /// A thread blocked in `saveAndWait()` on an entity's queue: until the save is done it runs the
 /// blocks posted for that queue, so the controller's reads and write-backs of entities confined there
 /// happen on the queue instead of waiting for it.
