@@ -118,7 +118,7 @@ let package = Package(
             dependencies: [
                 "StratusServerCrypto",
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
-                "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto",
+                "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusCrypto", "StratusClient",
             ]
         ),
         .executableTarget(
@@ -128,6 +128,18 @@ let package = Package(
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
             ]
+        ),
+
+        // Examples that must build (and that tests drive): the seed's samples, the guides' snippets, every
+        // doc-comment example (Examples/DocComments, made by Scripts/extract-doc-examples.swift).
+        .target(
+            name: "StratusExamples",
+            dependencies: [
+                "StratusWire", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
+                "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
+                "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
+            ],
+            path: "Examples"
         ),
 
         // Tests.
@@ -179,7 +191,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusStoreSyncTests",
-            dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusLogging"]
+            dependencies: [
+                "StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusLogging",
+                "StratusExamples",
+            ]
         ),
         .testTarget(
             name: "StratusSecurityTests",
@@ -202,4 +217,9 @@ let package = Package(
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
+
+// The examples build as an app's code does: without MemberImportVisibility, which apps do not turn on.
+for target in package.targets where target.name == "StratusExamples" {
+    target.swiftSettings = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
 }

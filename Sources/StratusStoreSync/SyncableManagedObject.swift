@@ -39,6 +39,12 @@ public protocol SyncableManagedObject: AnyObject, ManagedObjectWrapper, Syncable
 extension SyncableManagedObject {
     /// The entity's name.
     public static var recordType: String { entityName }
+    /// The configuration's (both protocols default to it).
+    public static var syncIdKey: String { "" }
+    /// The configuration's (both protocols default to it).
+    public static var changeDateKey: String { "" }
+    /// Not weak.
+    public static var isWeak: Bool { false }
 
     /// The queue of the object's context.
     public var syncConfinement: SyncConfinement { SyncConfinement(context: object.homeContext) }
@@ -68,9 +74,9 @@ extension SyncableManagedObject {
     ///   - key: An attribute or relationship of the entity.
     public func setValue(_ value: Any?, forKey key: String) {
         if Self.referenceTypes[key] != nil {
-            object.setValue((value as? any SyncableManagedObject)?.object, forKey: key)
+            object.setValue((value as? any SyncableManagedObject).map { local($0.object, key) }, forKey: key)
         } else if Self.referenceLists.contains(where: { $0.localKey == key }) {
-            let members = (value as? [any SyncableEntity] ?? []).compactMap { ($0 as? any SyncableManagedObject)?.object }
+            let members = (value as? [any SyncableEntity] ?? []).compactMap { ($0 as? any SyncableManagedObject).map { local($0.object, key) } }
             object.setValue(Set(members), forKey: key)
         } else if let type = object.entity.attribute(named: key)?.type {
             do {
@@ -81,6 +87,18 @@ extension SyncableManagedObject {
         } else {
             preconditionFailure("\(Self.entityName) has no attribute or synced relationship '\(key)'")
         }
+    }
+
+    /// `related` as an object of this object's context: itself, or the same object looked up here
+    /// by ID when the sync framework found it in another context (the delegate's) and it is saved.
+    private func local(_ related: ManagedObject, _ key: String) -> ManagedObject {
+        guard let home = object.homeContext, related.homeContext !== home else { return related }
+        let id = related.objectID
+        precondition(
+            !id.isTemporaryID,
+            "\(Self.entityName).\(key): the related \(id.entityName) object is in another context and not saved yet; "
+                + "keep an entity and the entities it references in one context")
+        return home.object(with: id)
     }
 
     /// The mapped attributes.

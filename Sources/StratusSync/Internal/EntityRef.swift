@@ -84,6 +84,41 @@ extension SyncConfinement {
     }
 }
 
+extension SyncConfinement {
+    /// ``run(_:)`` for a result that is not `Sendable`: the entities a delegate finds or makes on its
+    /// queue for the controller, which uses them only on that queue (the result is handed over, not shared).
+    ///
+    /// ```swift
+    /// import StratusStore
+    /// import StratusStoreSync
+    /// import StratusSync
+    ///
+    /// func allNotes<Entity: SyncableManagedObject>(_ type: Entity.Type, in context: ObjectContext) async throws -> [any SyncableEntity] {
+    ///     try await SyncConfinement(context: context).run(handing: {
+    ///         try context.fetch(FetchRequest(entityName: Entity.entityName)).map { Entity(object: $0) as any SyncableEntity }
+    ///     })
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The work, on the queue.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws; ``SyncError/Code/confinementGone`` when the queue is gone.
+    public func run<Result>(handing body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await run { HandedOver(try body()) }.value
+    }
+}
+
+/// A value made on a queue and handed to one caller, who uses it there (or passes it back there).
+// Safety: the value is made in the block and read once by the one caller of `run(handing:)`;
+// nothing else holds it.
+private struct HandedOver<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
+
 /// A thread blocked in `saveAndWait()` on an entity's queue: until the save is done it runs the
 /// blocks posted for that queue, so the controller's reads and write-backs of entities confined there
 /// happen on the queue instead of waiting for it.

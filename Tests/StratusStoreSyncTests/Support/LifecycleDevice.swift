@@ -94,7 +94,7 @@ final class LifecycleDevice {
     private static func open(
         name: String, directory: URL, server: TestCloudKitServer, zoneName: String, policy: ConflictPolicy, online: Bool
     ) async throws -> (PersistentContainer, StoreSync, SwitchableTransport, CrashTransport) {
-        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: Double(server.now) / 1000) }
+        let clock = server.deviceClock
         let store = PersistentContainer(
             name: name, model: try NotesModel.make(), url: directory.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()

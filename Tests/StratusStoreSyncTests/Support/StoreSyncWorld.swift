@@ -152,10 +152,7 @@ final class StoreSyncWorld: Sendable {
     }
 
     /// The device's clock: the server's manual clock (history timestamps and edit times on one timeline).
-    var clock: @Sendable () -> Date {
-        let server = server
-        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
-    }
+    var clock: @Sendable () -> Date { server.deviceClock }
 
     /// A device with its own store file, bookkeeping and network switch, as `options` say.
     func device(_ name: String, options: StoreDeviceOptions) async throws -> StoreDevice {
@@ -163,15 +160,9 @@ final class StoreSyncWorld: Sendable {
         let store = PersistentContainer(
             name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()
-        var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
-        client.sleep = { _ in }
-        client.retryPolicy.maximumAttempts = 2
         let network = SwitchableTransport(StoreSyncWorld.sharedTransport)
         network.isOffline = options.offline
-        let container = Container(
-            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
-            authentication: .none, configuration: client, transport: network)
+        let container = server.deviceContainer(transport: network)
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.path("\(name).sync.sqlite"),
             conflictPolicy: options.policy, now: clock, logger: .disabled)

@@ -129,24 +129,15 @@ final class SyncWorld: Sendable {
     }
 
     /// The device clock: the server's manual clock, so "latest change" is on one timeline.
-    var clock: @Sendable () -> Date {
-        let server = self.server
-        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
-    }
+    var clock: @Sendable () -> Date { server.deviceClock }
 
     func device(
         _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
         logger: Logger = .disabled, reconnect: Duration? = nil, network: (any HTTPTransport)? = nil,
         configure: (inout SyncConfiguration) -> Void = { _ in }
     ) throws -> Device {
-        var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
-        client.sleep = { _ in }
-        client.retryPolicy.maximumAttempts = 2
         let transport = SwitchableTransport(network ?? Self.sharedTransport)
-        let container = Container(
-            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
-            authentication: .none, configuration: client, transport: transport)
+        let container = server.deviceContainer(transport: transport)
         let path = bookkeeping ?? directory.path("\(name).sqlite")
         let configuration = SyncConfiguration(
             container: container, entityTypes: Self.entityTypes, syncIdKey: "syncID", changeDateKey: "modified",
