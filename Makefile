@@ -16,7 +16,9 @@ serve: deps
 	swift build -c release --product stratus
 	.build/release/stratus serve $(SERVE_MODE) $(SERVE_FLAGS)
 
+# Every doc-comment and guide example is copied into Examples/DocComments first, so the build compiles them (Documentation/0013).
 build: deps
+	swift Scripts/extract-doc-examples.swift .
 	swift build --build-tests
 
 # A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;

@@ -95,6 +95,18 @@ extension StoreSync {
     /// Gives new objects (and the synced objects they point to) their record names before anything
     /// is queued, so a crash between queueing and writing back cannot make a second record.
     func assignSyncIDs(_ ids: [ObjectID]) async throws {
+        // One assignment at a time (a capture and a `.cloud` save may both meet a new object): the
+        // next reads what the previous saved, so an object never gets two record names.
+        let previous = assignment
+        let task = Task {
+            _ = await previous?.result
+            try await self.assignMissingSyncIDs(ids)
+        }
+        assignment = task
+        try await task.value
+    }
+
+    private func assignMissingSyncIDs(_ ids: [ObjectID]) async throws {
         let bridge = bridge
         let missing = ids.filter { bridge.syncID(of: $0) == nil }
         guard !missing.isEmpty else { return }

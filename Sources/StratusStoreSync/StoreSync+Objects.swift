@@ -28,6 +28,9 @@ extension StoreSync {
 
     /// `object.cloud.save()`: uploads the values the object's context holds now.
     func save(_ handle: ManagedObjectHandle, keys: Set<String>?) async throws -> Record? {
+        // The record name comes from the capture's mechanism, so a capture of the same save uses it too.
+        let id = try await handle.confinement.run { handle.object.object.objectID }
+        if !id.isTemporaryID { try await assignSyncIDs([id]) }
         let view = try await storeView(of: handle)
         explicitSaves.insert(view.objectID)
         let proxy = controller.cloud(view.object)
@@ -76,7 +79,11 @@ extension StoreSync {
             throw SyncError(.unknownEntityType, "\(id.entityName) is not among the entities this StoreSync syncs")
         }
         let view = info.mapping.objectType.init(bridge: bridge, objectID: id)
-        view.fill(bridge.resolve(raw))
+        var values = bridge.resolve(raw)
+        // The store's sync ID wins over the context's: a context that has not merged sync's write-back
+        // yet must not make the object look new (a second record).
+        if let known = bridge.syncID(of: id) { values[info.syncIdKey] = known }
+        view.fill(values)
         return (view, id)
     }
 }

@@ -40,6 +40,8 @@ public actor StoreSync {
     var tasks: [Task<Void, Never>] = []
     var capturing = false
     var captureWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The latest assignment of sync IDs to new objects (``assignSyncIDs(_:)`` runs them one at a time).
+    var assignment: Task<Void, any Error>?
     /// Objects saved through `.cloud` since the last capture: the capture sends only what differs.
     var explicitSaves: Set<ObjectID> = []
     /// Records deleted through `.cloud`: the capture of the objects' deletion sends nothing more.

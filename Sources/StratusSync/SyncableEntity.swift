@@ -13,13 +13,15 @@ import Foundation
 /// a thread-safe entity; `Examples/Seed/Person.swift` is a managed one.
 ///
 /// ```swift
+/// import Foundation
 /// import StratusSync
-/// import Synchronization
 ///
-/// final class Memo: SyncableEntity, Sendable {
-///     private let storage = Mutex<[String: Any]>([:])
-///     func value(forKey key: String) -> Any? { storage.withLock { $0[key] } }
-///     func setValue(_ value: Any?, forKey key: String) { storage.withLock { $0[key] = value } }
+/// // Safety: `fields` is read and written only under `lock`.
+/// final class Memo: SyncableEntity, @unchecked Sendable {
+///     private let lock = NSLock()
+///     private var fields: [String: Any] = [:]
+///     func value(forKey key: String) -> Any? { lock.withLock { fields[key] } }
+///     func setValue(_ value: Any?, forKey key: String) { lock.withLock { fields[key] = value } }
 ///     static let recordType = "Memo"
 ///     static let mapping = ["title": "title", "body": "text"]
 ///     static let syncIdKey = "syncID"

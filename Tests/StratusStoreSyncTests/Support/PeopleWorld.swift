@@ -89,7 +89,7 @@ final class PeopleWorld: Sendable {
     }
 }
 
-/// Counts the `records/modify` requests that save a record whose name contains `marker`.
+/// Counts the `records/modify` requests that save a record named (or holding the value) `watch`ed, all watches together.
 final class SaveCounter: HTTPTransport {
     private let count = Mutex(0)
     private let marker = Mutex<String?>(nil)

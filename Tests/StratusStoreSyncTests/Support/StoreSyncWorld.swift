@@ -125,6 +125,8 @@ struct StoreDeviceOptions: Sendable {
     var policy: ConflictPolicy = .threeWayMerge
     /// Whether the network is off when the device starts.
     var offline = false
+    /// What carries the device's requests under its network switch; the suite's shared pool by default.
+    var network: (any HTTPTransport)?
 }
 
 /// A real server on loopback and StratusStore devices syncing through it.
@@ -160,7 +162,7 @@ final class StoreSyncWorld: Sendable {
         let store = PersistentContainer(
             name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()
-        let network = SwitchableTransport(StoreSyncWorld.sharedTransport)
+        let network = SwitchableTransport(options.network ?? StoreSyncWorld.sharedTransport)
         network.isOffline = options.offline
         let container = server.deviceContainer(transport: network)
         var configuration = SyncConfiguration(

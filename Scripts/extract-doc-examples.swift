@@ -1,0 +1,204 @@
+// Extracts every Swift example of the public documentation into Examples/DocComments, where the
+// StratusDocExamples target builds them: so a doc example can never rot (issue 21, section 4).
+// Run by `make build` / `make test` through Scripts/extract-doc-examples.sh before the build.
+//
+//   swift Scripts/extract-doc-examples.swift [<repository root>] [--check]
+//
+// Sources: the ```swift blocks of doc comments (`///`) under Sources/, and of the guides in
+// Documentation/ that app developers copy from (GUIDES below). Each block becomes one file:
+// - its imports, plus `Foundation` and the module it documents (what a reader of that module has);
+// - its declarations at file scope, made `private` so two examples may use one name;
+// - or, when it has statements, those statements in a `private func` (async, throwing).
+// A block that is not meant to compile as written is fenced ```text (or ```sh, ```json) instead.
+// With --check, nothing is written: exit status 1 when a generated file is missing or differs.
+import Foundation
+
+let guides = ["Documentation/Getting-started.md", "Documentation/Coming-from-ZenCloudKit.md"]
+let outputDirectory = "Examples/DocComments"
+let pendingList = "Scripts/doc-examples-pending.txt"
+/// Test-support modules whose examples are test code: they may use Swift Testing's macros.
+let testSupportModules: Set<String> = ["StratusTesting"]
+
+/// The names an example may use without declaring them, with their types: a statement example is
+/// built as a function taking those it uses (`database.save(record)` reads as written). Every
+/// module's examples may use the common ones; a module's own are listed under its name.
+let commonGivens: [String: String] = [
+    "database": "Database", "container": "Container", "record": "Record", "logger": "Logger", "url": "URL", "zoneID": "ZoneID",
+    "sync": "SyncController", "documents": "DocumentsContainer", "context": "ObjectContext", "background": "ObjectContext",
+    "supportDirectory": "URL", "storeURL": "URL",
+]
+let moduleGivens: [String: [String: String]] = [
+    "StratusSQLite": ["db": "SQLiteConnection", "id": "Int64", "data": "Data"],
+    "StratusTesting": ["server": "TestCloudKitServer"],
+    "StratusHTTP": ["router": "Router"],
+    "StratusHTTPServer": ["router": "Router"],
+]
+
+/// The givens `body` uses and does not declare, as `name: Type` parameters.
+func givens(of body: [String], module: String?) -> [String] {
+    let table = commonGivens.merging(module.flatMap { moduleGivens[$0] } ?? [:]) { _, own in own }
+    let text = body.joined(separator: "\n")
+    var used: [String] = []
+    for (name, type) in table.sorted(by: { $0.key < $1.key }) {
+        let use = try? Regex("(^|[^.\\w])\(name)(?![\\w:])")
+        let declaration = try? Regex("(let|var|func|case|for)\\s+\(name)\\b|\\b\(name)\\s+in\\b")
+        guard let use, let declaration, text.contains(use), !text.contains(declaration) else { continue }
+        used.append("\(name): \(type)")
+    }
+    return used
+}
+
+struct Example {
+    let origin: String  // path:line
+    let module: String?
+    let lines: [String]
+}
+
+/// The ```swift blocks of `text`; `prefix` is what starts each line of the block (`///` or nothing).
+func blocks(in text: String, prefix: String) -> [(line: Int, lines: [String])] {
+    var found: [(Int, [String])] = []
+    var current: [String]?
+    var start = 0
+    for (index, raw) in text.components(separatedBy: "\n").enumerated() {
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasPrefix(prefix) else {
+            current = nil
+            continue
+        }
+        var body = String(trimmed.dropFirst(prefix.count))
+        if !prefix.isEmpty, body.hasPrefix(" ") { body.removeFirst() }
+        if current == nil {
+            if body.trimmingCharacters(in: .whitespaces) == "```swift" {
+                current = []
+                start = index + 1
+            }
+        } else if body.trimmingCharacters(in: .whitespaces) == "```" {
+            found.append((start, current ?? []))
+            current = nil
+        } else {
+            current?.append(prefix.isEmpty ? raw : body)
+        }
+    }
+    return found
+}
+
+let declarationStarts = [
+    "final class ", "class ", "struct ", "enum ", "actor ", "func ", "let ", "var ", "protocol ", "typealias ", "extension ",
+    "public ", "private ", "fileprivate ", "internal ", "nonisolated ", "@",
+]
+let privatizable = ["final class ", "class ", "struct ", "enum ", "actor ", "func ", "let ", "var ", "protocol ", "typealias "]
+
+/// Whether every top-level line of `body` belongs to a declaration.
+func isDeclarations(_ body: [String]) -> Bool {
+    var depth = 0
+    for line in body {
+        let code = line.trimmingCharacters(in: .whitespaces)
+        if depth == 0, !code.isEmpty, !code.hasPrefix("//"), !code.hasPrefix("}"), !code.hasPrefix("#"),
+            !declarationStarts.contains(where: code.hasPrefix)
+        {
+            return false
+        }
+        depth += line.filter { $0 == "{" }.count - line.filter { $0 == "}" }.count
+    }
+    return true
+}
+
+/// The file for one example.
+func render(_ example: Example, index: Int) -> String {
+    var imports: [String] = ["import Foundation"]
+    if let module = example.module { imports.append("import \(module)") }
+    var body: [String] = []
+    for line in example.lines {
+        let code = line.trimmingCharacters(in: .whitespaces)
+        if code.hasPrefix("import ") || code.hasPrefix("@testable import ") {
+            imports.append(code)
+        } else {
+            body.append(line)
+        }
+    }
+    if let module = example.module, testSupportModules.contains(module), body.contains(where: { $0.contains("#expect") || $0.contains("#require") }) {
+        imports.append("import Testing")
+    }
+    var unique: [String] = []
+    for line in imports where !unique.contains(line) { unique.append(line) }
+    var output = ["// Generated by Scripts/extract-doc-examples.swift from \(example.origin); edit the original.", ""] + unique + [""]
+    if isDeclarations(body) {
+        for line in body {
+            if privatizable.contains(where: line.hasPrefix) {
+                output.append("private " + line)
+            } else {
+                output.append(line)
+            }
+        }
+    } else {
+        output.append("private func docExample\(index)(\(givens(of: body, module: example.module).joined(separator: ", "))) async throws {")
+        output += body.map { $0.isEmpty ? "" : "    " + $0 }
+        output.append("}")
+    }
+    return output.joined(separator: "\n") + "\n"
+}
+
+/// `Sources/<Module>/…` → `<Module>`.
+func module(of path: String) -> String? {
+    let parts = path.split(separator: "/")
+    guard parts.count > 2, parts[0] == "Sources" else { return nil }
+    return String(parts[1])
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let root = URL(fileURLWithPath: arguments.first(where: { !$0.hasPrefix("--") }) ?? ".")
+let check = arguments.contains("--check")
+let manager = FileManager.default
+var examples: [(name: String, example: Example)] = []
+
+var sourcePaths: [String] = []
+if let walker = manager.enumerator(atPath: root.appendingPathComponent("Sources").path) {
+    for case let path as String in walker where path.hasSuffix(".swift") { sourcePaths.append("Sources/" + path) }
+}
+for path in sourcePaths.sorted() {
+    let text = (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)) ?? ""
+    let stem = path.split(separator: "/").dropFirst().joined(separator: "_").replacingOccurrences(of: ".swift", with: "")
+    for (number, block) in blocks(in: text, prefix: "///").enumerated() {
+        examples.append(("\(stem)_\(number + 1)", Example(origin: "\(path):\(block.line)", module: module(of: path), lines: block.lines)))
+    }
+}
+for path in guides {
+    guard let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else {
+        FileHandle.standardError.write(Data("extract-doc-examples: \(path) is missing\n".utf8))
+        exit(1)
+    }
+    let stem = "Guide_" + (path.split(separator: "/").last ?? "").replacingOccurrences(of: ".md", with: "").replacingOccurrences(of: "-", with: "")
+    for (number, block) in blocks(in: text, prefix: "").enumerated() {
+        examples.append(("\(stem)_\(number + 1)", Example(origin: "\(path):\(block.line)", module: nil, lines: block.lines)))
+    }
+}
+
+// Examples that do not build as written yet, one file stem a line: skipped, and named in the summary.
+// The list only shrinks: fix an example (make it self-contained, or use the givens), then remove its line.
+let pendingText = (try? String(contentsOf: root.appendingPathComponent(pendingList), encoding: .utf8)) ?? ""
+let pending = Set(pendingText.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty })
+examples.removeAll { pending.contains($0.name) }
+
+let directory = root.appendingPathComponent(outputDirectory)
+var wanted: [String: String] = [:]
+for (index, entry) in examples.enumerated() { wanted[entry.name + ".swift"] = render(entry.example, index: index) }
+let existing = Set((try? manager.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".swift") }
+var stale: [String] = []
+for (name, text) in wanted.sorted(by: { $0.key < $1.key }) {
+    let url = directory.appendingPathComponent(name)
+    if (try? String(contentsOf: url, encoding: .utf8)) == text { continue }
+    stale.append(name)
+    if !check {
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+}
+for name in existing.subtracting(wanted.keys).sorted() {
+    stale.append(name)
+    if !check { try manager.removeItem(at: directory.appendingPathComponent(name)) }
+}
+if check, !stale.isEmpty {
+    FileHandle.standardError.write(Data("extract-doc-examples: out of date: \(stale.joined(separator: ", ")); run make build\n".utf8))
+    exit(1)
+}
+print("extract-doc-examples: \(examples.count) examples built, \(pending.count) pending (\(pendingList)), \(stale.count) file(s) \(check ? "out of date" : "written or removed")")
