@@ -30,14 +30,30 @@ let commonGivens: [String: String] = [
 let moduleGivens: [String: [String: String]] = [
     "StratusSQLite": ["db": "SQLiteConnection", "id": "Int64", "data": "Data"],
     "StratusTesting": ["server": "TestCloudKitServer"],
+    "StratusClient": [
+        "inbox": "ZoneID", "projects": "ZoneID", "cutoff": "Date", "here": "Location", "apiToken": "String", "sessionToken": "String",
+        "id": "String", "send": "(String) -> Void", "refresh": "(ZoneID) async -> Void", "fetchChanges": "(ZoneID?) async throws -> Void",
+        "fetchEverythingChanged": "() async throws -> Void",
+    ],
     "StratusHTTP": ["router": "Router"],
+    "StratusStore": ["container": "PersistentContainer", "book": "ManagedObject", "note": "ManagedObject", "url": "URL"],
+    "StratusDocuments": ["url": "URL", "root": "URL"],
     "StratusHTTPServer": ["router": "Router"],
+]
+
+/// The module of each given's type, imported with it (the given comes from outside the example).
+let givenModules: [String: String] = [
+    "Database": "StratusClient", "Container": "StratusClient", "Record": "StratusClient", "ZoneID": "StratusWire",
+    "Location": "StratusWire", "SyncController": "StratusSync", "DocumentsContainer": "StratusDocuments",
+    "ObjectContext": "StratusStore", "PersistentContainer": "StratusStore", "ManagedObject": "StratusStore",
+    "Logger": "StratusLogging", "SQLiteConnection": "StratusSQLite", "TestCloudKitServer": "StratusTesting", "Router": "StratusHTTP",
 ]
 
 /// The givens `body` uses and does not declare, as `name: Type` parameters.
 func givens(of body: [String], module: String?) -> [String] {
     let table = commonGivens.merging(module.flatMap { moduleGivens[$0] } ?? [:]) { _, own in own }
-    let text = body.joined(separator: "\n")
+    // Code only: a name in a comment is not a use.
+    let text = body.map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? line }.joined(separator: "\n")
     var used: [String] = []
     for (name, type) in table.sorted(by: { $0.key < $1.key }) {
         let use = try? Regex("(^|[^.\\w])\(name)(?![\\w:])")
@@ -104,10 +120,14 @@ func isDeclarations(_ body: [String]) -> Bool {
 }
 
 /// The file for one example.
-func render(_ example: Example, index: Int) -> String {
+func render(_ example: Example) -> String {
     var imports: [String] = ["import Foundation"]
     if let module = example.module { imports.append("import \(module)") }
     var body: [String] = []
+    for given in givens(of: example.lines, module: example.module) {
+        let type = given.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        if let module = givenModules[type] { imports.append("import \(module)") }
+    }
     for line in example.lines {
         let code = line.trimmingCharacters(in: .whitespaces)
         if code.hasPrefix("import ") || code.hasPrefix("@testable import ") {
@@ -131,7 +151,10 @@ func render(_ example: Example, index: Int) -> String {
             }
         }
     } else {
-        output.append("private func docExample\(index)(\(givens(of: body, module: example.module).joined(separator: ", "))) async throws {")
+        let given = givens(of: body, module: example.module)
+        output.append("private func example(\(given.joined(separator: ", "))) async throws {")
+        // Givens are variables, as the example's own would be (`record["rank"] = 3`).
+        output += given.map { "    var \($0.prefix { $0 != ":" }) = \($0.prefix { $0 != ":" })" }
         output += body.map { $0.isEmpty ? "" : "    " + $0 }
         output.append("}")
     }
@@ -181,7 +204,7 @@ examples.removeAll { pending.contains($0.name) }
 
 let directory = root.appendingPathComponent(outputDirectory)
 var wanted: [String: String] = [:]
-for (index, entry) in examples.enumerated() { wanted[entry.name + ".swift"] = render(entry.example, index: index) }
+for entry in examples { wanted[entry.name + ".swift"] = render(entry.example) }
 let existing = Set((try? manager.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".swift") }
 var stale: [String] = []
 for (name, text) in wanted.sorted(by: { $0.key < $1.key }) {

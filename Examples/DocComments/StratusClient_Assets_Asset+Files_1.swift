@@ -3,7 +3,8 @@
 import Foundation
 import StratusClient
 
-private func docExample0(database: Database) async throws {
+private func example(database: Database) async throws {
+    var database = database
     var photo = Record(recordType: "Photo")
     photo["image"] = Asset(fileURL: URL(fileURLWithPath: "/tmp/cat.jpg"))
     let saved = try await database.save(photo)

@@ -3,7 +3,7 @@
 import Foundation
 import StratusClient
 
-private func docExample2() async throws {
+private func example() async throws {
     var configuration = ClientConfiguration()
     configuration.requestTimeout = .seconds(10)
     configuration.retryPolicy.maximumAttempts = 6

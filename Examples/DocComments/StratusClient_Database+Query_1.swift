@@ -3,7 +3,8 @@
 import Foundation
 import StratusClient
 
-private func docExample3(database: Database) async throws {
+private func example(database: Database) async throws {
+    var database = database
     for try await note in database.allRecords(matching: Query(recordType: "Note")) {
         print(note["title"] as String? ?? "")
     }

@@ -3,7 +3,8 @@
 import Foundation
 import StratusClient
 
-private func docExample5(url: URL) async throws {
+private func example(url: URL) async throws {
+    var url = url
     let transport = URLSessionTransport()
     let container = Container(identifier: "iCloud.com.example.App", environment: .development,
                               serverURL: url, authentication: .none, transport: transport)

@@ -3,7 +3,8 @@
 import Foundation
 import StratusClient
 
-private func docExample6(container: Container) async throws {
+private func example(container: Container) async throws {
+    var container = container
     let inbox = try await container.privateCloudDatabase.save(RecordZone(zoneName: "Inbox"))
     print(inbox.zoneID, inbox.currentSyncToken ?? "-")
 }

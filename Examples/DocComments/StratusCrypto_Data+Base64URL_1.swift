@@ -3,6 +3,6 @@
 import Foundation
 import StratusCrypto
 
-private func docExample7() async throws {
+private func example() async throws {
     Data([0xfb, 0xff]).base64URLEncodedString()  // "-_8"
 }

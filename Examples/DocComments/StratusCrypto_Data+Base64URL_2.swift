@@ -3,6 +3,6 @@
 import Foundation
 import StratusCrypto
 
-private func docExample8() async throws {
+private func example() async throws {
     Data(base64URLEncoded: "-_8")  // Data([0xfb, 0xff])
 }

@@ -3,7 +3,7 @@
 import Foundation
 import StratusCrypto
 
-private func docExample9() async throws {
+private func example() async throws {
     let key = try P256PrivateKey(pemRepresentation: String(contentsOfFile: "eckey.pem", encoding: .utf8))
     let signature = try key.signature(for: Data("message".utf8))  // DER
     key.publicKey.isValidSignature(signature, for: Data("message".utf8))  // true

@@ -3,7 +3,7 @@
 import Foundation
 import StratusCrypto
 
-private func docExample13() async throws {
+private func example() async throws {
     let digest = SHA256.hash(Data("abc".utf8))
     digest.hexString  // "ba7816bf…f20015ad"
     digest.base64     // "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="

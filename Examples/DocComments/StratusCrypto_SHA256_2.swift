@@ -3,7 +3,7 @@
 import Foundation
 import StratusCrypto
 
-private func docExample11() async throws {
+private func example() async throws {
     var hasher = SHA256()
     for chunk in [Data("hel".utf8), Data("lo".utf8)] { hasher.update(chunk) }
     let digest = hasher.finalize()

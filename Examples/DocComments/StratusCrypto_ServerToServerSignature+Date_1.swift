@@ -3,7 +3,7 @@
 import Foundation
 import StratusCrypto
 
-private func docExample14() async throws {
+private func example() async throws {
     ServerToServerSignature.dateString(from: Date(timeIntervalSince1970: 1_453_760_143))
     // "2016-01-25T22:15:43Z"
 }

@@ -3,7 +3,7 @@
 import Foundation
 import StratusCrypto
 
-private func docExample15() async throws {
+private func example() async throws {
     ServerToServerSignature.bodyHash(for: Data())            // ""
     ServerToServerSignature.bodyHash(for: Data("{}".utf8))   // "RBNvo1WzZ4oRRq0W9+hknpT7T8If536DEMBg9hyq/4o="
 }

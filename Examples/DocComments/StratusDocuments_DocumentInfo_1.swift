@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func docExample16(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     for document in try await documents.documents() where !document.isDownloaded {
         try await documents.download(document.path)
     }

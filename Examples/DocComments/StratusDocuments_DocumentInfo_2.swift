@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func docExample17(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     let versions = try await documents.unresolvedConflictVersions(of: "notes.txt")
     for version in versions { print(version.device, version.modificationDate) }
     try await documents.resolveConflict(keeping: try await documents.currentVersion(of: "notes.txt"))

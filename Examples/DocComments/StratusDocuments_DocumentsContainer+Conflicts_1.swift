@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func docExample18(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     for version in try await documents.unresolvedConflictVersions(of: "notes.txt") {
         print(version.device, version.modificationDate, version.size)
     }

@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func docExample19(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     let versions = try await documents.unresolvedConflictVersions(of: "notes.txt")
     try await documents.resolveConflict(keeping: versions[0])          // the other device's edit wins
 }

@@ -3,6 +3,7 @@
 import Foundation
 import StratusDocuments
 
-private func docExample20(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     try await documents.download("Videos/talk.mp4") { progress in print(progress.fractionCompleted) }
 }

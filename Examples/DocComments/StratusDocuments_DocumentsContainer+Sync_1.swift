@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func docExample21(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     let report = try await documents.sync()
     for activity in report.activities { print(activity) }
 }

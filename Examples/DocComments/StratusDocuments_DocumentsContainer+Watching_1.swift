@@ -3,6 +3,7 @@
 import Foundation
 import StratusDocuments
 
-private func docExample22(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     try await documents.startWatching()
 }

@@ -3,6 +3,7 @@
 import Foundation
 import StratusDocuments
 
-private func docExample23(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     try documents.coordinateWriting(at: "notes/todo.txt") { url in try Data("milk".utf8).write(to: url) }
 }

@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func docExample24(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer) async throws {
+    var documents = documents
     do {
         try await documents.download("Reports/q3.pdf")
     } catch let error as DocumentsError where error.code == .notFound {

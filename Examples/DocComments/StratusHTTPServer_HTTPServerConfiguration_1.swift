@@ -3,7 +3,7 @@
 import Foundation
 import StratusHTTPServer
 
-private func docExample29() async throws {
+private func example() async throws {
     var configuration = HTTPServerConfiguration()
     configuration.port = 0 // any free port; read it back from `server.port`
     configuration.perAddressConnectionLimit = 256 // many users behind one NAT address

@@ -3,6 +3,6 @@
 import Foundation
 import StratusHTTP
 
-private func docExample25() async throws {
+private func example() async throws {
     throw HTTPError.badRequest("missing key 'operations'")
 }

@@ -3,7 +3,7 @@
 import Foundation
 import StratusHTTP
 
-private func docExample26() async throws {
+private func example() async throws {
     var headers = HTTPHeaders()
     headers.add("Content-Type", "application/json")
     headers["content-type"] // "application/json"

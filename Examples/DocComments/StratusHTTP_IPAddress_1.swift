@@ -3,7 +3,7 @@
 import Foundation
 import StratusHTTP
 
-private func docExample28() async throws {
+private func example() async throws {
     IPAddress("127.0.0.1")?.isLoopback   // true
     IPAddress("[::1]:8420")              // nil: brackets and ports are not part of an address
 }

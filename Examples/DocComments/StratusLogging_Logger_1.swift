@@ -3,7 +3,7 @@
 import Foundation
 import StratusLogging
 
-private func docExample30() async throws {
+private func example() async throws {
     var logger = Logger(label: "stratus.http")
     logger[metadataKey: "request-id"] = "3F2A"
     logger.info("request finished", metadata: ["status": "200"])

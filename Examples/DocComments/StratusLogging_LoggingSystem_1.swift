@@ -3,6 +3,6 @@
 import Foundation
 import StratusLogging
 
-private func docExample31() async throws {
+private func example() async throws {
     LoggingSystem.bootstrap(level: .debug) { _ in StreamLogHandler(format: .jsonLines) }
 }

@@ -3,7 +3,7 @@
 import Foundation
 import StratusMetrics
 
-private func docExample32() async throws {
+private func example() async throws {
     let metrics = MetricsRegistry()
     let requests = metrics.counter("stratus_http_requests_total", help: "Requests served.", labels: ["status": "2xx"])
     requests.increment()

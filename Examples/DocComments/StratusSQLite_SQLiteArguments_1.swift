@@ -3,7 +3,9 @@
 import Foundation
 import StratusSQLite
 
-private func docExample33(db: SQLiteConnection, id: Int64) async throws {
+private func example(db: SQLiteConnection, id: Int64) async throws {
+    var db = db
+    var id = id
     try db.execute("INSERT INTO notes (id, body, due) VALUES (?, ?, ?)", [id, "Buy milk", nil])
     try db.execute("UPDATE notes SET body = :body WHERE id = :id", ["id": id, "body": "Buy oat milk"])
 }

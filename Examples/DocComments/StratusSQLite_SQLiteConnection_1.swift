@@ -3,7 +3,8 @@
 import Foundation
 import StratusSQLite
 
-private func docExample34(id: Int64) async throws {
+private func example(id: Int64) async throws {
+    var id = id
     let db = try SQLiteConnection(path: "/tmp/notes.sqlite")
     try db.execute(sql: """
         CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);

@@ -3,7 +3,9 @@
 import Foundation
 import StratusSQLite
 
-private func docExample35(db: SQLiteConnection, id: Int64) async throws {
+private func example(db: SQLiteConnection, id: Int64) async throws {
+    var db = db
+    var id = id
     try db.execute(sql: """
         CREATE TABLE zones (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
         INSERT INTO zones (name) VALUES ('_defaultZone');

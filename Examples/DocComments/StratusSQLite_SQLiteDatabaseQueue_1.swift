@@ -3,7 +3,7 @@
 import Foundation
 import StratusSQLite
 
-private func docExample37() async throws {
+private func example() async throws {
     let queue = try SQLiteDatabaseQueue(configuration: SQLiteConfiguration(path: ":memory:"))
     try await queue.write { db in try db.execute(sql: "CREATE TABLE t (x INTEGER)") }
     let count = try await queue.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM t") }

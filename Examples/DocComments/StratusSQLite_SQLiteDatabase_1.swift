@@ -2,6 +2,7 @@
 
 import Foundation
 import StratusSQLite
+import StratusClient
 
 private func countNotes(in database: some SQLiteDatabase) async throws -> Int {
     try await database.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM notes") ?? 0 }

@@ -3,7 +3,8 @@
 import Foundation
 import StratusSQLite
 
-private func docExample38(db: SQLiteConnection) async throws {
+private func example(db: SQLiteConnection) async throws {
+    var db = db
     let value: SQLiteValue = .text("Zoë")
     try db.execute("INSERT INTO notes (body) VALUES (?)", [value])
     let stored = try db.fetchOne("SELECT body FROM notes") { row in row.value(at: 0) }

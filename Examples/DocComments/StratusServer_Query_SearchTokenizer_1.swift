@@ -3,6 +3,6 @@
 import Foundation
 import StratusServer
 
-private func docExample39() async throws {
+private func example() async throws {
     SearchTokenizer.tokens(in: "Buy oat-milk")   // ["buy", "oat", "milk"]
 }

@@ -3,6 +3,6 @@
 import Foundation
 import StratusServer
 
-private func docExample41() async throws {
+private func example() async throws {
     throw ServiceError.badRequest("resultsLimit must be from 1 to 200; got 500")
 }

@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample44(context: ObjectContext) async throws {
+private func example(context: ObjectContext) async throws {
+    var context = context
     let request = FetchRequest(
         entityName: "Book", predicate: PredicateKey<Int>("pages") > 300, sortDescriptors: [.ascending("title")])
     let books = try context.fetch(request)

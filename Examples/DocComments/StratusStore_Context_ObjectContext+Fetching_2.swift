@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample45(context: ObjectContext) async throws {
+private func example(context: ObjectContext) async throws {
+    var context = context
     let rows = try context.fetchDictionaries(
         FetchRequest(entityName: "Book", sortDescriptors: [.ascending("title")]), properties: ["title", "author"])
     // [["title": .attribute(.string("Dune")), "author": .toOne(Author/p1)], …]

@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample46(context: ObjectContext) async throws {
+private func example(context: ObjectContext) async throws {
+    var context = context
     context.postsToNotificationCenter = true
     let observer = NotificationCenter.default.addObserver(
         forName: ObjectContext.didSaveNotification, object: context, queue: nil

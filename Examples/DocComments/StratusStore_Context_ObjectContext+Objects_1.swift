@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample47(context: ObjectContext) async throws {
+private func example(context: ObjectContext) async throws {
+    var context = context
     let author = context.insert(entity: "Author")
     author.setValue("Ursula K. Le Guin", forKey: "name")
 }

@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample48(background: ObjectContext) async throws {
+private func example(background: ObjectContext) async throws {
+    var background = background
     try await background.saveChain()              // background → view → root → disk
     try await background.saveChain(wait: false)   // background → view now, the rest later
 }

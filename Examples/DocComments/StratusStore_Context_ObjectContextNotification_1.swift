@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample49(context: ObjectContext) async throws {
+private func example(context: ObjectContext) async throws {
+    var context = context
     for await notification in context.notifications {
         if notification.kind == .didSave {
             print("saved", notification.insertedObjectIDs.count, "new objects")

@@ -3,7 +3,7 @@
 import Foundation
 import StratusStore
 
-private func docExample50() async throws {
+private func example() async throws {
     let title = PredicateKey<String>("title")
     let pages = PredicateKey<Int>("pages")
     let predicate = (title.beginsWith("the", options: .caseInsensitive) || pages > 500)

@@ -3,7 +3,7 @@
 import Foundation
 import StratusStore
 
-private func docExample51() async throws {
+private func example() async throws {
     // Authors with a book of more than 500 pages:
     FetchPredicate.any("books", where: PredicateKey<Int>("pages") > 500)
     // Books tagged "classic", and books with no tag at all:

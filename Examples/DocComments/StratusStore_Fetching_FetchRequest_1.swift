@@ -3,7 +3,8 @@
 import Foundation
 import StratusStore
 
-private func docExample52(context: ObjectContext) async throws {
+private func example(context: ObjectContext) async throws {
+    var context = context
     var request = FetchRequest(entityName: "Book")
     request.predicate = PredicateKey<String>("author.name") == "Ursula K. Le Guin"
         && PredicateKey<Int>("pages") >= 200

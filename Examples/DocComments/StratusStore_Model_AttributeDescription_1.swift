@@ -3,7 +3,7 @@
 import Foundation
 import StratusStore
 
-private func docExample53() async throws {
+private func example() async throws {
     AttributeDescription("title", .string, defaultValue: .string("Untitled"))
     AttributeDescription("pages", .integer32, isOptional: true)
 }

@@ -3,6 +3,6 @@
 import Foundation
 import StratusStore
 
-private func docExample54() async throws {
+private func example() async throws {
     AttributeDescription("title", .string, defaultValue: .string("Untitled"))
 }

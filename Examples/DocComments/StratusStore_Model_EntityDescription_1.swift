@@ -3,7 +3,7 @@
 import Foundation
 import StratusStore
 
-private func docExample55() async throws {
+private func example() async throws {
     let book = EntityDescription(
         "Book",
         attributes: [

@@ -3,7 +3,7 @@
 import Foundation
 import StratusStore
 
-private func docExample56() async throws {
+private func example() async throws {
     let model = try ObjectModel(version: "1", entities: [
         EntityDescription(
             "Author",

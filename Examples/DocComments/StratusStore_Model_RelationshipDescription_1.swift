@@ -3,7 +3,7 @@
 import Foundation
 import StratusStore
 
-private func docExample57() async throws {
+private func example() async throws {
     // On Author:
     RelationshipDescription.toMany("books", destination: "Book", inverse: "author", deleteRule: .cascade)
     // On Book:

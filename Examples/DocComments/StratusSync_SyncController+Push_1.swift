@@ -3,7 +3,8 @@
 import Foundation
 import StratusSync
 
-private func docExample63(sync: SyncController) async throws {
+private func example(sync: SyncController) async throws {
+    var sync = sync
     try await sync.startPush()
     // another device saves → the delegate's didFinishSync runs on this one
     await sync.stopPush()

@@ -4,7 +4,7 @@ import Foundation
 import StratusTesting
 import Testing
 
-private func docExample71() async throws {
+private func example() async throws {
     try await withAuthServer { server in
         let ada = try await server.signedInUser("ada@example.com")
         #expect(try await server.exchange("zones/list", method: "GET", query: ada.query).status == 200)

@@ -3,7 +3,7 @@
 import Foundation
 import StratusTesting
 
-private func docExample72() async throws {
+private func example() async throws {
     let server = try await TestCloudKitServer.start()
     let (status, body) = try await server.post("records/modify", #"{"operations":[…]}"#)
     await server.stop()

@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample74() async throws {
+private func example() async throws {
     EndpointOperation.recordsModify.rawValue     // "records/modify"
     EndpointOperation.zonesList.httpMethod       // .get
     EndpointOperation(rawValue: "users/lookup/email")  // .usersLookupEmail

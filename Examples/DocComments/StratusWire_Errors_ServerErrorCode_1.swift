@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample75() async throws {
+private func example() async throws {
     let code = ServerErrorCode.conflict
     code.httpStatus    // 409
     code.isRetryable   // false: refetch first

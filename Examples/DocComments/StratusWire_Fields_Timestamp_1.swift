@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample77() async throws {
+private func example() async throws {
     let due = Timestamp(millisecondsSince1970: 1_747_999_812_000)
     due.date   // 2025-05-23 11:30:12 +0000
 }

@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample78() async throws {
+private func example() async throws {
     let json = try JSONValue(parsing: Data(#"{"value": 2.0}"#.utf8))
     json["value"]   // .double(2.0)
 }

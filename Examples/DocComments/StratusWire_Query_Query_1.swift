@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample80() async throws {
+private func example() async throws {
     let query = Query(
         recordType: "Note",
         filterBy: [Filter(.field("tags"), .listContains, .string("work"))],

@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample82() async throws {
+private func example() async throws {
     let request = RecordsModify.Request(
         operations: [.create(Record(recordName: "t1", recordType: "Task", fields: ["title": .string("Ship")]))],
         zoneID: ZoneID(zoneName: "Projects"))

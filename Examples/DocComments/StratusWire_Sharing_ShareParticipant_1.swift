@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample84() async throws {
+private func example() async throws {
     let invitee = ShareParticipant(
         userIdentity: UserIdentity(lookupInfo: UserLookupInfo(emailAddress: "a@example.com")),
         permission: .readWrite, type: .user, acceptanceStatus: .invited)

@@ -3,7 +3,7 @@
 import Foundation
 import StratusWire
 
-private func docExample85() async throws {
+private func example() async throws {
     let subscription = Subscription(
         subscriptionID: "new-notes", subscriptionType: .query,
         query: Query(recordType: "Note"), firesOn: [.create, .update],

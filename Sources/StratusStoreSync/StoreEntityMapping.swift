@@ -10,11 +10,23 @@ public import StratusSync
 /// ``changeDateKey``) are not listed here. A ``SyncableManagedObject`` is a mapping too.
 ///
 /// ```swift
+/// import StratusStoreSync
+///
 /// enum NoteSync: StoreEntityMapping {
 ///     static let entityName = "Note"
 ///     static let attributes = ["title": "title", "body": "text"]
 ///     static let toOne = ["folder": StoreRelationshipMapping(field: "folder", target: FolderSync.self)]
 ///     static let toMany = ["tags": StoreRelationshipMapping(field: "tags", target: TagSync.self)]
+/// }
+///
+/// enum FolderSync: StoreEntityMapping {
+///     static let entityName = "Folder"
+///     static let attributes = ["name": "name"]
+/// }
+///
+/// enum TagSync: StoreEntityMapping {
+///     static let entityName = "Tag"
+///     static let attributes = ["label": "label"]
 /// }
 /// ```
 public protocol StoreEntityMapping: SyncableEntityType {
@@ -80,7 +92,14 @@ public struct StoreRelationshipMapping: Sendable {
     /// Describes a relationship's field and target.
     ///
     /// ```swift
-    /// StoreRelationshipMapping(field: "folder", target: FolderSync.self)
+    /// import StratusStoreSync
+    ///
+    /// enum FolderSync: StoreEntityMapping {
+    ///     static let entityName = "Folder"
+    ///     static let attributes = ["name": "name"]
+    /// }
+    ///
+    /// let folder = StoreRelationshipMapping(field: "folder", target: FolderSync.self)
     /// ```
     ///
     /// - Parameters:

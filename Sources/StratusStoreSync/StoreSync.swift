@@ -13,10 +13,23 @@ public import StratusSync
 /// modification date (`syncModified`, or ``SyncConfiguration/changeDateKey``).
 ///
 /// ```swift
-/// let sync = try StoreSync(store: container, entities: [NoteSync.self, FolderSync.self], configuration: SyncConfiguration(
-///     container: cloud, entityTypes: [], deviceID: deviceID, bookkeepingPath: supportDirectory + "/sync.sqlite"))
-/// try await sync.start()            // catch up, then follow local saves and pushes
-/// // … the app saves its contexts as usual; other devices' changes appear in container.viewContext
+/// import Foundation
+/// import StratusClient
+/// import StratusStore
+/// import StratusStoreSync
+/// import StratusSync
+///
+/// enum NoteSync: StoreEntityMapping {
+///     static let entityName = "Note"
+///     static let attributes = ["title": "title"]
+/// }
+///
+/// func startSync(store: PersistentContainer, cloud: Container, deviceID: String, supportDirectory: URL) async throws -> StoreSync {
+///     let sync = try StoreSync(store: store, entities: [NoteSync.self], configuration: SyncConfiguration(
+///         container: cloud, entityTypes: [], deviceID: deviceID, bookkeepingPath: supportDirectory.appendingPathComponent("sync.sqlite").path))
+///     try await sync.start()            // catch up, then follow local saves and pushes
+///     return sync                       // … the app saves its contexts as usual; other devices' changes appear in store.viewContext
+/// }
 /// ```
 ///
 /// Sync's own writes carry ``transactionAuthor``, so they are never uploaded again. The history token
@@ -51,7 +64,10 @@ public actor StoreSync {
     /// record name (optional string) and the server's modification date (optional date).
     ///
     /// ```swift
-    /// EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
+    /// import StratusStore
+    /// import StratusStoreSync
+    ///
+    /// let note = EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
     /// ```
     ///
     /// - Parameters:
@@ -153,8 +169,12 @@ public actor StoreSync {
     /// the user what was lost.
     ///
     /// ```swift
-    /// for await conflict in sync.conflicts() where conflict.serverRecordDeleted {
-    ///     show("\(conflict.versions.recordName) was deleted on another device; your edit was dropped")
+    /// import StratusStoreSync
+    ///
+    /// func reportLostEdits(of sync: StoreSync, show: (String) -> Void) async {
+    ///     for await conflict in sync.conflicts() where conflict.serverRecordDeleted {
+    ///         show("\(conflict.versions.recordName) was deleted on another device; your edit was dropped")
+    ///     }
     /// }
     /// ```
     ///

@@ -10,8 +10,14 @@ extension SyncController {
     /// the bytes the entity already holds when they are the same).
     ///
     /// ```swift
-    /// if try await sync.isAssetPending(for: photo, key: "image") {
-    ///     imageView.data = try await sync.downloadAsset(for: photo, key: "image")
+    /// import Foundation
+    /// import StratusSync
+    ///
+    /// func image(of photo: some SyncableEntity, sync: SyncController) async throws -> Data? {
+    ///     if try await sync.isAssetPending(for: photo, key: "image") {
+    ///         return try await sync.downloadAsset(for: photo, key: "image")  // fetched on demand, then kept
+    ///     }
+    ///     return photo.value(forKey: "image") as? Data
     /// }
     /// ```
     ///

@@ -8,14 +8,25 @@ import Synchronization
 /// fetches the zone's change feed, resolves conflicts by policy. With `databaseScope: .public` it
 /// queries by modification time and carries deletions in DeleteQueue records instead.
 ///
+/// A full app, entities and delegate included, is in `Examples/Seed` (`CloudController.swift`).
+///
 /// ```swift
-/// let sync = try SyncController(configuration: SyncConfiguration(
-///     container: container, entityTypes: [Note.self, Folder.self],
-///     syncIdKey: "syncID", changeDateKey: "modified", deviceID: deviceID,
-///     bookkeepingPath: supportDirectory + "/sync.sqlite"), delegate: store)
-/// sync.makeCurrent()
-/// try await note.cloud.save()       // upload (queued durably first)
-/// try await sync.sync()             // upload what is pending, then fetch what changed
+/// import Foundation
+/// import StratusClient
+/// import StratusSync
+///
+/// func startSyncing<Note: SyncableEntity>(
+///     _ note: Note, container: Container, store: some SyncDelegate, deviceID: String, supportDirectory: URL
+/// ) async throws -> SyncController {
+///     let sync = try SyncController(configuration: SyncConfiguration(
+///         container: container, entityTypes: [Note.self],
+///         syncIdKey: "syncID", changeDateKey: "modified", deviceID: deviceID,
+///         bookkeepingPath: supportDirectory.appendingPathComponent("sync.sqlite").path), delegate: store)
+///     sync.makeCurrent()
+///     try await note.cloud.save()       // upload (queued durably first)
+///     try await sync.sync()             // upload what is pending, then fetch what changed
+///     return sync
+/// }
 /// ```
 ///
 /// The session's state lives in ``SyncSessionStateMachine`` (pure); this actor does the I/O.
