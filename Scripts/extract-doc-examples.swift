@@ -36,7 +36,10 @@ let moduleGivens: [String: [String: String]] = [
         "fetchEverythingChanged": "() async throws -> Void",
     ],
     "StratusHTTP": ["router": "Router"],
-    "StratusStore": ["container": "PersistentContainer", "book": "ManagedObject", "note": "ManagedObject", "url": "URL"],
+    "StratusStore": [
+        "container": "PersistentContainer", "book": "ManagedObject", "note": "ManagedObject", "url": "URL", "model": "ObjectModel",
+        "token": "HistoryToken?",
+    ],
     "StratusDocuments": ["url": "URL", "root": "URL"],
     "StratusHTTPServer": ["router": "Router"],
 ]
@@ -45,7 +48,7 @@ let moduleGivens: [String: [String: String]] = [
 let givenModules: [String: String] = [
     "Database": "StratusClient", "Container": "StratusClient", "Record": "StratusClient", "ZoneID": "StratusWire",
     "Location": "StratusWire", "SyncController": "StratusSync", "DocumentsContainer": "StratusDocuments",
-    "ObjectContext": "StratusStore", "PersistentContainer": "StratusStore", "ManagedObject": "StratusStore",
+    "ObjectContext": "StratusStore", "PersistentContainer": "StratusStore", "ObjectModel": "StratusStore", "HistoryToken?": "StratusStore", "ManagedObject": "StratusStore",
     "Logger": "StratusLogging", "SQLiteConnection": "StratusSQLite", "TestCloudKitServer": "StratusTesting", "Router": "StratusHTTP",
 ]
 
@@ -58,7 +61,9 @@ func givens(of body: [String], module: String?) -> [String] {
     for (name, type) in table.sorted(by: { $0.key < $1.key }) {
         let use = try? Regex("(^|[^.\\w])\(name)(?![\\w:])")
         let declaration = try? Regex("(let|var|func|case|for)\\s+\(name)\\b|\\b\(name)\\s+in\\b")
-        guard let use, let declaration, text.contains(use), !text.contains(declaration) else { continue }
+        // A given is used before the example declares a name like it (`context.perform { context in … }`).
+        guard let use, let declaration, let firstUse = text.firstMatch(of: use) else { continue }
+        if let firstDeclaration = text.firstMatch(of: declaration), firstDeclaration.range.lowerBound <= firstUse.range.lowerBound { continue }
         used.append("\(name): \(type)")
     }
     return used
@@ -104,8 +109,11 @@ let declarationStarts = [
 ]
 let privatizable = ["final class ", "class ", "struct ", "enum ", "actor ", "func ", "let ", "var ", "protocol ", "typealias "]
 
-/// Whether every top-level line of `body` belongs to a declaration.
+/// Whether every top-level line of `body` belongs to a declaration, and not all of them are bindings
+/// (`let count = try await …` is a statement in an example).
 func isDeclarations(_ body: [String]) -> Bool {
+    let topLevel = body.filter { !$0.isEmpty && !$0.hasPrefix(" ") && !$0.hasPrefix("}") && !$0.hasPrefix("//") }
+    if topLevel.allSatisfy({ $0.hasPrefix("let ") || $0.hasPrefix("var ") }) { return false }
     var depth = 0
     for line in body {
         let code = line.trimmingCharacters(in: .whitespaces)

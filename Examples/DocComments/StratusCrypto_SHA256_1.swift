@@ -3,4 +3,6 @@
 import Foundation
 import StratusCrypto
 
-private let digest = SHA256.hash(Data("hello".utf8))
+private func example() async throws {
+    let digest = SHA256.hash(Data("hello".utf8))
+}

@@ -3,5 +3,7 @@
 import Foundation
 import StratusCrypto
 
-private let empty = SHA256.hash(Data()).hexString
-// "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+private func example() async throws {
+    let empty = SHA256.hash(Data()).hexString
+    // "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+}

@@ -4,8 +4,9 @@ import Foundation
 import StratusDocuments
 import StratusClient
 
-private func example(container: Container) async throws {
+private func example(container: Container, url: URL) async throws {
     var container = container
+    var url = url
     let documents = try DocumentsContainer(directory: URL(fileURLWithPath: "/home/ann/Documents"), container: container)
     try documents.coordinateWriting(at: "notes/todo.txt") { url in try Data("milk".utf8).write(to: url) }
     try await documents.sync()

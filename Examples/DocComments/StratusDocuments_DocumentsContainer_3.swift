@@ -3,7 +3,8 @@
 import Foundation
 import StratusDocuments
 
-private func example(documents: DocumentsContainer) async throws {
+private func example(documents: DocumentsContainer, url: URL) async throws {
     var documents = documents
+    var url = url
     try documents.coordinateWriting(at: "notes/todo.txt") { url in try Data("milk".utf8).write(to: url) }
 }

@@ -4,7 +4,8 @@ import Foundation
 import StratusSQLite
 import StratusLogging
 
-private func example(logger: Logger) async throws {
+private func example(db: SQLiteConnection, logger: Logger) async throws {
+    var db = db
     var logger = logger
     var configuration = SQLiteConfiguration(path: "/var/lib/stratus/records.sqlite")
     configuration.readerCount = 4

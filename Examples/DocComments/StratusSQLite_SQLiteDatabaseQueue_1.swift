@@ -3,7 +3,8 @@
 import Foundation
 import StratusSQLite
 
-private func example() async throws {
+private func example(db: SQLiteConnection) async throws {
+    var db = db
     let queue = try SQLiteDatabaseQueue(configuration: SQLiteConfiguration(path: ":memory:"))
     try await queue.write { db in try db.execute(sql: "CREATE TABLE t (x INTEGER)") }
     let count = try await queue.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM t") }

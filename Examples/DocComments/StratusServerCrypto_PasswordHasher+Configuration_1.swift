@@ -3,5 +3,7 @@
 import Foundation
 import StratusServerCrypto
 
-private let hasher = PasswordHasher(configuration: .interactive)          // 64 MiB, t = 2, 2 at once
-private let strong = PasswordHasher(configuration: .init(operationsLimit: 3, memoryLimit: 256 << 20))
+private func example() async throws {
+    let hasher = PasswordHasher(configuration: .interactive)          // 64 MiB, t = 2, 2 at once
+    let strong = PasswordHasher(configuration: .init(operationsLimit: 3, memoryLimit: 256 << 20))
+}

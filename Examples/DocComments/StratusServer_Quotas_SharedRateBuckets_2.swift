@@ -3,4 +3,6 @@
 import Foundation
 import StratusServer
 
-private let lease = RateLease(granted: 0, remaining: 0.4)  // empty: retry in (1 - 0.4) / rate seconds
+private func example() async throws {
+    let lease = RateLease(granted: 0, remaining: 0.4)  // empty: retry in (1 - 0.4) / rate seconds
+}

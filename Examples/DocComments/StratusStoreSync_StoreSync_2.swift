@@ -4,5 +4,7 @@ import Foundation
 import StratusStoreSync
 import StratusStore
 
+private func example() async throws {
 
-private let note = EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
+    let note = EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
+}

@@ -3,8 +3,9 @@
 import Foundation
 import StratusStore
 
-private func example(container: PersistentContainer) async throws {
+private func example(container: PersistentContainer, context: ObjectContext) async throws {
     var container = container
+    var context = context
     let background = container.newBackgroundContext()
     let id = try await background.perform { context in
         let note = context.insert(entity: "Note")

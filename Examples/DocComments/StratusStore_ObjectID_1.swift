@@ -3,9 +3,10 @@
 import Foundation
 import StratusStore
 
-private func example(background: ObjectContext, container: PersistentContainer) async throws {
+private func example(background: ObjectContext, container: PersistentContainer, context: ObjectContext) async throws {
     var background = background
     var container = container
+    var context = context
     let id = try await background.perform { context in
         let note = context.insert(entity: "Note")
         note.setValue("Hello", forKey: "text")

@@ -4,7 +4,8 @@ import Foundation
 import StratusTesting
 import Testing
 
-private func example() async throws {
+private func example(server: TestCloudKitServer) async throws {
+    var server = server
     try await withAuthServer { server in
         let ada = try await server.signedInUser("ada@example.com")
         #expect(try await server.exchange("zones/list", method: "GET", query: ada.query).status == 200)

@@ -3,4 +3,6 @@
 import Foundation
 import StratusWire
 
-private let owner = Reference(recordName: "p1", action: .deleteSelf)
+private func example() async throws {
+    let owner = Reference(recordName: "p1", action: .deleteSelf)
+}

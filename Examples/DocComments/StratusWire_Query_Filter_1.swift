@@ -3,6 +3,8 @@
 import Foundation
 import StratusWire
 
-private let mine = Filter(.system(.createdUserRecordName), .equals, .reference(Reference(recordName: "_abc")))
-private let tagged = Filter(.field("tags"), .listContains, .string("work"))
-private let nearby = Filter(.field("place"), .near, .location(Location(latitude: 48.85, longitude: 2.35)), distance: 500)
+private func example() async throws {
+    let mine = Filter(.system(.createdUserRecordName), .equals, .reference(Reference(recordName: "_abc")))
+    let tagged = Filter(.field("tags"), .listContains, .string("work"))
+    let nearby = Filter(.field("place"), .near, .location(Location(latitude: 48.85, longitude: 2.35)), distance: 500)
+}

@@ -3,4 +3,6 @@
 import Foundation
 import StratusWire
 
-private let newestFirst = Sort(.system(.createdTimestamp), ascending: false)
+private func example() async throws {
+    let newestFirst = Sort(.system(.createdTimestamp), ascending: false)
+}

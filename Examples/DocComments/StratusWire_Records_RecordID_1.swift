@@ -3,4 +3,6 @@
 import Foundation
 import StratusWire
 
-private let id = RecordID(recordName: "t1", zoneID: ZoneID(zoneName: "Projects"))
+private func example() async throws {
+    let id = RecordID(recordName: "t1", zoneID: ZoneID(zoneName: "Projects"))
+}

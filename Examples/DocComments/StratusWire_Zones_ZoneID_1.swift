@@ -3,5 +3,7 @@
 import Foundation
 import StratusWire
 
-private let inbox = ZoneID(zoneName: "Inbox")
-private let theirs = ZoneID(zoneName: "Projects", ownerRecordName: "_0123456789abcdef0123456789abcdef")
+private func example() async throws {
+    let inbox = ZoneID(zoneName: "Inbox")
+    let theirs = ZoneID(zoneName: "Projects", ownerRecordName: "_0123456789abcdef0123456789abcdef")
+}

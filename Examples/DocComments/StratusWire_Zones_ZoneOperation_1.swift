@@ -3,4 +3,6 @@
 import Foundation
 import StratusWire
 
-private let request = ZonesModify.Request(operations: [.create(ZoneID(zoneName: "Projects"))])
+private func example() async throws {
+    let request = ZonesModify.Request(operations: [.create(ZoneID(zoneName: "Projects"))])
+}
