@@ -23,7 +23,8 @@ extension ManagedEntitySyncTests {
 
                 counter.watch("Plan")
                 let context = a.store.newBackgroundContext()
-                context.automaticallyMergesChangesFromParent = true  // sees sync's write-back (the sync ID)
+                context.automaticallyMergesChangesFromParent = true  // sees sync's write-back (the sync ID) …
+                context.mergePolicy = .objectTrump  // … and a rename saved meanwhile keeps it
                 let id = try await context.perform { context in
                     let note = context.insert(NoteObject.self)
                     note.title = "Plan"
