@@ -41,6 +41,7 @@ let moduleGivens: [String: [String: String]] = [
         "token": "HistoryToken?",
     ],
     "StratusDocuments": ["url": "URL", "root": "URL"],
+    "StratusWire": ["body": "Data", "record": "StratusWire.Record", "response": "RecordsQuery.Response"],
     "StratusHTTPServer": ["router": "Router"],
 ]
 

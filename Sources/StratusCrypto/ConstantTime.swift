@@ -7,7 +7,11 @@ public import Foundation
 /// by byte from response times.
 ///
 /// ```swift
-/// guard ConstantTime.isEqual(presentedToken, storedToken) else { throw unauthorized }
+/// import StratusCrypto
+///
+/// func isAuthorized(presentedToken: String, storedToken: String) -> Bool {
+///     ConstantTime.isEqual(presentedToken, storedToken)  // takes as long whatever the first difference
+/// }
 /// ```
 ///
 /// Inputs of different lengths compare unequal immediately: the length is not

@@ -3,10 +3,17 @@ public import Foundation
 /// HMAC with SHA-256, for tamper-evident values such as web auth tokens.
 ///
 /// ```swift
-/// let tag = HMACSHA256.authenticationCode(for: payload, key: serverSecret)
-/// let token = (payload + tag).base64URLEncodedString()
-/// // later
-/// guard HMACSHA256.isValidAuthenticationCode(tag, for: payload, key: serverSecret) else { … }
+/// import Foundation
+/// import StratusCrypto
+///
+/// func token(for payload: Data, serverSecret: Data) -> String {
+///     let tag = HMACSHA256.authenticationCode(for: payload, key: serverSecret)
+///     return (payload + tag).base64URLEncodedString()
+/// }
+///
+/// func isGenuine(payload: Data, tag: Data, serverSecret: Data) -> Bool {
+///     HMACSHA256.isValidAuthenticationCode(tag, for: payload, key: serverSecret)  // constant time
+/// }
 /// ```
 ///
 /// CryptoKit's `HMAC<SHA256>` on Apple platforms, OpenSSL's `HMAC()` on Linux. Like ``SHA256``,

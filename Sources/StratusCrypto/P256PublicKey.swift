@@ -6,8 +6,13 @@ public import Foundation
 /// write it back out:
 ///
 /// ```swift
-/// let publicKey = try P256PublicKey(pemRepresentation: pastedPEM)
-/// let stored = publicKey.derRepresentation     // 91 bytes
+/// import Foundation
+/// import StratusCrypto
+///
+/// func storedForm(ofPasted pastedPEM: String) throws -> Data {
+///     let publicKey = try P256PublicKey(pemRepresentation: pastedPEM)
+///     return publicKey.derRepresentation     // 91 bytes
+/// }
 /// ```
 ///
 /// Two keys are equal when their SubjectPublicKeyInfo encodings are. A client only holds and

@@ -4,9 +4,14 @@ public import Foundation
 /// OpenSSL's `RAND_bytes` on Linux.
 ///
 /// ```swift
-/// let apiToken = try SecureRandom.hexToken()              // 64 hex characters
-/// let marker = try SecureRandom.base64URLToken()          // 43 URL-safe characters
-/// let webAuthToken = try SecureRandom.webAuthToken()      // 128 base64 characters
+/// import StratusCrypto
+///
+/// func newTokens() throws -> (apiToken: String, marker: String, webAuthToken: String) {
+///     let apiToken = try SecureRandom.hexToken()              // 64 hex characters
+///     let marker = try SecureRandom.base64URLToken()          // 43 URL-safe characters
+///     let webAuthToken = try SecureRandom.webAuthToken()      // 128 base64 characters
+///     return (apiToken, marker, webAuthToken)
+/// }
 /// ```
 ///
 /// Compare tokens a client presents with ``ConstantTime``.

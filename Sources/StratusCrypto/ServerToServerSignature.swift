@@ -15,11 +15,15 @@ public import Foundation
 /// Client side:
 ///
 /// ```swift
-/// let date = ServerToServerSignature.dateString(from: now)
-/// let signature = try ServerToServerSignature.signature(
-///     date: date, body: body, path: "/database/1/iCloud.com.example/development/public/records/query", key: key)
-/// request.setValue(date, forHTTPHeaderField: ServerToServerSignature.dateHeaderName)
-/// request.setValue(signature, forHTTPHeaderField: ServerToServerSignature.signatureHeaderName)
+/// import Foundation
+/// import StratusCrypto
+///
+/// func signatureHeaders(body: Data, key: P256PrivateKey) throws -> [String: String] {
+///     let date = ServerToServerSignature.dateString(from: Date())
+///     let signature = try ServerToServerSignature.signature(
+///         date: date, body: body, path: "/database/1/iCloud.com.example/development/public/records/query", key: key)
+///     return [ServerToServerSignature.dateHeaderName: date, ServerToServerSignature.signatureHeaderName: signature]
+/// }
 /// ```
 ///
 /// The server checks the date with ``isDateAcceptable(_:now:tolerance:)`` and the signature with
@@ -123,9 +127,14 @@ public enum ServerToServerSignature {
     /// Returns the three headers of a signed request.
     ///
     /// ```swift
-    /// for (name, value) in try ServerToServerSignature.headers(
-    ///     keyID: keyID, date: now, body: body, path: path, key: key) {
-    ///     request.setValue(value, forHTTPHeaderField: name)
+    /// import Foundation
+    /// import StratusCrypto
+    ///
+    /// func printHeaders(keyID: String, body: Data, path: String, key: P256PrivateKey) throws {
+    ///     for (name, value) in try ServerToServerSignature.headers(
+    ///         keyID: keyID, date: Date(), body: body, path: path, key: key) {
+    ///         print("\(name): \(value)")  // set each on the request
+    ///     }
     /// }
     /// ```
     ///
