@@ -28,7 +28,10 @@ let commonGivens: [String: String] = [
     "supportDirectory": "URL", "storeURL": "URL",
 ]
 let moduleGivens: [String: [String: String]] = [
-    "StratusSQLite": ["db": "SQLiteConnection", "id": "Int64", "data": "Data"],
+    "StratusSQLite": [
+        "db": "SQLiteConnection", "id": "Int64", "data": "Data", "zone": "String", "name": "String", "path": "String",
+        "pool": "SQLiteDatabasePool", "migrator": "SQLiteMigrator", "statement": "SQLiteStatement",
+    ],
     "StratusTesting": ["server": "TestCloudKitServer"],
     "StratusClient": [
         "inbox": "ZoneID", "projects": "ZoneID", "cutoff": "Date", "here": "Location", "apiToken": "String", "sessionToken": "String",

@@ -3,9 +3,10 @@
 import Foundation
 import StratusSQLite
 
-private func example(db: SQLiteConnection, id: Int64) async throws {
+private func example(db: SQLiteConnection, id: Int64, name: String) async throws {
     var db = db
     var id = id
+    var name = name
     try db.execute(sql: """
         CREATE TABLE zones (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
         INSERT INTO zones (name) VALUES ('_defaultZone');
