@@ -234,14 +234,23 @@ import Testing
         }
     }
 
-    /// `entity.cloud` uses the task's controller; without one it fails clearly.
+    /// `entity.cloud` uses the task's controller; without one it fails clearly (checked in a child
+    /// process: other suites make their controllers current for the whole process, `makeCurrent()`).
     @Test func cloudProxyUsesTheCurrentController() async throws {
+        await #expect(processExitsWith: .success) {
+            do {
+                try await make(Tag.self, ["name": "alone"]).cloud.save()
+                exit(1)
+            } catch let error as SyncError where error.code == .noController {
+                exit(0)
+            } catch {
+                exit(2)
+            }
+        }
         try await SyncWorld.run { world in
             let a = try world.device("a")
             let tag = make(Tag.self, ["name": "proxied"])
             a.store.insert(tag)
-            let error = await #expect(throws: SyncError.self) { try await tag.cloud.save() }
-            #expect(error?.code == .noController)
             let record = try await a.sync.withCurrent { try await tag.cloud.save() }
             #expect(record?.recordID.recordName == tag.syncID)
 
