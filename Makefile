@@ -16,7 +16,9 @@ serve: deps
 	swift build -c release --product stratus
 	.build/release/stratus serve $(SERVE_MODE) $(SERVE_FLAGS)
 
+# Every doc-comment and guide example is copied into Examples/DocComments first, so the build compiles them (Documentation/0013).
 build: deps
+	swift Scripts/extract-doc-examples.swift .
 	swift build --build-tests
 
 # A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;
@@ -24,6 +26,7 @@ build: deps
 # The fake APNs server's Python packages go into .build/fake-apns-venv (Scripts/fake-apns.sh, quick when
 # present); STRATUS_REQUIRE_FAKE_APNS=1 makes a missing one fail the APNs tests instead of skipping them.
 test: build
+	Scripts/check-client-graph.sh
 	Scripts/fake-apns.sh install
 	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/test-postgres.sh run swift test --skip-build
 

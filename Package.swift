@@ -10,12 +10,16 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Stratus",
+    // What `Synchronization` (Mutex, Atomic) and Swift Testing need; the client products build there
+    // with nothing but the OS (Documentation/0014).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "stratus", targets: ["StratusCLI"]),
         .library(name: "StratusWire", targets: ["StratusWire"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
         .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
+        .library(name: "StratusServerCrypto", targets: ["StratusServerCrypto"]),
         .library(name: "StratusHTTP", targets: ["StratusHTTP"]),
         .library(name: "StratusHTTPServer", targets: ["StratusHTTPServer"]),
         .library(name: "StratusLogging", targets: ["StratusLogging"]),
@@ -34,7 +38,9 @@ let package = Package(
     ],
     targets: [
         // Layer 0: C libraries from Debian, one system-library target each.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // No pkg-config: sqlite3.h and libsqlite3 are where the compiler looks, in every Apple SDK (the
+        // client links the OS's SQLite) and on Debian (libsqlite3-dev, which Scripts/install-deps.sh installs).
+        .systemLibrary(name: "CSQLite"),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
@@ -49,7 +55,13 @@ let package = Package(
         .target(name: "StratusWire"),
         .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
         .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusLogging"]),
-        .target(name: "StratusCrypto", dependencies: ["COpenSSL", "CSodium"]),
+        // Client-side crypto: CryptoKit on Apple platforms, OpenSSL's libcrypto on Linux only.
+        .target(name: "StratusCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+        // Server-only crypto (Argon2id, sealing, HKDF, signature checks): never in a client's graph.
+        .target(
+            name: "StratusServerCrypto",
+            dependencies: ["StratusCrypto", "CSodium", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
+        ),
         .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
 
         // Layer 3: the libmicrohttpd transport.
@@ -58,7 +70,7 @@ let package = Package(
         // Layer 3: the CloudKit service, independent of storage engines.
         .target(
             name: "StratusServer",
-            dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusLogging", "StratusMetrics"]
+            dependencies: ["StratusWire", "StratusHTTP", "StratusCrypto", "StratusServerCrypto", "StratusLogging", "StratusMetrics"]
         ),
 
         // Layer 3: the client SDK; shares only the wire model with the server.
@@ -109,8 +121,9 @@ let package = Package(
         .target(
             name: "StratusTesting",
             dependencies: [
+                "StratusServerCrypto",
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
-                "StratusServerSQLite", "StratusServerPostgres", "StratusServerAPNs", "StratusWire", "StratusCrypto",
+                "StratusServerSQLite", "StratusServerPostgres", "StratusServerAPNs", "StratusWire", "StratusCrypto", "StratusClient",
             ]
         ),
         .executableTarget(
@@ -122,12 +135,30 @@ let package = Package(
             ]
         ),
 
+        // The seed's samples as an app writes them (tests drive them): Examples/Seed.
+        .target(
+            name: "StratusExamples",
+            dependencies: ["StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusLogging"],
+            path: "Examples/Seed"
+        ),
+        // Every Swift example of the doc comments and the guides, as written (Examples/DocComments, made by
+        // Scripts/extract-doc-examples.swift before each build of `make build` and `make test`).
+        .target(
+            name: "StratusDocExamples",
+            dependencies: [
+                "StratusWire", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
+                "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
+                "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
+            ],
+            path: "Examples/DocComments"
+        ),
+
         // Tests.
         .testTarget(name: "StratusLoggingTests", dependencies: ["StratusLogging"]),
         .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire", "StratusTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
-        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusTesting"]),
+        .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusServerCrypto", "StratusTesting"]),
         .testTarget(
             name: "StratusPostgresTests",
             dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusServerAPNs", "StratusWire", "StratusTesting"]
@@ -144,6 +175,7 @@ let package = Package(
             name: "StratusAuthTests",
             dependencies: [
                 "StratusServer", "StratusServerSQLite", "StratusWire", "StratusHTTP", "StratusTesting", "StratusCrypto", "StratusClient",
+                "StratusServerCrypto",
                 "StratusLogging",
             ]
         ),
@@ -164,6 +196,7 @@ let package = Package(
             name: "StratusClientTests",
             dependencies: [
                 "StratusClient", "StratusTesting", "StratusWire", "StratusCrypto", "StratusHTTP", "StratusLogging", "StratusServer",
+                "StratusServerCrypto",
             ]
         ),
         .testTarget(
@@ -172,13 +205,17 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusStoreSyncTests",
-            dependencies: ["StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire"]
+            dependencies: [
+                "StratusStoreSync", "StratusStore", "StratusSync", "StratusClient", "StratusTesting", "StratusWire", "StratusLogging",
+                "StratusExamples",
+            ]
         ),
         .testTarget(
             name: "StratusSecurityTests",
             dependencies: [
                 "StratusServer", "StratusServerSQLite", "StratusServerPostgres", "StratusWire", "StratusHTTP", "StratusHTTPServer",
                 "StratusTesting", "StratusCrypto", "StratusClient", "StratusDocuments", "StratusClientCommands", "StratusLogging",
+                "StratusServerCrypto",
                 "StratusKeyValue",
                 "StratusMetrics",
             ]
@@ -194,4 +231,13 @@ let package = Package(
 
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
+
+// The examples build as an app's code does: without MemberImportVisibility, which apps do not turn on.
+for target in package.targets where target.name == "StratusExamples" {
+    target.swiftSettings = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("InternalImportsByDefault")]
+}
+// Doc examples show one call each, so their results often go unused: only errors count there.
+for target in package.targets where target.name == "StratusDocExamples" {
+    target.swiftSettings = [.unsafeFlags(["-suppress-warnings"])]
 }

@@ -35,7 +35,7 @@ let package = Package(
         ),
         .executableTarget(name: "PushBench", dependencies: serverStack + [stratus("StratusServerAPNs"), stratus("StratusTesting")]),
         .executableTarget(name: "StoreBench", dependencies: [stratus("StratusStore"), stratus("StratusSQLite")]),
-        .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto")]),
+        .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto"), stratus("StratusServerCrypto")]),
         .executableTarget(
             name: "SyncBench",
             dependencies: serverStack + [stratus("StratusClient"), stratus("StratusStore"), stratus("StratusSync"), stratus("StratusStoreSync")]

@@ -2,6 +2,7 @@ import Foundation
 import StratusLogging
 import StratusServer
 import StratusServerSQLite
+import StratusWire
 
 /// `stratus container create|list`: containers are made by the administrator, never by clients.
 enum ContainerCommand {
@@ -21,11 +22,7 @@ enum ContainerCommand {
         case "create":
             guard options.positional.count == 2 else { throw CLIError(usage) }
             let identifier = options.positional[1]
-            guard identifier.hasPrefix("iCloud."), identifier.count > "iCloud.".count,
-                identifier.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" })
-            else {
-                throw CLIError("container identifier '\(identifier)' is invalid: it starts with 'iCloud.' and uses letters, digits, '.', '-' and '_'")
-            }
+            if let problem = ContainerIdentifier.problem(with: identifier) { throw CLIError(problem) }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let created = try await store.write { try $0.createContainer(identifier, createdAt: now) }
             print(created ? "created container \(identifier)" : "container \(identifier) already exists")

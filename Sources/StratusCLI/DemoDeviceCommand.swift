@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -75,6 +76,7 @@ enum DemoDeviceCommand {
         var configuration = SyncConfiguration(
             container: cloud, entityTypes: [], deviceID: "demo-\(name)", bookkeepingPath: directory.appendingPathComponent("sync.sqlite").path)
         configuration.reconnectInterval = nil
+        configuration.logger = .disabled  // the demo narrates; the sync journal would drown it
         let sync = try StoreSync(store: store, entities: [DemoFolder.self, DemoNote.self], configuration: configuration)
         return DemoDevice(name: name, store: store, sync: sync, network: network)
     }

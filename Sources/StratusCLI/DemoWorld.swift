@@ -128,6 +128,7 @@ struct DemoWorld {
         var configuration = SyncConfiguration(
             container: cloud, entityTypes: [], deviceID: "demo-\(name)", bookkeepingPath: directory.appendingPathComponent("\(name).sync").path)
         configuration.reconnectInterval = .milliseconds(200)
+        configuration.logger = .disabled  // the demo narrates; the sync journal would drown it
         configuration.sleep = { try await Task.sleep(for: min($0, .milliseconds(200))) }
         let sync = try StoreSync(store: store, entities: [DemoFolder.self, DemoNote.self], configuration: configuration)
         var notifications = NotificationConfiguration()

@@ -4,9 +4,18 @@ public import StratusCrypto
 ///
 /// Secrets never appear in `description` or `dump` output.
 ///
+/// A server-to-server key's private key is a ``P256PrivateKey`` from `StratusCrypto`, which the
+/// example imports too.
+///
 /// ```swift
-/// let user = Authentication.apiToken(token, webAuthToken: sessionToken)
-/// let backend = Authentication.serverToServer(keyID: keyID, privateKey: try P256PrivateKey(pemRepresentation: pem))
+/// import StratusClient
+/// import StratusCrypto
+///
+/// func credentials(apiToken: String, sessionToken: String, keyID: String, pem: String) throws -> (user: Authentication, backend: Authentication) {
+///     let user = Authentication.apiToken(apiToken, webAuthToken: sessionToken)
+///     let backend = Authentication.serverToServer(keyID: keyID, privateKey: try P256PrivateKey(pemRepresentation: pem))
+///     return (user, backend)
+/// }
 /// ```
 public struct Authentication: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     enum Scheme: Sendable {

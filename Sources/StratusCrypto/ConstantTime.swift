@@ -1,5 +1,4 @@
 public import Foundation
-internal import COpenSSL
 
 /// Comparisons whose running time doesn't depend on where the inputs differ.
 ///
@@ -8,7 +7,11 @@ internal import COpenSSL
 /// by byte from response times.
 ///
 /// ```swift
-/// guard ConstantTime.isEqual(presentedToken, storedToken) else { throw unauthorized }
+/// import StratusCrypto
+///
+/// func isAuthorized(presentedToken: String, storedToken: String) -> Bool {
+///     ConstantTime.isEqual(presentedToken, storedToken)  // takes as long whatever the first difference
+/// }
 /// ```
 ///
 /// Inputs of different lengths compare unequal immediately: the length is not
@@ -21,13 +24,7 @@ public enum ConstantTime {
     ///   - rhs: Other bytes.
     /// - Returns: `true` if both have the same length and the same bytes.
     public static func isEqual(_ lhs: Data, _ rhs: Data) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        return lhs.withNonNullBytes { left, count in
-            rhs.withNonNullBytes { right, _ in
-                // > CRYPTO_memcmp() ... returns 0 if the memory regions are equal.
-                CRYPTO_memcmp(left, right, count) == 0
-            }
-        }
+        ConstantTimeBackend.isEqual(lhs, rhs)
     }
 
     /// Compares the UTF-8 bytes of two strings in constant time.

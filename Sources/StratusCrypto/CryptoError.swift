@@ -5,10 +5,17 @@
 /// left in its error queue, if any, for logs (never for HTTP responses).
 ///
 /// ```swift
-/// do {
-///     let key = try P256PublicKey(pemRepresentation: pastedText)
-/// } catch let error as CryptoError where error.code == .invalidPEM {
-///     print("not a PEM public key: \(error.message)")
+/// import StratusCrypto
+///
+/// func publicKey(fromPasted pastedText: String) -> P256PublicKey? {
+///     do {
+///         return try P256PublicKey(pemRepresentation: pastedText)
+///     } catch let error as CryptoError where error.code == .invalidPEM {
+///         print("not a PEM public key: \(error.message)")
+///     } catch {
+///         print("unusable key: \(error)")
+///     }
+///     return nil
 /// }
 /// ```
 public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -52,7 +59,18 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Matches an error against a code, so a `catch` or `switch` can test for it.
         ///
         /// ```swift
-        /// catch CryptoError.Code.invalidPEM { … }
+        /// import StratusCrypto
+        ///
+        /// func isNotPEM(_ text: String) -> Bool {
+        ///     do {
+        ///         _ = try P256PublicKey(pemRepresentation: text)
+        ///         return false
+        ///     } catch CryptoError.Code.invalidPEM {
+        ///         return true
+        ///     } catch {
+        ///         return false
+        ///     }
+        /// }
         /// ```
         ///
         /// - Parameters:

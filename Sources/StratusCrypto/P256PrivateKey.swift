@@ -14,24 +14,26 @@ public import Foundation
 /// let pem = fresh.pemRepresentation  // -----BEGIN PRIVATE KEY-----
 /// ```
 ///
-/// The key's `description` never shows key material.
+/// The key's `description` never shows key material. On Apple platforms the key is CryptoKit's
+/// `P256.Signing.PrivateKey`; on Linux, OpenSSL's (Documentation/0014). Checking signatures is the
+/// server's business (`StratusServerCrypto`).
 public struct P256PrivateKey: Sendable, CustomStringConvertible {
-    let key: EVPKey
+    let key: SigningKeyBackend
 
     /// The matching public key.
     public let publicKey: P256PublicKey
 
-    private init(key: EVPKey) throws {
+    private init(key: SigningKeyBackend) throws {
         self.key = key
         // Re-read the public half from its encoding so the public key holds no private scalar.
-        self.publicKey = P256PublicKey(key: try EVPKey.readPublicKey(der: key.publicKeyDER()))
+        self.publicKey = try P256PublicKey(derRepresentation: key.publicKeyDER)
     }
 
     /// Generates a new random key.
     ///
     /// - Throws: ``CryptoError`` with ``CryptoError/Code/keyGenerationFailed`` if OpenSSL fails.
     public init() throws {
-        try self.init(key: EVPKey.generateP256())
+        try self.init(key: SigningKeyBackend())
     }
 
     /// Reads a private key from PEM text.
@@ -45,17 +47,17 @@ public struct P256PrivateKey: Sendable, CustomStringConvertible {
     ///   decodable private-key block, or ``CryptoError/Code/invalidKey`` if the key is
     ///   not a consistent EC key on P-256.
     public init(pemRepresentation: String) throws {
-        try self.init(key: EVPKey.readPrivateKey(pem: pemRepresentation))
+        try self.init(key: SigningKeyBackend(pemRepresentation: pemRepresentation))
     }
 
     /// The key as a PKCS #8 PEM `-----BEGIN PRIVATE KEY-----` block.
     public var pemRepresentation: String {
-        key.privateKeyPEM(pkcs8: true)
+        key.pkcs8PEM
     }
 
     /// The key as a SEC 1 PEM `-----BEGIN EC PRIVATE KEY-----` block, the form `openssl ecparam -genkey` writes.
     public var ecPEMRepresentation: String {
-        key.privateKeyPEM(pkcs8: false)
+        key.sec1PEM
     }
 
     /// Signs `message` with ECDSA over SHA-256.
@@ -67,9 +69,9 @@ public struct P256PrivateKey: Sendable, CustomStringConvertible {
     /// - Returns: The DER-encoded signature (`SEQUENCE { r, s }`, 70–72 bytes), the form
     ///   `openssl dgst -sha256 -sign` writes and CloudKit expects, base64-encoded, in
     ///   `X-Apple-CloudKit-Request-SignatureV1`.
-    /// - Throws: ``CryptoError`` with ``CryptoError/Code/signingFailed`` if OpenSSL fails.
+    /// - Throws: ``CryptoError`` with ``CryptoError/Code/signingFailed`` if the crypto library fails.
     public func signature(for message: Data) throws -> Data {
-        try key.signSHA256(message)
+        try key.signature(for: message)
     }
 
     /// A redacted description that names only the public key.

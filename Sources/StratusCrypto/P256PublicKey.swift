@@ -1,24 +1,33 @@
 public import Foundation
 
-/// A NIST P-256 public key that checks ECDSA/SHA-256 signatures, such as a registered server-to-server key.
+/// A NIST P-256 public key, such as the public half of a server-to-server key.
 ///
-/// Read the key the dashboard holds, the output of `openssl ec -in eckey.pem -pubout`:
+/// Read the key the dashboard holds, the output of `openssl ec -in eckey.pem -pubout`, and
+/// write it back out:
 ///
 /// ```swift
-/// let publicKey = try P256PublicKey(pemRepresentation: pastedPEM)
-/// if publicKey.isValidSignature(derSignature, for: message) { … }
+/// import Foundation
+/// import StratusCrypto
+///
+/// func storedForm(ofPasted pastedPEM: String) throws -> Data {
+///     let publicKey = try P256PublicKey(pemRepresentation: pastedPEM)
+///     return publicKey.derRepresentation     // 91 bytes
+/// }
 /// ```
 ///
-/// Two keys are equal when their SubjectPublicKeyInfo encodings are.
+/// Two keys are equal when their SubjectPublicKeyInfo encodings are. A client only holds and
+/// shows public keys; checking signatures with them is the server's business
+/// (`isValidSignature(_:for:)` in `StratusServerCrypto`).
 public struct P256PublicKey: Sendable, Hashable, CustomStringConvertible {
-    let key: EVPKey
+    /// The platform's key (OpenSSL or CryptoKit), for the server's verification.
+    package let backend: PublicKeyBackend
 
     /// The key as DER-encoded SubjectPublicKeyInfo (91 bytes), suitable for storage.
     public let derRepresentation: Data
 
-    init(key: EVPKey) {
-        self.key = key
-        self.derRepresentation = key.publicKeyDER()
+    init(backend: PublicKeyBackend) {
+        self.backend = backend
+        self.derRepresentation = backend.derRepresentation
     }
 
     /// Reads a public key from a PEM `-----BEGIN PUBLIC KEY-----` (SubjectPublicKeyInfo) block.
@@ -30,7 +39,7 @@ public struct P256PublicKey: Sendable, Hashable, CustomStringConvertible {
     ///   decodable `PUBLIC KEY` block, or ``CryptoError/Code/invalidKey`` if the key is
     ///   not an EC key on P-256.
     public init(pemRepresentation: String) throws {
-        self.init(key: try EVPKey.readPublicKey(pem: pemRepresentation))
+        self.init(backend: try PublicKeyBackend(pemRepresentation: pemRepresentation))
     }
 
     /// Reads a public key from DER-encoded SubjectPublicKeyInfo bytes, such as ``derRepresentation``.
@@ -39,29 +48,12 @@ public struct P256PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``CryptoError`` with ``CryptoError/Code/invalidKey`` if the bytes are
     ///   not a P-256 SubjectPublicKeyInfo.
     public init(derRepresentation: Data) throws {
-        self.init(key: try EVPKey.readPublicKey(der: derRepresentation))
+        self.init(backend: try PublicKeyBackend(derRepresentation: derRepresentation))
     }
 
     /// The key as a PEM `-----BEGIN PUBLIC KEY-----` block, the format `openssl ec -pubout` writes.
     public var pemRepresentation: String {
-        key.publicKeyPEM()
-    }
-
-    /// Checks a DER-encoded ECDSA signature over SHA-256 of `message`.
-    ///
-    /// Never throws and never traps: a truncated, garbled or empty signature,
-    /// a signature from another key or over another message all return `false`.
-    ///
-    /// ```swift
-    /// let ok = publicKey.isValidSignature(signature, for: Data("hello".utf8))
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - derSignature: The signature, an ASN.1 DER `SEQUENCE { r, s }`.
-    ///   - message: The signed bytes (hashed with SHA-256 here, not by the caller).
-    /// - Returns: `true` only if the signature is valid.
-    public func isValidSignature(_ derSignature: Data, for message: Data) -> Bool {
-        key.verifySHA256(derSignature, for: message)
+        backend.pemRepresentation
     }
 
     /// Compares the keys' SubjectPublicKeyInfo encodings.

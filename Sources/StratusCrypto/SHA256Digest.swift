@@ -27,7 +27,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         self.data = Data(data)
     }
 
-    /// Wraps bytes produced by OpenSSL; the caller guarantees the length.
+    /// Wraps bytes produced by a hash; the caller guarantees the length.
     init(trusted data: Data) {
         precondition(data.count == Self.byteCount, "a SHA-256 digest has 32 bytes, got \(data.count)")
         self.data = data

@@ -1,12 +1,17 @@
 public import Foundation
-internal import COpenSSL
 
-/// Cryptographically secure random bytes and tokens, from OpenSSL's `RAND_bytes`.
+/// Cryptographically secure random bytes and tokens: `SecRandomCopyBytes` on Apple platforms,
+/// OpenSSL's `RAND_bytes` on Linux.
 ///
 /// ```swift
-/// let apiToken = try SecureRandom.hexToken()              // 64 hex characters
-/// let marker = try SecureRandom.base64URLToken()          // 43 URL-safe characters
-/// let webAuthToken = try SecureRandom.webAuthToken()      // 128 base64 characters
+/// import StratusCrypto
+///
+/// func newTokens() throws -> (apiToken: String, marker: String, webAuthToken: String) {
+///     let apiToken = try SecureRandom.hexToken()              // 64 hex characters
+///     let marker = try SecureRandom.base64URLToken()          // 43 URL-safe characters
+///     let webAuthToken = try SecureRandom.webAuthToken()      // 128 base64 characters
+///     return (apiToken, marker, webAuthToken)
+/// }
 /// ```
 ///
 /// Compare tokens a client presents with ``ConstantTime``.
@@ -15,22 +20,11 @@ public enum SecureRandom {
     ///
     /// - Parameter count: How many bytes; zero or more.
     /// - Returns: The bytes.
-    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/randomFailed`` if OpenSSL's generator fails.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/randomFailed`` if the system's generator fails.
     public static func bytes(count: Int) throws -> Data {
         precondition(count >= 0, "SecureRandom.bytes(count:) needs a count of zero or more, got \(count)")
-        precondition(count <= Int(Int32.max), "SecureRandom.bytes(count:) count \(count) is too large")
-        var output = Data(count: count)
-        guard count > 0 else { return output }
-        OpenSSLErrorQueue.clear()
-        let status = output.withUnsafeMutableBytes { raw -> Int32 in
-            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-            // > RAND_bytes() ... returns 1 on success, -1 if not supported ... or 0 on other failure.
-            return RAND_bytes(base, Int32(count))
-        }
-        guard status == 1 else {
-            throw OpenSSLErrorQueue.error(.randomFailed, "RAND_bytes failed to produce \(count) bytes (status \(status))")
-        }
-        return output
+        guard count > 0 else { return Data() }
+        return try RandomBackend.bytes(count: count)
     }
 
     /// Returns a token of random bytes as lowercase hex, like the API tokens Apple's dashboard issues.

@@ -15,21 +15,20 @@ public import Foundation
 /// Client side:
 ///
 /// ```swift
-/// let date = ServerToServerSignature.dateString(from: now)
-/// let signature = try ServerToServerSignature.signature(
-///     date: date, body: body, path: "/database/1/iCloud.com.example/development/public/records/query", key: key)
-/// request.setValue(date, forHTTPHeaderField: ServerToServerSignature.dateHeaderName)
-/// request.setValue(signature, forHTTPHeaderField: ServerToServerSignature.signatureHeaderName)
+/// import Foundation
+/// import StratusCrypto
+///
+/// func signatureHeaders(body: Data, key: P256PrivateKey) throws -> [String: String] {
+///     let date = ServerToServerSignature.dateString(from: Date())
+///     let signature = try ServerToServerSignature.signature(
+///         date: date, body: body, path: "/database/1/iCloud.com.example/development/public/records/query", key: key)
+///     return [ServerToServerSignature.dateHeaderName: date, ServerToServerSignature.signatureHeaderName: signature]
+/// }
 /// ```
 ///
-/// Server side:
-///
-/// ```swift
-/// guard ServerToServerSignature.isDateAcceptable(dateHeader, now: now),
-///       ServerToServerSignature.isValidSignature(signatureHeader, date: dateHeader,
-///                                                body: body, path: requestTarget, publicKey: registeredKey)
-/// else { throw authenticationFailed }
-/// ```
+/// The server checks the date with ``isDateAcceptable(_:now:tolerance:)`` and the signature with
+/// `isValidSignature(_:date:body:path:publicKey:)`, which `StratusServerCrypto` adds (a client
+/// never verifies, so its graph holds no verification code).
 ///
 /// (Named after the feature, not `CloudKit…`, so it cannot clash with Apple's framework.)
 ///
@@ -106,7 +105,8 @@ public enum ServerToServerSignature {
         message(date: date, bodyHash: bodyHash(for: body), path: path)
     }
 
-    private static func message(date: String, bodyHash: String, path: String) -> String {
+    /// The signed text with the body hash given: `<date>:<bodyHash>:<path>`.
+    package static func message(date: String, bodyHash: String, path: String) -> String {
         "\(date):\(bodyHash):\(signedPath(path))"
     }
 
@@ -127,9 +127,14 @@ public enum ServerToServerSignature {
     /// Returns the three headers of a signed request.
     ///
     /// ```swift
-    /// for (name, value) in try ServerToServerSignature.headers(
-    ///     keyID: keyID, date: now, body: body, path: path, key: key) {
-    ///     request.setValue(value, forHTTPHeaderField: name)
+    /// import Foundation
+    /// import StratusCrypto
+    ///
+    /// func printHeaders(keyID: String, body: Data, path: String, key: P256PrivateKey) throws {
+    ///     for (name, value) in try ServerToServerSignature.headers(
+    ///         keyID: keyID, date: Date(), body: body, path: path, key: key) {
+    ///         print("\(name): \(value)")  // set each on the request
+    ///     }
     /// }
     /// ```
     ///
@@ -154,40 +159,5 @@ public enum ServerToServerSignature {
             dateHeaderName: dateText,
             signatureHeaderName: try signature(date: dateText, body: body, path: path, key: key),
         ]
-    }
-
-    /// Checks the signature of a server-to-server request.
-    ///
-    /// For an empty body both forms of the body hash are accepted, the empty
-    /// string (what Apple's clients send) and the hash of zero bytes
-    /// (`47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=`). Malformed base64 or DER,
-    /// a tampered date, body or path, or another key's signature all return `false`.
-    /// The date's freshness is a separate check: ``isDateAcceptable(_:now:tolerance:)``.
-    ///
-    /// - Parameters:
-    ///   - signature: The `X-Apple-CloudKit-Request-SignatureV1` header value (base64 DER).
-    ///   - date: The `X-Apple-CloudKit-Request-ISO8601Date` header value, exactly as received.
-    ///   - body: The raw request body.
-    ///   - path: The request target; a query is removed.
-    ///   - publicKey: The registered public key for the request's key ID.
-    /// - Returns: `true` if the signature is valid for this request.
-    public static func isValidSignature(
-        _ signature: String,
-        date: String,
-        body: Data,
-        path: String,
-        publicKey: P256PublicKey
-    ) -> Bool {
-        guard let der = Data(base64Encoded: signature), !der.isEmpty else { return false }
-        let path = signedPath(path)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256Digest.byteCount) { buffer in
-            guard let digest = buffer.baseAddress else { return false }
-            messageDigest(date: date, body: body, path: path, into: digest)
-            if publicKey.key.verifySHA256(der, digest: digest) { return true }
-            // A body-less request may also be signed with the hash of the empty body.
-            guard body.isEmpty else { return false }
-            messageDigest(date: date, body: body, emptyBodyHashed: true, path: path, into: digest)
-            return publicKey.key.verifySHA256(der, digest: digest)
-        }
     }
 }

@@ -1,12 +1,16 @@
+#if os(Linux)
 import Dispatch
 public import Foundation
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
-/// Watches a directory tree with Linux inotify and reports document paths that changed.
+/// Watches a directory tree with Linux inotify and reports document paths that changed (the
+/// Apple platforms' watcher, `DirectoryWatcher+Dispatch.swift`, has the same interface).
 ///
 /// Every folder gets a watch (new folders as they appear, so nested trees are covered);
 /// `IN_MOVED_FROM`/`IN_MOVED_TO` pairs with the same cookie become one ``Event/moved(from:to:)``.
@@ -19,18 +23,6 @@ import Glibc
 /// watcher.stop()
 /// ```
 public final class DirectoryWatcher: Sendable {
-    /// One thing inotify saw, as document paths relative to the watched directory.
-    public enum Event: Sendable, Hashable {
-        /// A file (or folder) was created, or a file written and closed.
-        case changed(String)
-        /// A file (or folder) was deleted or moved out of the tree.
-        case removed(String)
-        /// A file (or folder) was renamed or moved inside the tree.
-        case moved(from: String, to: String)
-        /// The kernel queue overflowed: rescan everything.
-        case overflow
-    }
-
     private struct State {
         var paths: [Int32: String] = [:]
         /// `IN_MOVED_FROM` events still waiting for their `IN_MOVED_TO` (by cookie), with the drain that saw them.
@@ -200,3 +192,4 @@ public final class DirectoryWatcher: Sendable {
         for wd in gone { inotify_rm_watch(descriptor, wd) }
     }
 }
+#endif

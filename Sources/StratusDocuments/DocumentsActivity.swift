@@ -3,6 +3,9 @@ import Foundation
 /// One thing a sync moved or decided, reported as it happens (``DocumentsContainer/Configuration/onActivity``).
 ///
 /// ```swift
+/// import StratusDocuments
+///
+/// var configuration = DocumentsContainer.Configuration()
 /// configuration.onActivity = { activity in print(activity) }   // "↑ notes/todo.txt (1.2 KB)"
 /// ```
 public enum DocumentsActivity: Sendable, Hashable, CustomStringConvertible {

@@ -35,8 +35,12 @@ extension KeyValueStore {
     /// What one ``KeyValueStore/synchronizeNow()`` did with this device's changes.
     ///
     /// ```swift
-    /// let result = try await store.synchronizeNow()
-    /// if let reason = result.refusedKeys["theme"] { print("not saved:", reason) }
+    /// import StratusKeyValue
+    ///
+    /// func pushTheme(of store: KeyValueStore) async throws {
+    ///     let result = try await store.synchronizeNow()
+    ///     if let reason = result.refusedKeys["theme"] { print("not saved:", reason) }
+    /// }
     /// ```
     public struct SynchronizationResult: Sendable, Hashable {
         /// Keys whose local change the server refused for good (a limit another device's change made it

@@ -4,8 +4,12 @@ extension KeyValueStore {
     /// A value the store keeps: the property-list types of `NSUbiquitousKeyValueStore`, typed.
     ///
     /// ```swift
-    /// try store.set(.dictionary(["theme": "dark", "size": 14]), forKey: "prefs")
-    /// let size = store.dictionary(forKey: "prefs")?["size"]?.int64Value
+    /// import StratusKeyValue
+    ///
+    /// func savePreferences(in store: KeyValueStore) throws -> Int64? {
+    ///     try store.set(.dictionary(["theme": "dark", "size": 14]), forKey: "prefs")
+    ///     return store.dictionary(forKey: "prefs")?["size"]?.int64Value
+    /// }
     /// ```
     public enum Value: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
         ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral

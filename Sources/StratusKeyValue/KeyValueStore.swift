@@ -17,13 +17,20 @@ import Synchronization
 /// database, one record per key; the limits (``Limits``) are enforced there and here.
 ///
 /// ```swift
-/// let store = try KeyValueStore(container: container, databaseURL: support.appendingPathComponent("kv.sqlite"))
-/// try store.set("dark", forKey: "theme")
-/// let theme = store.string(forKey: "theme")
-/// Task {
-///     for await change in store.didChangeExternally where change.changedKeys.contains("theme") {
-///         apply(store.string(forKey: "theme"))
+/// import Foundation
+/// import StratusClient
+/// import StratusKeyValue
+///
+/// func followTheme(container: Container, support: URL, apply: @escaping @Sendable (String?) -> Void) throws -> KeyValueStore {
+///     let store = try KeyValueStore(container: container, databaseURL: support.appendingPathComponent("kv.sqlite"))
+///     try store.set("dark", forKey: "theme")
+///     apply(store.string(forKey: "theme"))
+///     Task {
+///         for await change in store.didChangeExternally where change.changedKeys.contains("theme") {
+///             apply(store.string(forKey: "theme"))
+///         }
 ///     }
+///     return store
 /// }
 /// ```
 public final class KeyValueStore: Sendable {

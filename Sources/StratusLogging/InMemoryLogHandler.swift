@@ -3,6 +3,9 @@ import Synchronization
 /// Keeps records in memory so tests can assert on what was logged.
 ///
 /// ```swift
+/// import StratusLogging
+/// import Testing
+///
 /// let records = InMemoryLogHandler()
 /// let logger = Logger(label: "test", level: .trace, handler: records)
 /// logger.info("hello")

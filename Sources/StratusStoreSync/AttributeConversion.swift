@@ -22,7 +22,7 @@ enum AttributeConversion {
 
     /// The attribute value of a synced value, for an attribute of `type`; `nil` when the value is
     /// `nil`. Throws ``ConversionError`` for a value that does not fit.
-    static func attributeValue(_ value: (any Sendable)?, type: AttributeType) throws(ConversionError) -> AttributeValue? {
+    static func attributeValue(_ value: Any?, type: AttributeType) throws(ConversionError) -> AttributeValue? {
         guard let value else { return nil }
         if let plain = AttributeValue(converting: value, to: type) { return plain }
         let converted: AttributeValue? =
@@ -37,7 +37,7 @@ enum AttributeConversion {
             case .uuid: (value as? String).flatMap(UUID.init(uuidString:)).map { .uuid($0) }
             case .uri: (value as? String).flatMap { URL(string: $0) }.map { .uri($0) }
             }
-        guard let converted else { throw ConversionError(value: value, type: type) }
+        guard let converted else { throw ConversionError(value: "\(value)", valueType: "\(Swift.type(of: value))", type: type) }
         return converted
     }
 
@@ -64,8 +64,9 @@ enum AttributeConversion {
 
 /// A synced value that does not fit the attribute it is meant for.
 struct ConversionError: Error, CustomStringConvertible {
-    var value: any Sendable
+    var value: String
+    var valueType: String
     var type: AttributeType
 
-    var description: String { "a \(Swift.type(of: value)) value (\(value)) does not fit an attribute of type \(type)" }
+    var description: String { "a \(valueType) value (\(value)) does not fit an attribute of type \(type)" }
 }

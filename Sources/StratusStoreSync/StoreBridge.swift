@@ -11,6 +11,10 @@ final class StoreBridge: Sendable {
     struct EntityInfo: Sendable {
         let mapping: any StoreEntityMapping.Type
         let attributeTypes: [String: AttributeType]
+        /// The attribute holding the record name.
+        let syncIdKey: String
+        /// The attribute holding the server's modification date.
+        let changeDateKey: String
     }
 
     /// Sync ID ↔ object ID, for every synced object.
@@ -31,13 +35,13 @@ final class StoreBridge: Sendable {
 
     let container: PersistentContainer
     let infos: [String: EntityInfo]
-    let syncIdKey: String
-    let changeDateKey: String
     let logger: Logger
     /// Reads objects for the sync framework; reset before each capture so it reads what the store holds.
     let reader: ObjectContext
     private let index = Mutex(Index())
     let identities = Mutex<[ObjectID: any AnyStoreObject]>([:])
+    /// The placeholder objects of the entities that have one, once made (never uploaded).
+    let placeholders = Mutex<[String: ObjectID]>([:])
 
     /// Checks every mapping against the store's model.
     init(
@@ -50,15 +54,20 @@ final class StoreBridge: Sendable {
             guard let entity = container.model.entity(named: name) else {
                 throw SyncError(.unknownEntityType, "mapping \(mapping) names entity '\(name)', which the store's model does not have")
             }
+            let syncIdKey = mapping.syncIdKey.isEmpty ? syncIdKey : mapping.syncIdKey
+            let changeDateKey = mapping.changeDateKey.isEmpty ? changeDateKey : mapping.changeDateKey
             var types: [String: AttributeType] = [:]
             for key in Set(mapping.attributes.keys).union([syncIdKey, changeDateKey]) {
                 guard let attribute = entity.attribute(named: key) else {
-                    throw SyncError(.missingKey, "entity '\(name)' has no attribute '\(key)' (named by \(mapping))")
+                    guard key == syncIdKey || key == changeDateKey else {
+                        throw SyncError(.missingKey, "entity '\(name)' has no attribute '\(key)' (named by \(mapping))")
+                    }
+                    throw Self.missingSyncAttributes(name, syncIdKey, changeDateKey)
                 }
                 types[key] = attribute.type
             }
             guard types[syncIdKey] == .string, types[changeDateKey] == .date else {
-                throw SyncError(.missingKey, "entity '\(name)' needs a string attribute '\(syncIdKey)' and a date attribute '\(changeDateKey)' for sync")
+                throw Self.missingSyncAttributes(name, syncIdKey, changeDateKey)
             }
             let relationships = mapping.toOne.map { ($0.key, $0.value, false) } + mapping.toMany.map { ($0.key, $0.value, true) }
             for (name, relationship, toMany) in relationships {
@@ -73,27 +82,59 @@ final class StoreBridge: Sendable {
                     throw SyncError(.unknownEntityType, "relationship '\(entity.name).\(name)' points to '\(target)', which is not synced")
                 }
             }
-            infos[name] = EntityInfo(mapping: mapping, attributeTypes: types)
+            infos[name] = EntityInfo(mapping: mapping, attributeTypes: types, syncIdKey: syncIdKey, changeDateKey: changeDateKey)
         }
         self.container = container
         self.infos = infos
-        self.syncIdKey = syncIdKey
-        self.changeDateKey = changeDateKey
         self.logger = logger
         reader = container.newBackgroundContext(parent: .rootContext)
         // Root saves refault what the reader holds, so a read after a save sees it.
         reader.automaticallyMergesChangesFromParent = true
     }
 
+    /// The error for an entity without the two attributes sync needs, naming the fix.
+    static func missingSyncAttributes(_ entity: String, _ syncIdKey: String, _ changeDateKey: String) -> SyncError {
+        SyncError(
+            .missingKey,
+            "entity '\(entity)' needs an optional string attribute '\(syncIdKey)' and an optional date attribute '\(changeDateKey)' "
+                + "for sync: add StoreSync.syncAttributes(syncIdKey: \"\(syncIdKey)\", changeDateKey: \"\(changeDateKey)\") to its attributes in the model")
+    }
+
+    /// Whether `id` is a placeholder object (never uploaded).
+    func isPlaceholder(_ id: ObjectID) -> Bool { placeholders.withLock { $0[id.entityName] == id } }
+
+    /// The placeholder object of an entity, made (and saved by sync, so never captured) the first time.
+    func placeholder(of entityName: String) async throws -> ObjectID? {
+        if let known = placeholders.withLock({ $0[entityName] }) { return known }
+        guard let mapping = infos[entityName]?.mapping else { return nil }
+        let context = writingContext()
+        let id = try await context.perform { context -> ObjectID? in
+            guard let object = try mapping.referencePlaceholder(in: context) else { return nil }
+            if context.hasChanges { try context.save() }
+            return object.objectID
+        }
+        try await context.saveChain()
+        guard let id else { return nil }
+        placeholders.withLock { $0[entityName] = id }
+        return id
+    }
+
+    /// Makes (or finds) every entity's placeholder, so captures know them from the first one on.
+    func loadPlaceholders() async throws {
+        for name in infos.keys.sorted() { _ = try await placeholder(of: name) }
+    }
+
+    /// The attribute holding the record name of an entity's objects.
+    func syncIdKey(_ entityName: String) -> String { infos[entityName]?.syncIdKey ?? "syncID" }
+
     // MARK: Index
 
     /// Reads every synced object's sync ID.
     func buildIndex() async throws {
-        let names = Array(infos.keys)
-        let syncIdKey = syncIdKey
+        let keys = infos.mapValues(\.syncIdKey)
         let pairs = try await reader.perform { context in
             var pairs: [(ObjectID, String)] = []
-            for name in names {
+            for (name, syncIdKey) in keys {
                 var request = FetchRequest(entityName: name)
                 request.fetchBatchSize = 2_000
                 for object in try context.fetch(request) {
@@ -146,7 +187,7 @@ final class StoreBridge: Sendable {
     }
 
     /// An object's synced values in the sync framework's shapes, or `nil` when the store no longer has it.
-    func load(_ id: ObjectID) -> [String: any Sendable]? {
+    func load(_ id: ObjectID) -> [String: Any]? {
         reader.performAndWait { read(id, in: $0) }.flatMap(resolve)
     }
 
@@ -162,7 +203,7 @@ final class StoreBridge: Sendable {
     }
 
     /// An object's attributes and related object IDs, read in `context`.
-    private func read(_ id: ObjectID, in context: ObjectContext) -> RawValues? {
+    func read(_ id: ObjectID, in context: ObjectContext) -> RawValues? {
         guard let info = infos[id.entityName], let object = try? context.existingObject(with: id) else { return nil }
         var raw = RawValues()
         for key in info.attributeTypes.keys {
@@ -178,8 +219,8 @@ final class StoreBridge: Sendable {
     }
 
     /// Read values with related objects as ``StoreObject``s.
-    private func resolve(_ raw: RawValues) -> [String: any Sendable] {
-        var values = raw.values
+    func resolve(_ raw: RawValues) -> [String: Any] {
+        var values: [String: Any] = raw.values
         for (key, id) in raw.toOne {
             values[key] = object(for: id)
         }
@@ -196,7 +237,7 @@ final class StoreBridge: Sendable {
     /// Writes synced values into a managed object: attributes converted to their types, references
     /// resolved to objects of `context` through `resolve`.
     func write(
-        _ values: [String: (any Sendable)?], to object: ManagedObject, context: ObjectContext,
+        _ values: [String: Any?], to object: ManagedObject, context: ObjectContext,
         resolve: (any SyncableEntity) -> ManagedObject?
     ) {
         guard let info = infos[object.objectID.entityName] else { return }
@@ -220,7 +261,7 @@ final class StoreBridge: Sendable {
     func existing(_ entity: any SyncableEntity, in context: ObjectContext) -> ManagedObject? {
         guard let entity = entity as? any AnyStoreObject else { return nil }
         if let id = entity.objectID { return try? context.existingObject(with: id) }
-        guard let syncID = entity.loadedValues?[syncIdKey] as? String,
+        guard let syncID = entity.loadedValues?[syncIdKey(type(of: entity).entityName)] as? String,
             let id = objectID(entity: type(of: entity).entityName, syncID: syncID)
         else { return nil }
         return try? context.existingObject(with: id)
@@ -247,18 +288,19 @@ extension StoreBridge {
     /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
     /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
     func writeBack(_ objects: [any AnyStoreObject]) async throws {
-        let dirty = objects.compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
+        let dirty = objects.compactMap { object -> (ObjectID, DirtyValues)? in
             guard let id = object.objectID else { return nil }
             let values = object.takeDirtyValues()
-            return values.isEmpty ? nil : (id, values)
+            return values.isEmpty ? nil : (id, DirtyValues(values: values))
         }
         guard !dirty.isEmpty else { return }
         let context = writingContext()
         try await context.perform { context in
-            for (id, values) in dirty {
+            for (id, dirty) in dirty {
+                let values = dirty.values
                 guard let object = try? context.existingObject(with: id) else { continue }
                 self.write(values, to: object, context: context) { target in self.existing(target, in: context) }
-                if let name = values[self.syncIdKey] as? String { self.indexSyncID(name, for: id) }
+                if let name = values[self.syncIdKey(id.entityName)] as? String { self.indexSyncID(name, for: id) }
             }
             try context.save()
         }
@@ -266,8 +308,15 @@ extension StoreBridge {
     }
 }
 
+/// Values a ``StoreObject`` took, on their way to the writing context's queue.
+// Safety: the values are plain values and ``StoreObject``s (both Sendable), typed `Any` only because
+// the sync framework's field access is untyped; nothing else holds the dictionary.
+struct DirtyValues: @unchecked Sendable {
+    let values: [String: Any?]
+}
+
 /// An object's synced attributes and related object IDs, as read on the reading context.
-struct RawValues {
+struct RawValues: Sendable {
     var values: [String: any Sendable] = [:]
     var toOne: [String: ObjectID] = [:]
     var toMany: [String: [ObjectID]] = [:]

@@ -4,7 +4,7 @@ import StratusSync
 import Synchronization
 
 /// What ``StoreBridge`` needs of every ``StoreObject`` specialization.
-protocol AnyStoreObject: SyncableEntity {
+protocol AnyStoreObject: SyncableEntity, Sendable {
     /// The mapping's entity name.
     static var entityName: String { get }
     /// Makes the view of an object (`nil` ID: a new object the sync framework fills, inserted when applied).
@@ -14,13 +14,13 @@ protocol AnyStoreObject: SyncableEntity {
     /// Sets the ID after the object was inserted.
     func setObjectID(_ objectID: ObjectID)
     /// The values as last loaded or set; `nil` before the first read.
-    var loadedValues: [String: any Sendable]? { get }
+    var loadedValues: [String: Any]? { get }
     /// The keys set since the last ``takeDirtyValues()``, with their values.
-    func takeDirtyValues() -> [String: (any Sendable)?]
+    func takeDirtyValues() -> [String: Any?]
     /// Whether the managed object was found when the values were loaded.
     var exists: Bool { get }
     /// Sets the values loaded from the store (`nil`: the store no longer has the object), unless already loaded.
-    func fill(_ loaded: [String: any Sendable]?)
+    func fill(_ loaded: [String: Any]?)
     /// Drops the loaded values unless some were set since the last ``takeDirtyValues()``, so the next
     /// read loads what the store holds now.
     func invalidateIfClean()
@@ -36,7 +36,7 @@ protocol AnyStoreObject: SyncableEntity {
 final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
     struct State {
         var objectID: ObjectID?
-        var values: [String: any Sendable]?
+        var values: [String: Any]?
         var dirty: Set<String> = []
         var exists = true
     }
@@ -46,6 +46,9 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
 
     static var entityName: String { Mapping.entityName }
     static var recordType: String { Mapping.recordType }
+    static var syncIdKey: String { Mapping.syncIdKey }
+    static var changeDateKey: String { Mapping.changeDateKey }
+    static var isWeak: Bool { Mapping.isWeak }
     static var mapping: [String: String] { Mapping.attributes }
     static var references: [String: String] { Mapping.toOne.mapValues(\.field) }
     static var referenceTypes: [String: any SyncableEntity.Type] { Mapping.toOne.mapValues { $0.target.objectType } }
@@ -59,7 +62,7 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
     }
 
     var objectID: ObjectID? { state.withLock { $0.objectID } }
-    var loadedValues: [String: any Sendable]? { state.withLock { $0.values } }
+    var loadedValues: [String: Any]? { state.withLock { $0.values } }
     var exists: Bool {
         ensureLoaded()
         return state.withLock { $0.exists }
@@ -69,22 +72,23 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
         state.withLock { $0.objectID = objectID }
     }
 
-    func value(forKey key: String) -> (any Sendable)? {
+    func value(forKey key: String) -> Any? {
         ensureLoaded()
         return state.withLock { $0.values?[key] }
     }
 
-    func setValue(_ value: (any Sendable)?, forKey key: String) {
+    func setValue(_ value: Any?, forKey key: String) {
         ensureLoaded()
+        let value = SyncValue(value)
         state.withLock { state in
-            state.values?[key] = value
+            state.values?[key] = value.value
             state.dirty.insert(key)
         }
     }
 
-    func takeDirtyValues() -> [String: (any Sendable)?] {
+    func takeDirtyValues() -> [String: Any?] {
         state.withLock { state in
-            var taken: [String: (any Sendable)?] = [:]
+            var taken: [String: Any?] = [:]
             for key in state.dirty { taken[key] = .some(state.values?[key]) }
             state.dirty = []
             return taken
@@ -105,11 +109,23 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
         }
     }
 
-    func fill(_ loaded: [String: any Sendable]?) {
+    func fill(_ loaded: [String: Any]?) {
+        let loaded = loaded.map(SyncValue.init)
         state.withLock { state in
             guard state.values == nil else { return }
-            state.values = loaded ?? [:]
+            state.values = (loaded?.value as? [String: Any]) ?? [:]
             state.exists = loaded != nil
         }
+    }
+}
+
+/// A value the sync framework hands a ``StoreObject``: a plain value (`String`, `Date`, `Int`…), a
+/// ``StoreObject`` or an array of them, all `Sendable`, typed `Any` only because field access is untyped.
+// Safety: every value the framework and the bridge set is one of those Sendable kinds.
+struct SyncValue: @unchecked Sendable {
+    let value: Any?
+
+    init(_ value: Any?) {
+        self.value = value
     }
 }

@@ -38,23 +38,32 @@ extension StoreSync {
             return 0
         }
         bridge.forgetObjects()
-        try await assignSyncIDs(saves.map(\.0))
+        let wanted = saves.filter { !bridge.isPlaceholder($0.0) }  // a placeholder is never uploaded
+        try await assignSyncIDs(wanted.map(\.0))
         var uploads: [SyncUpload] = []
-        let objects = saves.map { (bridge.object(for: $0.0), $0.1, collector.editTimes[$0.0]) }
+        var changesOnly: [SyncUpload] = []
+        let objects = wanted.map { (bridge.object(for: $0.0), $0.1, collector.editTimes[$0.0]) }
         bridge.preload(objects.compactMap(\.0))
         for (object, keys, editedAt) in objects {
-            guard let object, object.exists else { continue }
+            guard let object, object.exists, let id = object.objectID else { continue }
             // Dated when the edit was saved (its history transaction), not now: an edit made before
             // sync ran (another launch, offline for long) must not look like the latest change.
-            uploads.append(.save(object, keys: keys, editedAt: editedAt))
+            // Saved through `.cloud` already: only what that did not send.
+            if explicitSaves.remove(id) != nil {
+                changesOnly.append(.save(object, keys: keys, editedAt: editedAt))
+            } else {
+                uploads.append(.save(object, keys: keys, editedAt: editedAt))
+            }
         }
         for id in collector.deletions {
             guard let syncID = bridge.syncID(of: id), let info = bridge.infos[id.entityName] else { continue }
-            let gone = info.mapping.objectType.init(bridge: bridge, objectID: nil)
-            gone.setValue(syncID, forKey: bridge.syncIdKey)
-            uploads.append(.delete(gone))
             bridge.unindex(id)
+            if explicitDeletes.remove(syncID) != nil { continue }  // deleted through `.cloud` already
+            let gone = info.mapping.objectType.init(bridge: bridge, objectID: nil)
+            gone.setValue(syncID, forKey: bridge.syncIdKey(id.entityName))
+            uploads.append(.delete(gone))
         }
+        if !changesOnly.isEmpty { capturedChanges += try await controller.upload(changesOnly, onlyChanges: true) }
         let queued = try await controller.upload(uploads)
         capturedChanges += queued
         logger.debug("captured \(queued) local changes up to \(last)")
@@ -86,6 +95,18 @@ extension StoreSync {
     /// Gives new objects (and the synced objects they point to) their record names before anything
     /// is queued, so a crash between queueing and writing back cannot make a second record.
     func assignSyncIDs(_ ids: [ObjectID]) async throws {
+        // One assignment at a time (a capture and a `.cloud` save may both meet a new object): the
+        // next reads what the previous saved, so an object never gets two record names.
+        let previous = assignment
+        let task = Task {
+            _ = await previous?.result
+            try await self.assignMissingSyncIDs(ids)
+        }
+        assignment = task
+        try await task.value
+    }
+
+    private func assignMissingSyncIDs(_ ids: [ObjectID]) async throws {
         let bridge = bridge
         let missing = ids.filter { bridge.syncID(of: $0) == nil }
         guard !missing.isEmpty else { return }
@@ -95,12 +116,14 @@ extension StoreSync {
             var pending = missing
             var seen = Set(missing)
             while let id = pending.popLast() {
-                guard let info = bridge.infos[id.entityName], let object = try? context.existingObject(with: id) else { continue }
-                if case .string(let known)? = object.attributeValue(forKey: bridge.syncIdKey) {
+                guard let info = bridge.infos[id.entityName], !bridge.isPlaceholder(id), let object = try? context.existingObject(with: id)
+                else { continue }
+                let syncIdKey = bridge.syncIdKey(id.entityName)
+                if case .string(let known)? = object.attributeValue(forKey: syncIdKey) {
                     assigned.append((id, known))
                 } else {
                     let name = UUID().uuidString
-                    object.setValue(name, forKey: bridge.syncIdKey)
+                    object.setValue(name, forKey: syncIdKey)
                     assigned.append((id, name))
                 }
                 for key in info.mapping.toOne.keys.sorted() + info.mapping.toMany.keys.sorted() {

@@ -13,10 +13,23 @@ public import StratusSync
 /// modification date (`syncModified`, or ``SyncConfiguration/changeDateKey``).
 ///
 /// ```swift
-/// let sync = try StoreSync(store: container, entities: [NoteSync.self, FolderSync.self], configuration: SyncConfiguration(
-///     container: cloud, entityTypes: [], deviceID: deviceID, bookkeepingPath: supportDirectory + "/sync.sqlite"))
-/// try await sync.start()            // catch up, then follow local saves and pushes
-/// // … the app saves its contexts as usual; other devices' changes appear in container.viewContext
+/// import Foundation
+/// import StratusClient
+/// import StratusStore
+/// import StratusStoreSync
+/// import StratusSync
+///
+/// enum NoteSync: StoreEntityMapping {
+///     static let entityName = "Note"
+///     static let attributes = ["title": "title"]
+/// }
+///
+/// func startSync(store: PersistentContainer, cloud: Container, deviceID: String, supportDirectory: URL) async throws -> StoreSync {
+///     let sync = try StoreSync(store: store, entities: [NoteSync.self], configuration: SyncConfiguration(
+///         container: cloud, entityTypes: [], deviceID: deviceID, bookkeepingPath: supportDirectory.appendingPathComponent("sync.sqlite").path))
+///     try await sync.start()            // catch up, then follow local saves and pushes
+///     return sync                       // … the app saves its contexts as usual; other devices' changes appear in store.viewContext
+/// }
 /// ```
 ///
 /// Sync's own writes carry ``transactionAuthor``, so they are never uploaded again. The history token
@@ -40,12 +53,21 @@ public actor StoreSync {
     var tasks: [Task<Void, Never>] = []
     var capturing = false
     var captureWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The latest assignment of sync IDs to new objects (``assignSyncIDs(_:)`` runs them one at a time).
+    var assignment: Task<Void, any Error>?
+    /// Objects saved through `.cloud` since the last capture: the capture sends only what differs.
+    var explicitSaves: Set<ObjectID> = []
+    /// Records deleted through `.cloud`: the capture of the objects' deletion sends nothing more.
+    var explicitDeletes: Set<String> = []
 
     /// The two attributes every synced entity needs, to add to its description in the model: the
     /// record name (optional string) and the server's modification date (optional date).
     ///
     /// ```swift
-    /// EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
+    /// import StratusStore
+    /// import StratusStoreSync
+    ///
+    /// let note = EntityDescription("Note", attributes: [AttributeDescription("title", .string)] + StoreSync.syncAttributes())
     /// ```
     ///
     /// - Parameters:
@@ -104,6 +126,7 @@ public actor StoreSync {
     private func followStore() async throws {
         store.viewContext.automaticallyMergesChangesFromParent = true
         try await bridge.buildIndex()
+        try await bridge.loadPlaceholders()
         historyToken = try readToken()
         let saves = store.rootContext.notifications
         let (triggers, trigger) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -146,8 +169,12 @@ public actor StoreSync {
     /// the user what was lost.
     ///
     /// ```swift
-    /// for await conflict in sync.conflicts() where conflict.serverRecordDeleted {
-    ///     show("\(conflict.versions.recordName) was deleted on another device; your edit was dropped")
+    /// import StratusStoreSync
+    ///
+    /// func reportLostEdits(of sync: StoreSync, show: (String) -> Void) async {
+    ///     for await conflict in sync.conflicts() where conflict.serverRecordDeleted {
+    ///         show("\(conflict.versions.recordName) was deleted on another device; your edit was dropped")
+    ///     }
     /// }
     /// ```
     ///

@@ -28,7 +28,7 @@ final class StoreSyncDelegate: SyncDelegate {
         let ids = try await bridge.reader.perform { context in
             try context.fetchObjectIDs(FetchRequest(entityName: name))
         }
-        return ids.compactMap { id in
+        return ids.filter { !bridge.isPlaceholder($0) }.compactMap { id in
             let object = bridge.object(for: id)
             object?.invalidateIfClean()
             return object
@@ -48,6 +48,16 @@ final class StoreSyncDelegate: SyncDelegate {
         // Values read now come from the store as it is (an app save since the last read wins).
         object?.invalidateIfClean()
         return object
+    }
+
+    func referencePlaceholder(for type: any SyncableEntity.Type) async throws -> (any SyncableEntity)? {
+        guard let type = type as? any AnyStoreObject.Type, let id = try await bridge.placeholder(of: type.entityName) else { return nil }
+        return bridge.object(for: id)
+    }
+
+    func isReferencePlaceholder(_ entity: any SyncableEntity) -> Bool {
+        guard let object = entity as? any AnyStoreObject, let id = object.objectID else { return false }
+        return bridge.isPlaceholder(id)
     }
 
     func syncController(_ controller: SyncController, didFinishSync changes: SyncChanges, finishSync: FinishSync) async {
@@ -167,7 +177,9 @@ final class StoreSyncDelegate: SyncDelegate {
             try context.save()
             for (entity, object) in inserted {
                 entity.setObjectID(object.objectID)
-                if let syncID = entity.loadedValues?[bridge.syncIdKey] as? String { bridge.indexSyncID(syncID, for: object.objectID) }
+                if let syncID = entity.loadedValues?[bridge.syncIdKey(type(of: entity).entityName)] as? String {
+                    bridge.indexSyncID(syncID, for: object.objectID)
+                }
             }
         }
         try await context.saveChain()

@@ -1,21 +1,35 @@
 import Foundation
 public import StratusClient
-import Synchronization
 
-/// An entity's calls to the cloud: `entity.cloud.save()`.
+/// An entity's calls to the cloud: `entity.cloud.save()`, ZenCloudKit's `entity.iCloud`.
 ///
 /// Saves and deletes go into the controller's durable outbox first and are uploaded in order, one at
 /// a time, so quick saves never race each other into duplicate records.
-public struct CloudProxy: Sendable {
-    /// The entity.
-    public let entity: any SyncableEntity
+///
+/// The entity need not be `Sendable`: the controller reads and writes it only in its
+/// ``SyncFieldAccess/syncConfinement``. The `…AndWait` forms block the calling thread; called on the
+/// entity's own queue (inside `context.perform { }`), that thread runs the controller's work on the
+/// entity meanwhile, so they do not wait for themselves.
+// Safety: the entity is touched only in its confinement (see `EntityRef`).
+public struct CloudProxy: @unchecked Sendable {
+    private let reference: EntityRef
     /// The controller, or `nil` when none is current.
     public let controller: SyncController?
+
+    init(entity: any SyncableEntity, controller: SyncController?) {
+        reference = EntityRef(entity)
+        self.controller = controller
+    }
+
+    /// The entity.
+    public var entity: any SyncableEntity { reference.entity }
 
     private func requireController() throws(SyncError) -> SyncController {
         guard let controller else {
             throw SyncError(
-                .noController, "no SyncController is current for '\(type(of: entity).recordType)'; call makeCurrent() or withCurrent(_:)")
+                .noController,
+                "no SyncController is current for '\(reference.type.recordType)': call makeCurrent() on the controller once it is set up, "
+                    + "or run the call inside controller.withCurrent { }")
         }
         return controller
     }
@@ -23,30 +37,51 @@ public struct CloudProxy: Sendable {
     /// Saves every mapped field and the referenced entities (cycles are safe).
     ///
     /// Writes the record name into the entity's sync-ID property and the server's modification date
-    /// into its change-date property.
+    /// (on this device's clock) into its change-date property.
     ///
     /// - Returns: The record as saved; `nil` when the change is queued (paused or offline).
-    /// - Throws: ``SyncError`` when the entity's type is unknown or the server refused the record.
+    /// - Throws: ``SyncError`` when the entity's type is unknown, its sync ID is ignored, or the server refused the record.
     @discardableResult
     public func save() async throws -> Record? {
-        try await requireController().save(entity, keys: nil)
+        try await requireController().save(reference, keys: nil)
     }
 
-    /// Saves only some local properties (and the referenced entities among them).
+    /// Saves only some local properties (and the referenced entities among them): ZenCloudKit's `saveKeys(_:)`.
+    ///
+    /// - Parameter keys: The local property names.
+    /// - Returns: The record as saved; `nil` when queued.
+    /// - Throws: ``SyncError``.
+    @discardableResult
+    public func saveKeys(_ keys: Set<String>) async throws -> Record? {
+        try await requireController().save(reference, keys: keys)
+    }
+
+    /// ``saveKeys(_:)``, under the name earlier versions used.
     ///
     /// - Parameter keys: The local property names.
     /// - Returns: The record as saved; `nil` when queued.
     /// - Throws: ``SyncError``.
     @discardableResult
     public func save(keys: Set<String>) async throws -> Record? {
-        try await requireController().save(entity, keys: keys)
+        try await saveKeys(keys)
+    }
+
+    /// Saves the fields that differ from the latest version this device has queued or synced, and
+    /// nothing when none does: for a store that also reports its changes by itself (`StratusStoreSync`),
+    /// so the same change is never uploaded twice.
+    ///
+    /// - Returns: The record as saved; `nil` when nothing differed or the change is queued.
+    /// - Throws: What ``save()`` throws.
+    @discardableResult
+    public func saveChanges() async throws -> Record? {
+        try await requireController().save(reference, keys: nil, onlyChanges: true)
     }
 
     /// Deletes the entity's record (weak entities it owns go with it).
     ///
     /// - Throws: ``SyncError``.
     public func delete() async throws {
-        try await requireController().delete(entity)
+        try await requireController().delete(reference)
     }
 
     /// Sets the entity's fields from a record.
@@ -56,18 +91,29 @@ public struct CloudProxy: Sendable {
     ///   - fetchReferences: Fetch referenced records this device does not have yet from the server.
     /// - Throws: ``SyncError`` or ``StratusError``.
     public func update(from record: Record, fetchReferences: Bool) async throws {
-        try await requireController().update(entity, from: record, fetchReferences: fetchReferences)
+        try await requireController().update(reference, from: record, fetchReferences: fetchReferences)
     }
 
     /// ``save()``, blocking the calling thread until it finishes. Never call it from a task on the
-    /// cooperative pool or an actor the controller needs.
+    /// cooperative pool or an actor the controller needs; on the entity's own queue it is safe.
     ///
     /// - Returns: The record as saved; `nil` when queued.
     /// - Throws: What ``save()`` throws.
     @available(*, noasync, message: "use save() from async code")
     @discardableResult
     public func saveAndWait() throws -> Record? {
-        try Self.wait { try await save() }
+        try wait { try await save() }
+    }
+
+    /// ``saveKeys(_:)``, blocking the calling thread until it finishes: ZenCloudKit's `saveKeysAndWait(_:)`.
+    ///
+    /// - Parameter keys: The local property names.
+    /// - Returns: The record as saved; `nil` when queued.
+    /// - Throws: What ``save()`` throws.
+    @available(*, noasync, message: "use saveKeys(_:) from async code")
+    @discardableResult
+    public func saveKeysAndWait(_ keys: Set<String>) throws -> Record? {
+        try wait { try await saveKeys(keys) }
     }
 
     /// ``delete()``, blocking the calling thread until it finishes.
@@ -75,22 +121,22 @@ public struct CloudProxy: Sendable {
     /// - Throws: What ``delete()`` throws.
     @available(*, noasync, message: "use delete() from async code")
     public func deleteAndWait() throws {
-        try Self.wait { try await delete() }
+        try wait { try await delete() }
     }
 
-    private static func wait<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
-        let box = Mutex<Result<Value, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let result: Result<Value, any Error>
-            do { result = .success(try await work()) } catch { result = .failure(error) }
-            box.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        guard let result = box.withLock({ $0 }) else {
-            throw SyncError(.rejected, "the blocking call finished without a result")
-        }
-        return try result.get()
+    /// ``update(from:fetchReferences:)``, blocking the calling thread until it finishes.
+    ///
+    /// - Parameters:
+    ///   - record: The record.
+    ///   - fetchReferences: Fetch referenced records this device does not have yet from the server.
+    /// - Throws: What ``update(from:fetchReferences:)`` throws.
+    @available(*, noasync, message: "use update(from:fetchReferences:) from async code")
+    public func updateAndWait(from record: Record, fetchReferences: Bool) throws {
+        try wait { try await update(from: record, fetchReferences: fetchReferences) }
+    }
+
+    /// Runs `work` and blocks until it ends: serving the entity's queue meanwhile when called on it.
+    private func wait<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
+        try reference.confinement.wait(work)
     }
 }

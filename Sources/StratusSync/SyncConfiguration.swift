@@ -16,8 +16,12 @@ public struct SyncConfiguration: Sendable {
     public var syncIdKey: String?
     /// The default `changeDateKey` for types that declare none.
     public var changeDateKey: String?
-    /// Local properties never synced, whatever the mappings say.
+    /// Sync IDs (record names) of objects sync leaves alone, as in ZenCloudKit: a full sync does not
+    /// upload them, and a fetch neither creates, updates nor deletes them; `cloud.save()` of one
+    /// throws ``SyncError/Code/ignoredEntity``.
     public var ignoreKeys: Set<String>
+    /// Local properties never synced, whatever the mappings say (fields, not objects: see ``ignoreKeys``).
+    public var excludedKeys: Set<String>
     /// This device's ID, stable across launches.
     public var deviceID: String
     /// The SQLite file holding the bookkeeping (change token, last-synced versions, outbox).
@@ -28,8 +32,12 @@ public struct SyncConfiguration: Sendable {
     public var conflictPolicy: ConflictPolicy
     /// The device clock, used for local edit times (corrected by the skew observed against the server).
     public var now: @Sendable () -> Date
-    /// Where the controller logs; switch on `debug` for a sync journal.
+    /// Where the controller logs: by default through ``LoggingSystem`` (standard error unless the
+    /// app bootstrapped another handler).
     public var logger: Logger
+    /// Whether the sync journal (every upload, conflict and fetch, at `debug`) is on: `true` by
+    /// default, as in ZenCloudKit; ``SyncController/setDebugLogging(_:)`` switches it at run time.
+    public var debugLogging = true
     /// After a sync fails for want of a connection, retry after this long (doubling up to five
     /// minutes) until it succeeds, so reconnection replays the outbox; `nil` leaves it to the app.
     public var reconnectInterval: Duration? = .seconds(10)
@@ -53,7 +61,8 @@ public struct SyncConfiguration: Sendable {
     ///   - entityTypes: The entity types to sync.
     ///   - syncIdKey: The default `syncIdKey`.
     ///   - changeDateKey: The default `changeDateKey`.
-    ///   - ignoreKeys: Local properties never synced.
+    ///   - ignoreKeys: Sync IDs of objects sync leaves alone.
+    ///   - excludedKeys: Local properties never synced.
     ///   - deviceID: This device's ID.
     ///   - bookkeepingPath: The bookkeeping SQLite file.
     ///   - zoneName: The custom zone; `"StratusSync"` by default.
@@ -62,9 +71,9 @@ public struct SyncConfiguration: Sendable {
     ///   - logger: The logger.
     public init(
         container: Container, databaseScope: DatabaseScope = .private, entityTypes: [any SyncableEntity.Type],
-        syncIdKey: String? = nil, changeDateKey: String? = nil, ignoreKeys: Set<String> = [], deviceID: String,
-        bookkeepingPath: String, zoneName: String = "StratusSync", conflictPolicy: ConflictPolicy = .threeWayMerge,
-        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = .disabled
+        syncIdKey: String? = nil, changeDateKey: String? = nil, ignoreKeys: Set<String> = [], excludedKeys: Set<String> = [],
+        deviceID: String, bookkeepingPath: String, zoneName: String = "StratusSync", conflictPolicy: ConflictPolicy = .threeWayMerge,
+        now: @escaping @Sendable () -> Date = { Date() }, logger: Logger = Logger(label: "stratus.sync")
     ) {
         self.container = container
         self.databaseScope = databaseScope
@@ -72,6 +81,7 @@ public struct SyncConfiguration: Sendable {
         self.syncIdKey = syncIdKey
         self.changeDateKey = changeDateKey
         self.ignoreKeys = ignoreKeys
+        self.excludedKeys = excludedKeys
         self.deviceID = deviceID
         self.bookkeepingPath = bookkeepingPath
         self.zoneName = zoneName

@@ -10,8 +10,14 @@ extension SyncController {
     /// the bytes the entity already holds when they are the same).
     ///
     /// ```swift
-    /// if try await sync.isAssetPending(for: photo, key: "image") {
-    ///     imageView.data = try await sync.downloadAsset(for: photo, key: "image")
+    /// import Foundation
+    /// import StratusSync
+    ///
+    /// func image(of photo: some SyncableEntity, sync: SyncController) async throws -> Data? {
+    ///     if try await sync.isAssetPending(for: photo, key: "image") {
+    ///         return try await sync.downloadAsset(for: photo, key: "image")  // fetched on demand, then kept
+    ///     }
+    ///     return photo.value(forKey: "image") as? Data
     /// }
     /// ```
     ///
@@ -21,16 +27,18 @@ extension SyncController {
     /// - Returns: The bytes; the property's current value when the field is inline or already
     ///   downloaded; `nil` when the record has none or the entity never synced.
     /// - Throws: ``SyncError`` for an unknown type or key; ``StratusError`` when the download fails.
-    public func downloadAsset(for entity: any SyncableEntity, key: String) async throws -> Data? {
+    public nonisolated func downloadAsset(for entity: any SyncableEntity, key: String) async throws -> Data? {
+        try await downloadAsset(for: EntityRef(entity), key: key)
+    }
+
+    private func downloadAsset(for entity: EntityRef, key: String) async throws -> Data? {
         let (description, remote) = try assetTarget(entity, key)
-        guard let name = description.syncID(of: entity), let base = try bookkeeping.base(name),
-            let asset = AssetFields.asset(in: base.record.fields, remote: remote)
-        else { return entity.value(forKey: key) as? Data }
+        let (syncID, heldBytes) = try await entity.access { (description.syncID(of: $0), $0.value(forKey: key) as? Data) }
+        guard let name = syncID, let base = try bookkeeping.base(name), let asset = AssetFields.asset(in: base.record.fields, remote: remote)
+        else { return heldBytes }
         let field = AssetFields.assetKey(remote)
-        if let checksum = asset.fileChecksum, try bookkeeping.heldAsset(name, field: field)?.checksum == checksum,
-            let held = entity.value(forKey: key) as? Data
-        {
-            return held
+        if let checksum = asset.fileChecksum, try bookkeeping.heldAsset(name, field: field)?.checksum == checksum, let heldBytes {
+            return heldBytes
         }
         let data: Data
         do {
@@ -44,7 +52,7 @@ extension SyncController {
             }
             data = try await current.data()
         }
-        entity.setValue(data, forKey: key)
+        try await entity.access { $0.setValue(data, forKey: key) }
         if let checksum = asset.fileChecksum {
             try bookkeeping.setHeldAsset(name, field: field, HeldAsset(checksum: checksum, digest: AssetFields.digest(data)))
         }
@@ -59,16 +67,20 @@ extension SyncController {
     ///   - key: The local property.
     /// - Returns: `true` when the bytes wait on the server.
     /// - Throws: ``SyncError`` for an unknown type or key.
-    public func isAssetPending(for entity: any SyncableEntity, key: String) throws -> Bool {
+    public nonisolated func isAssetPending(for entity: any SyncableEntity, key: String) async throws -> Bool {
+        try await isAssetPending(for: EntityRef(entity), key: key)
+    }
+
+    private func isAssetPending(for entity: EntityRef, key: String) async throws -> Bool {
         let (description, remote) = try assetTarget(entity, key)
-        guard let name = description.syncID(of: entity) else { return false }
+        guard let name = try await entity.access({ description.syncID(of: $0) }) else { return false }
         return try isAssetPending(recordName: name, remote: remote, fields: bookkeeping.base(name)?.record.fields)
     }
 
-    private func assetTarget(_ entity: any SyncableEntity, _ key: String) throws -> (EntityDescription, String) {
-        let description = try description(of: type(of: entity))
+    private func assetTarget(_ entity: EntityRef, _ key: String) throws -> (EntityDescription, String) {
+        let description = try description(of: entity.type)
         guard let remote = description.mapping[key] else {
-            throw SyncError(.unknownKey, "'\(key)' is not a mapped property of entity type '\(description.type)'")
+            throw SyncError(.unknownKey, "'\(key)' is not a mapped property of entity type '\(description.type)'; add it to its mapping")
         }
         return (description, remote)
     }
@@ -143,13 +155,14 @@ extension SyncController {
 
     // MARK: Fetch
 
-    /// Applies an asset-backed field to an entity: the property keeps bytes it already holds for
-    /// this asset, and is otherwise `nil` until ``downloadAsset(for:key:)``. Returns `false` when
-    /// the field is not asset-backed in `record` (the caller applies it as usual).
-    func applyAssetField(of record: StratusClient.Record, local: String, remote: String, to entity: any SyncableEntity) -> Bool {
-        guard AssetFields.asset(in: record.fields, remote: remote) != nil else { return false }
-        let pending = (try? isAssetPending(recordName: record.recordID.recordName, remote: remote, fields: record.fields)) ?? true
-        if pending { entity.setValue(nil, forKey: local) }
-        return true
+    /// The mapped properties a record holds as assets, with whether the entity still waits for the
+    /// bytes (``downloadAsset(for:key:)``): such a property keeps bytes it already holds for this
+    /// asset, and is otherwise `nil` until downloaded. Properties absent here are applied as usual.
+    func assetFieldStates(of record: StratusClient.Record, description: EntityDescription) -> [String: Bool] {
+        var states: [String: Bool] = [:]
+        for (local, remote) in description.mapping where AssetFields.asset(in: record.fields, remote: remote) != nil {
+            states[local] = (try? isAssetPending(recordName: record.recordID.recordName, remote: remote, fields: record.fields)) ?? true
+        }
+        return states
     }
 }

@@ -15,8 +15,8 @@ extension SyncController {
     ) async throws -> SyncChanges {
         var batch = startBatch
         var changes = SyncChanges()
-        var applied: [String: any SyncableEntity] = [:]
-        var toLink: [(StratusClient.Record, any SyncableEntity, EntityDescription)] = []
+        var applied: [String: EntityRef] = [:]
+        var toLink: [(StratusClient.Record, EntityRef, EntityDescription)] = []
         let records = fetched.records.sorted { $0.recordID.recordName < $1.recordID.recordName }
         let bases = try bookkeeping.bases(records.map(\.recordID.recordName))
         for record in records {
@@ -25,18 +25,22 @@ extension SyncController {
                 logger.debug("ignoring record \(name) of type \(record.recordType)")
                 continue
             }
+            guard !configuration.ignoreKeys.contains(name) else {
+                logger.debug("ignoring record \(name): its sync ID is in ignoreKeys")
+                continue
+            }
             guard try await shouldApply(record, base: bases[name], fetched: fetched, batch: &batch) else { continue }
-            let existing = try await delegate.entity(ofType: description.type, syncID: name)
-            let entity: any SyncableEntity
+            let existing = try await delegateEntity(ofType: description.type, syncID: name)
+            let entity: EntityRef
             if let existing {
                 entity = existing
             } else {
-                entity = try await delegate.createEntity(ofType: description.type)
+                entity = try await delegateCreateEntity(ofType: description.type)
             }
-            applyFields(of: record, to: entity, description: description)
+            try await applyFields(of: record, to: entity, description: description)
             applied[name] = entity
             toLink.append((record, entity, description))
-            let change = SyncChanges.Applied(entity: entity, record: record)
+            let change = SyncChanges.Applied(entity: entity.entity, record: record)
             if existing == nil { changes.inserted.append(change) } else { changes.updated.append(change) }
             if batch.kind == .writeBack {
                 batch.writeBacks.append(name)
@@ -110,7 +114,7 @@ extension SyncController {
         let synced = try bookkeeping.baseNames().filter { !present.contains($0.0) && (fetched.only?.contains($0.1) ?? true) }
         guard fetched.missing == .lost else {
             for (name, type) in synced {
-                changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
+                changes.deleted.append(deleted(name, recordType: type))
                 batch.removed.append(name)
             }
             return
@@ -140,11 +144,11 @@ extension SyncController {
     private func requeue(_ records: [(name: String, recordType: String, editedAt: Date?)], batch: inout PendingBatch) async throws -> Set<String> {
         var found: Set<String> = []
         for (name, recordType, editedAt) in records {
-            guard let description = descriptions[recordType], let entity = try await delegate.entity(ofType: description.type, syncID: name)
+            guard let description = descriptions[recordType], let entity = try await delegateEntity(ofType: description.type, syncID: name)
             else { continue }
             found.insert(name)
             var visited: Set<ObjectIdentifier> = []
-            try collectSave(
+            try await collectSave(
                 entity, keys: nil, owner: nil, editedAt: editedAt ?? editTime(), followReferences: false, visited: &visited,
                 into: &batch.requeue)
         }
@@ -156,16 +160,21 @@ extension SyncController {
     private func collectDeletions(
         _ deletions: [(name: String, recordType: String?)], batch: inout PendingBatch, changes: inout SyncChanges
     ) throws {
-        for (name, recordType) in deletions where !batch.removed.contains(name) {
+        for (name, recordType) in deletions where !batch.removed.contains(name) && !configuration.ignoreKeys.contains(name) {
             let base = try bookkeeping.base(name)
             let type = recordType ?? base?.recordType
-            changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
+            changes.deleted.append(deleted(name, recordType: type))
             batch.removed.append(name)
             for entry in try bookkeeping.outboxEntries(for: name) {
                 batch.dropped.append(entry.seq)
                 if entry.kind == .save { batch.discarded.append(deletionConflict(entry, base: base)) }
             }
         }
+    }
+
+    /// A deletion for the delegate, with the entity type of its record type when it is one of the controller's.
+    func deleted(_ name: String, recordType: String?) -> SyncChanges.Deleted {
+        SyncChanges.Deleted(recordType: recordType, entityType: recordType.flatMap { descriptions[$0]?.type }, syncID: name)
     }
 
     /// The report of an edit discarded because the record was deleted on the server.
@@ -183,20 +192,20 @@ extension SyncController {
 
     /// The second pass: records that referenced a target which has now arrived get their references applied again.
     private func relinkDangling(
-        arrived: [String], batch: inout PendingBatch, changes: inout SyncChanges, applied: inout [String: any SyncableEntity]
+        arrived: [String], batch: inout PendingBatch, changes: inout SyncChanges, applied: inout [String: EntityRef]
     ) async throws {
         let alreadyChanged = Set((changes.inserted + changes.updated).map(\.record.recordID.recordName))
         for (target, source) in try bookkeeping.danglingSources(of: arrived) {
             batch.arrived.append(target)
             guard !alreadyChanged.contains(source), let base = try bookkeeping.base(source), let description = descriptions[base.recordType]
             else { continue }
-            guard let entity = try await delegate.entity(ofType: description.type, syncID: source) else { continue }
+            guard let entity = try await delegateEntity(ofType: description.type, syncID: source) else { continue }
             let record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
             unresolvedTargets = []
             try await applyReferences(of: record, to: entity, description: description, batch: &applied, fetchReferences: false)
             batch.dangling += unresolvedTargets.map { ($0, source) }
             if !changes.updated.contains(where: { $0.record.recordID.recordName == source }) {
-                changes.updated.append(SyncChanges.Applied(entity: entity, record: record))
+                changes.updated.append(SyncChanges.Applied(entity: entity.entity, record: record))
             }
         }
     }

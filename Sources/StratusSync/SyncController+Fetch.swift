@@ -144,13 +144,23 @@ extension SyncController {
         return true
     }
 
-    /// Sets an entity's plain fields, sync ID and change date from a record.
-    func applyFields(of record: StratusClient.Record, to entity: any SyncableEntity, description: EntityDescription) {
-        entity.setValue(record.recordID.recordName, forKey: description.syncIdKey)
-        entity.setValue(record.modificationDate, forKey: description.changeDateKey)
-        for (local, remote) in description.mapping where !applyAssetField(of: record, local: local, remote: remote, to: entity) {
-            let current = entity.value(forKey: local)
-            entity.setValue(FieldConversion.localValue(of: record.fields[remote], like: current), forKey: local)
+    /// Sets an entity's plain fields, sync ID and change date (on this device's clock) from a record.
+    func applyFields(of record: StratusClient.Record, to entity: EntityRef, description: EntityDescription) async throws {
+        let name = record.recordID.recordName
+        let date = deviceTime(record.modificationDate)
+        let assets = assetFieldStates(of: record, description: description)
+        try await entity.access { entity in
+            entity.setValue(name, forKey: description.syncIdKey)
+            entity.setValue(date, forKey: description.changeDateKey)
+            for (local, remote) in description.mapping {
+                if let pending = assets[local] {
+                    // Asset-backed: the entity keeps bytes it holds for this asset, else nil until downloaded.
+                    if pending { entity.setValue(nil, forKey: local) }
+                    continue
+                }
+                let current = entity.value(forKey: local)
+                entity.setValue(FieldConversion.localValue(of: record.fields[remote], like: current), forKey: local)
+            }
         }
     }
 
@@ -158,24 +168,30 @@ extension SyncController {
     /// batch, the delegate and (with `fetchReferences`) the server; an empty to-one reference gets the
     /// target type's placeholder.
     func applyReferences(
-        of record: StratusClient.Record, to entity: any SyncableEntity, description: EntityDescription, batch: inout [String: any SyncableEntity],
+        of record: StratusClient.Record, to entity: EntityRef, description: EntityDescription, batch: inout [String: EntityRef],
         fetchReferences: Bool
     ) async throws {
+        let currentTypes = try await entity.access { entity in
+            description.references.keys.reduce(into: [String: any SyncableEntity.Type]()) { types, local in
+                if let current = entity.value(forKey: local) as? any SyncableEntity { types[local] = type(of: current) }
+            }
+        }
+        var targets: [String: EntityRef?] = [:]
         for (local, remote) in description.references {
-            let current = entity.value(forKey: local) as? any SyncableEntity
-            let hint = description.referenceTypes[local] ?? current.map { type(of: $0) }
-            var target: (any SyncableEntity)?
+            let hint = description.referenceTypes[local] ?? currentTypes[local]
+            var target: EntityRef?
             if case .reference(let reference)? = record.fields[remote] {
                 target = try await resolve(reference.recordName, hint: hint, batch: &batch, fetch: fetchReferences)
             }
-            if target == nil, let hint, let placeholder = try await delegate.referencePlaceholder(for: hint) {
-                placeholders[ObjectIdentifier(placeholder)] = placeholder
+            if target == nil, let hint, let placeholder = try await delegatePlaceholder(for: hint) {
+                placeholders[placeholder.identity] = placeholder
                 target = placeholder
             }
-            entity.setValue(target, forKey: local)
+            targets[local] = .some(target)
         }
+        var lists: [String: [EntityRef]] = [:]
         for list in description.referenceLists {
-            var members: [any SyncableEntity] = []
+            var members: [EntityRef] = []
             if case .referenceList(let references)? = record.fields[list.remoteKey] {
                 for reference in references {
                     if let member = try await resolve(reference.recordName, hint: list.entityType, batch: &batch, fetch: fetchReferences) {
@@ -183,21 +199,26 @@ extension SyncController {
                     }
                 }
             }
-            entity.setValue(members, forKey: list.localKey)
+            lists[list.localKey] = members
+        }
+        let resolved = targets
+        let members = lists
+        try await entity.access { entity in
+            // Related entities share the entity's confinement: setting them here is touching them here.
+            for (local, target) in resolved { entity.setValue(target?.entity, forKey: local) }
+            for (local, list) in members { entity.setValue(list.map(\.entity), forKey: local) }
         }
     }
 
     /// The local entity for a record name.
-    private func resolve(
-        _ name: String, hint: (any SyncableEntity.Type)?, batch: inout [String: any SyncableEntity], fetch: Bool
-    ) async throws -> (any SyncableEntity)? {
+    private func resolve(_ name: String, hint: (any SyncableEntity.Type)?, batch: inout [String: EntityRef], fetch: Bool) async throws -> EntityRef? {
         if let known = batch[name] { return known }
         var candidates: [any SyncableEntity.Type] = []
         if let hint { candidates.append(hint) }
         if let type = try bookkeeping.base(name).flatMap({ descriptions[$0.recordType]?.type }) { candidates.append(type) }
         if hint == nil { candidates += descriptions.values.map(\.type) }
         for type in candidates {
-            if let found = try await delegate.entity(ofType: type, syncID: name) {
+            if let found = try await delegateEntity(ofType: type, syncID: name) {
                 batch[name] = found
                 return found
             }
@@ -208,18 +229,18 @@ extension SyncController {
         }
         let record = try await database.record(for: RecordID(recordName: name, zoneID: zoneID))
         guard let description = descriptions[record.recordType] else { return nil }
-        let entity = try await delegate.createEntity(ofType: description.type)
-        applyFields(of: record, to: entity, description: description)
+        let entity = try await delegateCreateEntity(ofType: description.type)
+        try await applyFields(of: record, to: entity, description: description)
         batch[name] = entity
         try await applyReferences(of: record, to: entity, description: description, batch: &batch, fetchReferences: true)
         return entity
     }
 
     /// `entity.cloud.update(from:fetchReferences:)`.
-    func update(_ entity: any SyncableEntity, from record: StratusClient.Record, fetchReferences: Bool) async throws {
-        let description = try description(of: type(of: entity))
-        applyFields(of: record, to: entity, description: description)
-        var batch: [String: any SyncableEntity] = [record.recordID.recordName: entity]
+    func update(_ entity: EntityRef, from record: StratusClient.Record, fetchReferences: Bool) async throws {
+        let description = try description(of: entity.type)
+        try await applyFields(of: record, to: entity, description: description)
+        var batch: [String: EntityRef] = [record.recordID.recordName: entity]
         try await applyReferences(of: record, to: entity, description: description, batch: &batch, fetchReferences: fetchReferences)
     }
 }

@@ -87,11 +87,7 @@ extension SyncController {
                         listening.set()
                         trigger.yield()
                     case .notification(let notification):
-                        if notification.zoneID?.zoneName == zoneID.zoneName
-                            || notification.subscriptionID.map(subscriptionIDs.contains) == true || notification.isResync
-                        {
-                            trigger.yield()
-                        }
+                        if Self.concerns(notification, zoneName: zoneID.zoneName, subscriptionIDs: subscriptionIDs) { trigger.yield() }
                     }
                 }
             } catch where !Task.isCancelled {
@@ -131,6 +127,67 @@ extension SyncController {
     private func courierListening() async {
         guard machine.courierListening() == .resubscribeAndCatchUp else { return }
         pendingResubscribe = true
+    }
+
+    /// Whether a push is about this controller's records: its zone, one of its subscriptions, or the
+    /// server's resync marker (notifications were dropped: fetch everything that changed).
+    static func concerns(_ notification: CloudNotification, zoneName: String, subscriptionIDs: Set<String>) -> Bool {
+        notification.zoneID?.zoneName == zoneName || notification.subscriptionID.map(subscriptionIDs.contains) == true || notification.isResync
+    }
+
+    /// Hands the controller a push it received — from the web courier, or the `userInfo` of an APNs
+    /// remote notification (``handleNotification(userInfo:)``) — as ZenCloudKit's
+    /// `handleCloudKitNotificationWithUserInfo` did: when it is about this controller's records, the
+    /// changes since the last sync are fetched and delivered to the delegate (`didFinishSync`).
+    ///
+    /// ```swift
+    /// import StratusClient
+    /// import StratusSync
+    ///
+    /// func listen(_ sync: SyncController, to container: Container) async throws {
+    ///     for try await notification in container.notifications() {
+    ///         try await sync.handleNotification(notification)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter notification: The push.
+    /// - Returns: The changes delivered; empty when the push was about something else (or paused).
+    /// - Throws: What ``sync()`` throws.
+    @discardableResult
+    public func handleNotification(_ notification: CloudNotification) async throws -> SyncChanges {
+        guard Self.concerns(notification, zoneName: zoneID.zoneName, subscriptionIDs: Set(pushSubscriptions.map(\.subscriptionID))) else {
+            logger.debug("push about something else (subscription \(notification.subscriptionID ?? "none")); nothing to fetch")
+            return SyncChanges()
+        }
+        logger.debug("push: fetching changes")
+        return try await sync()
+    }
+
+    /// ``handleNotification(_:)`` for the `userInfo` of an APNs remote notification (the same `aps`
+    /// and `ck` payload the courier delivers). The payload is decoded before this returns, on the
+    /// caller's thread, so it works from any isolation (an app delegate on the main actor).
+    ///
+    /// ```swift
+    /// import StratusSync
+    ///
+    /// func didReceiveRemoteNotification(_ userInfo: [AnyHashable: Any], sync: SyncController) async throws {
+    ///     let changes = try await sync.handleNotification(userInfo: userInfo).value
+    ///     print("\(changes.inserted.count) new, \(changes.updated.count) updated, \(changes.deleted.count) deleted")
+    /// }
+    /// ```
+    ///
+    /// - Parameter userInfo: The notification's payload.
+    /// - Returns: The fetch, running: its value is the changes delivered (empty for a push that is not
+    ///   CloudKit's, or about something else); it throws ``SyncError/Code/invalidNotification`` for a
+    ///   CloudKit payload that does not decode, or what ``sync()`` throws.
+    @discardableResult
+    public nonisolated func handleNotification(userInfo: [AnyHashable: Any]) -> Task<SyncChanges, any Error> {
+        let decoded = Result { try PushPayload.notification(userInfo: userInfo) }
+        return Task {
+            guard let notification = try decoded.get() else { return SyncChanges() }
+            return try await self.handleNotification(notification)
+        }
     }
 
     /// Stops push-triggered sync (the subscription stays on the server for the next ``startPush(notifications:listeningTimeout:)``).

@@ -3,7 +3,11 @@ import StratusClient
 import StratusLogging
 
 /// One change handed to ``SyncController/upload(_:)``.
-public enum SyncUpload: Sendable {
+///
+/// It carries the entity itself, which need not be `Sendable`: the controller reads it only in its
+/// ``SyncFieldAccess/syncConfinement``.
+// Safety: the entities are touched only in their confinement (see `EntityRef`).
+public enum SyncUpload: @unchecked Sendable {
     /// Save the entity: every mapped field (`keys == nil`) or only those local properties.
     /// `editedAt` is when the edit was saved, by the device clock (now when `nil`): a store that
     /// reports its changes later (from its persistent history) passes the time each was made, so
@@ -22,26 +26,39 @@ extension SyncController {
     /// refuses does not stop the others. Paused or offline, the changes stay queued.
     ///
     /// ```swift
-    /// try await sync.upload([.save(note, keys: ["title"], editedAt: savedAt), .delete(oldNote)])
+    /// import Foundation
+    /// import StratusSync
+    ///
+    /// func report(_ sync: SyncController, edited note: some SyncableEntity, at savedAt: Date, removed old: some SyncableEntity) async throws {
+    ///     try await sync.upload([.save(note, keys: ["title"], editedAt: savedAt), .delete(old)])
+    /// }
     /// ```
     ///
-    /// - Parameter changes: The saves and deletions, oldest first.
+    /// - Parameters:
+    ///   - changes: The saves and deletions, oldest first.
+    ///   - onlyChanges: Leave out of each save the fields equal to the latest version this device has
+    ///     queued or synced, and skip a save left with none: a change reported twice (by the store's
+    ///     history and by an `entity.cloud.save()`) is uploaded once.
     /// - Returns: How many changes were queued (deletions of entities without a sync ID are skipped).
     /// - Throws: ``SyncError`` for an entity of an unknown type; an SQLite error when the outbox cannot be written.
     @discardableResult
-    public func upload(_ changes: [SyncUpload]) async throws -> Int {
+    public func upload(_ changes: [SyncUpload], onlyChanges: Bool = false) async throws -> Int {
         var visited: Set<ObjectIdentifier> = []
         var entries: [OutboxEntry] = []
         var queued = 0
         for change in changes {
             switch change {
             case .save(let entity, let keys, let editedAt):
+                let entity = EntityRef(entity)
                 // A referenced entity queued earlier in this call is not queued again.
-                visited.remove(ObjectIdentifier(entity))
-                try collectSave(entity, keys: keys, owner: nil, editedAt: editedAt.map { editTime($0) }, visited: &visited, into: &entries)
-                queued += 1
+                visited.remove(entity.identity)
+                let before = entries.count
+                try await collectSave(
+                    entity, keys: keys, owner: nil, editedAt: editedAt.map { editTime($0) }, onlyChanges: onlyChanges, visited: &visited,
+                    into: &entries)
+                if entries.count > before { queued += 1 }
             case .delete(let entity):
-                guard let entry = try deletionEntry(entity) else { continue }
+                guard let entry = try await deletionEntry(EntityRef(entity)) else { continue }
                 entries.append(entry)
                 queued += 1
             }

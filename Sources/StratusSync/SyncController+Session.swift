@@ -148,8 +148,12 @@ extension SyncController {
     /// and the reconnection retry are not waited for.
     ///
     /// ```swift
-    /// try await note.cloud.save()
-    /// await sync.waitForIdle()      // what the save set off has finished
+    /// import StratusSync
+    ///
+    /// func saveAndSettle(_ note: some SyncableEntity, sync: SyncController) async throws {
+    ///     try await note.cloud.save()
+    ///     await sync.waitForIdle()      // what the save set off has finished
+    /// }
     /// ```
     public func waitForIdle() async {
         while let task = drainTask ?? followUpTask {

@@ -7,23 +7,30 @@ extension SyncController {
     // MARK: Enqueue
 
     /// Queues `entity` (and the entities it references) and uploads unless paused.
-    func save(_ entity: any SyncableEntity, keys: Set<String>?) async throws -> StratusClient.Record? {
+    func save(_ entity: EntityRef, keys: Set<String>?, onlyChanges: Bool = false) async throws -> StratusClient.Record? {
+        try await refuseIfIgnored(entity)
         var visited: Set<ObjectIdentifier> = []
-        let seq = try enqueueSave(entity, keys: keys, visited: &visited)
+        var entries: [OutboxEntry] = []
+        try await collectSave(entity, keys: keys, owner: nil, onlyChanges: onlyChanges, visited: &visited, into: &entries)
+        guard !entries.isEmpty else { return nil }
+        // With onlyChanges the entity itself may have had nothing to send (only what it references).
+        let own = try await entries.last?.recordName == syncID(of: entity)
+        let seq = try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq).last ?? 0
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return nil }
         await drainAfterQueueing()
         switch outcomes[seq] {
-        case .success(let record)?: return record
+        case .success(let record)?: return own ? record : nil
         case .failure(let error)?: throw error
         case nil: return nil
         }
     }
 
     /// Queues the deletion of `entity`'s record and uploads unless paused.
-    func delete(_ entity: any SyncableEntity) async throws {
-        guard let entry = try deletionEntry(entity) else { return }
+    func delete(_ entity: EntityRef) async throws {
+        try await refuseIfIgnored(entity)
+        guard let entry = try await deletionEntry(entity) else { return }
         let seq = try bookkeeping.enqueue(entry, coalescingAfter: inFlightSeq)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
@@ -33,11 +40,24 @@ extension SyncController {
     }
 
     /// The outbox entry deleting `entity`'s record; `nil` when it has no record name (never saved).
-    func deletionEntry(_ entity: any SyncableEntity) throws(SyncError) -> OutboxEntry? {
-        let description = try description(of: type(of: entity))
-        guard let syncID = description.syncID(of: entity) else { return nil }
+    func deletionEntry(_ entity: EntityRef) async throws -> OutboxEntry? {
+        let description = try description(of: entity.type)
+        guard let syncID = try await syncID(of: entity), !configuration.ignoreKeys.contains(syncID) else { return nil }
         return OutboxEntry(
             seq: 0, kind: .delete, recordType: description.recordType, recordName: syncID, fields: [:], cleared: [], editedAt: editTime())
+    }
+
+    /// Throws ``SyncError/Code/ignoredEntity`` when the entity's sync ID is in ``SyncConfiguration/ignoreKeys``.
+    func refuseIfIgnored(_ entity: EntityRef) async throws {
+        guard !configuration.ignoreKeys.isEmpty, let name = try await syncID(of: entity), configuration.ignoreKeys.contains(name) else { return }
+        throw SyncError(
+            .ignoredEntity, "'\(name)' (\(entity.type)) is in SyncConfiguration.ignoreKeys, which sync leaves alone; remove it there to sync it")
+    }
+
+    /// An entity's sync ID, read in its confinement.
+    func syncID(of entity: EntityRef) async throws -> String? {
+        let description = try description(of: entity.type)
+        return try await entity.access { description.syncID(of: $0) }
     }
 
     /// Whether the zone exists (creating it if needed); offline, the change stays queued and a retry is scheduled.
@@ -53,26 +73,9 @@ extension SyncController {
         }
     }
 
-    /// The entity's record name, assigned (and written into the entity) when it has none.
-    func ensureSyncID(_ entity: any SyncableEntity) throws(SyncError) -> String {
-        let description = try description(of: type(of: entity))
-        if let id = description.syncID(of: entity) { return id }
-        let id = UUID().uuidString
-        entity.setValue(id, forKey: description.syncIdKey)
-        return id
-    }
-
-    /// Whether `entity` stands in for an empty reference (never uploaded).
-    func isPlaceholder(_ entity: any SyncableEntity) -> Bool {
-        placeholders[ObjectIdentifier(entity)] != nil || entity === type(of: entity).referencePlaceholder
-    }
-
-    /// Queues referenced entities first (parent before child), then `entity`, in one outbox
-    /// transaction; returns its entry.
-    func enqueueSave(_ entity: any SyncableEntity, keys: Set<String>?, visited: inout Set<ObjectIdentifier>) throws -> Int64 {
-        var entries: [OutboxEntry] = []
-        try collectSave(entity, keys: keys, owner: nil, visited: &visited, into: &entries)
-        return try bookkeeping.enqueue(entries, coalescingAfter: inFlightSeq).last ?? 0
+    /// What a confinement block needs to read an entity.
+    var snapshotContext: SnapshotContext {
+        SnapshotContext(zoneID: zoneID, descriptions: descriptions, placeholders: Set(placeholders.keys), delegate: delegate)
     }
 
     /// The outbox entries saving `entity` needs, appended to `entries`: referenced entities first
@@ -83,67 +86,57 @@ extension SyncController {
     ///   - recheck: A forced sync's recheck rather than an edit: fields equal to the last-synced
     ///     version are left out, and the entry is dated with that version's modification date, so a
     ///     value this device merely still holds never overrides a newer edit made elsewhere.
+    ///   - onlyChanges: Leave out fields equal to the latest version this device has queued or
+    ///     synced, and queue nothing when none is left (a change reported twice is uploaded once).
     func collectSave(
-        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, editedAt: Date? = nil, recheck: Bool = false,
+        _ entity: EntityRef, keys: Set<String>?, owner: String?, editedAt: Date? = nil, recheck: Bool = false, onlyChanges: Bool = false,
         followReferences: Bool = true, visited: inout Set<ObjectIdentifier>, into entries: inout [OutboxEntry]
-    ) throws {
-        let description = try description(of: type(of: entity))
-        let name = try ensureSyncID(entity)
-        visited.insert(ObjectIdentifier(entity))
-        var (fields, cleared, targets) = try snapshot(entity, keys: keys, description: description)
+    ) async throws {
+        let description = try description(of: entity.type)
+        visited.insert(entity.identity)
+        let context = snapshotContext
+        var snapshot = try await entity.access { try EntitySnapshot.read($0, keys: keys, description: description, context: context) }
+        let name = snapshot.name
         if let owner {
-            fields[Self.ownerField] = .reference(Reference(RecordID(recordName: owner, zoneID: zoneID), action: .deleteSelf))
+            snapshot.fields[Self.ownerField] = .reference(Reference(RecordID(recordName: owner, zoneID: zoneID), action: .deleteSelf))
         }
-        for (target, owned) in targets where followReferences && !visited.contains(ObjectIdentifier(target)) {
-            try collectSave(target, keys: nil, owner: owned ? name : nil, recheck: recheck, visited: &visited, into: &entries)
+        if configuration.ignoreKeys.contains(name) { return }  // referenced, not uploaded: sync leaves it alone
+        for (target, owned) in snapshot.targets where followReferences && !visited.contains(target.identity) {
+            try await collectSave(
+                target, keys: nil, owner: owned ? name : nil, recheck: recheck, onlyChanges: onlyChanges, visited: &visited, into: &entries)
         }
         var date = editedAt ?? editTime()
         if recheck, let base = try bookkeeping.base(name), base.record.recordChangeTag != nil {
             let held = base.record.fields ?? [:]
-            fields = fields.filter { held[$0.key] != $0.value }
-            cleared = cleared.filter { held[$0] != nil }
+            snapshot.fields = snapshot.fields.filter { held[$0.key] != $0.value }
+            snapshot.cleared = snapshot.cleared.filter { held[$0] != nil }
             date = base.modificationDate ?? date
+        }
+        if onlyChanges {
+            let latest = try latestFields(name)
+            snapshot.fields = snapshot.fields.filter { latest?[$0.key] != $0.value }
+            snapshot.cleared = snapshot.cleared.filter { latest?[$0] != nil }
+            guard latest == nil || !snapshot.fields.isEmpty || !snapshot.cleared.isEmpty else { return }
         }
         liveEntities[name] = entity
         entries.append(
             OutboxEntry(
-                seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared, editedAt: date))
+                seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: snapshot.fields, cleared: snapshot.cleared,
+                editedAt: date))
     }
 
-    /// An entity's mapped fields as record fields (`keys` limits them), the fields it clears, and the
-    /// entities it references (with whether each is owned: a weak type).
-    private func snapshot(
-        _ entity: any SyncableEntity, keys: Set<String>?, description: EntityDescription
-    ) throws -> ([String: FieldValue], Set<String>, [(any SyncableEntity, owned: Bool)]) {
-        var fields: [String: FieldValue] = [:]
-        var cleared: Set<String> = []
-        var targets: [(any SyncableEntity, owned: Bool)] = []
-        for (local, remote) in description.mapping where keys?.contains(local) ?? true {
-            if let value = FieldConversion.fieldValue(of: entity.value(forKey: local)) {
-                fields[remote] = value
-            } else {
-                cleared.insert(remote)
-            }
+    /// The fields of the latest version of a record this device knows: the last-synced version with
+    /// the changes waiting in the outbox on top; `nil` when it has neither (never saved).
+    func latestFields(_ name: String) throws -> [String: FieldValue]? {
+        let base = try bookkeeping.base(name)
+        let pending = try bookkeeping.outboxEntries(for: name)
+        guard base != nil || !pending.isEmpty else { return nil }
+        var fields = base?.record.fields ?? [:]
+        for entry in pending {
+            guard entry.kind == .save else { return nil }  // a deletion waits: whatever comes next is new
+            for (key, value) in entry.fields { fields[key] = value }
+            for key in entry.cleared { fields[key] = nil }
         }
-        for (local, remote) in description.references where keys?.contains(local) ?? true {
-            // A placeholder stands in for an empty reference; it is never uploaded.
-            guard let target = entity.value(forKey: local) as? any SyncableEntity, !isPlaceholder(target) else {
-                cleared.insert(remote)
-                continue
-            }
-            let targetName = try ensureSyncID(target)
-            fields[remote] = .reference(Reference(RecordID(recordName: targetName, zoneID: zoneID)))
-            targets.append((target, type(of: target).isWeak))
-        }
-        for list in description.referenceLists where keys?.contains(list.localKey) ?? true {
-            let members = entity.value(forKey: list.localKey) as? [any SyncableEntity] ?? []
-            var references: [Reference] = []
-            for member in members {
-                references.append(Reference(RecordID(recordName: try ensureSyncID(member), zoneID: zoneID)))
-                targets.append((member, type(of: member).isWeak))
-            }
-            fields[list.remoteKey] = references.isEmpty ? .emptyList : .referenceList(references)
-        }
-        return (fields, cleared, targets)
+        return fields
     }
 }

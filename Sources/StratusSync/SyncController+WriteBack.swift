@@ -29,28 +29,43 @@ extension SyncController {
 
     /// Writes the server's sync ID and modification date of a saved record into the local entity
     /// (its other values reach the store through ``deliverWriteBacks()`` when a conflict changed them).
+    /// The date is converted to this device's clock (the server's minus the observed skew), so the
+    /// change date an app compares with its own edits is on one clock.
     func writeBack(_ saved: StratusClient.Record, entryName: String) async {
         guard let description = descriptions[saved.recordType] else { return }
-        let entity: (any SyncableEntity)?
+        let entity: EntityRef?
         if let live = liveEntities[entryName] {
             entity = live
         } else {
-            entity = try? await delegate.entity(ofType: description.type, syncID: entryName)
+            entity = try? await delegateEntity(ofType: description.type, syncID: entryName)
         }
         guard let entity else { return }
-        entity.setValue(saved.recordID.recordName, forKey: description.syncIdKey)
-        entity.setValue(saved.modificationDate, forKey: description.changeDateKey)
+        let name = saved.recordID.recordName
+        let date = deviceTime(saved.modificationDate)
+        do {
+            try await entity.access { entity in
+                entity.setValue(name, forKey: description.syncIdKey)
+                entity.setValue(date, forKey: description.changeDateKey)
+            }
+        } catch {
+            logger.info("could not write the sync ID and date of record '\(name)' into its entity: \(error)")
+        }
+    }
+
+    /// A server date on this device's clock.
+    func deviceTime(_ date: Date?) -> Date? {
+        date.map { $0.addingTimeInterval(-skew) }
     }
 
     /// Tells the delegate what became of a save.
     func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
         guard let description = descriptions[entry.recordType] else { return }
-        let entity: (any SyncableEntity)?
+        let entity: EntityRef?
         if let live = liveEntities[entry.recordName] {
             entity = live
         } else {
-            entity = try? await delegate.entity(ofType: description.type, syncID: entry.recordName)
+            entity = try? await delegateEntity(ofType: description.type, syncID: entry.recordName)
         }
-        await delegate.syncController(self, didSave: entity, record: record, error: error)
+        await delegateDidSave(entity, record: record, error: error)
     }
 }

@@ -8,14 +8,25 @@ import Synchronization
 /// fetches the zone's change feed, resolves conflicts by policy. With `databaseScope: .public` it
 /// queries by modification time and carries deletions in DeleteQueue records instead.
 ///
+/// A full app, entities and delegate included, is in `Examples/Seed` (`CloudController.swift`).
+///
 /// ```swift
-/// let sync = try SyncController(configuration: SyncConfiguration(
-///     container: container, entityTypes: [Note.self, Folder.self],
-///     syncIdKey: "syncID", changeDateKey: "modified", deviceID: deviceID,
-///     bookkeepingPath: supportDirectory + "/sync.sqlite"), delegate: store)
-/// sync.makeCurrent()
-/// try await note.cloud.save()       // upload (queued durably first)
-/// try await sync.sync()             // upload what is pending, then fetch what changed
+/// import Foundation
+/// import StratusClient
+/// import StratusSync
+///
+/// func startSyncing<Note: SyncableEntity>(
+///     _ note: Note, container: Container, store: some SyncDelegate, deviceID: String, supportDirectory: URL
+/// ) async throws -> SyncController {
+///     let sync = try SyncController(configuration: SyncConfiguration(
+///         container: container, entityTypes: [Note.self],
+///         syncIdKey: "syncID", changeDateKey: "modified", deviceID: deviceID,
+///         bookkeepingPath: supportDirectory.appendingPathComponent("sync.sqlite").path), delegate: store)
+///     sync.makeCurrent()
+///     try await note.cloud.save()       // upload (queued durably first)
+///     try await sync.sync()             // upload what is pending, then fetch what changed
+///     return sync
+/// }
 /// ```
 ///
 /// The session's state lives in ``SyncSessionStateMachine`` (pure); this actor does the I/O.
@@ -48,14 +59,14 @@ public actor SyncController {
     /// What became of each outbox entry, by sequence number, for the `save()` waiting on it.
     var outcomes: [Int64: Result<StratusClient.Record?, SyncError>] = [:]
     /// Entities given to `save()`, by record name, until their upload finishes.
-    var liveEntities: [String: any SyncableEntity] = [:]
+    var liveEntities: [String: EntityRef] = [:]
     /// Bumped on each base written by an upload, so an older fetched batch cannot overwrite it.
     var generation = 0
     var baseGenerations: [String: Int] = [:]
     /// Record names a reference pass could not resolve (collected per record during a fetch).
     var unresolvedTargets: [String] = []
     /// Placeholders the delegate handed out (they stay alive in the entities that show them).
-    var placeholders: [ObjectIdentifier: any SyncableEntity] = [:]
+    var placeholders: [ObjectIdentifier: EntityRef] = [:]
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     /// Assets being uploaded, by record name and asset field: the bytes' digest and the temporary file.
     var assetUploads: [String: [String: (digest: String, file: URL)]] = [:]
@@ -83,14 +94,16 @@ public actor SyncController {
         for type in configuration.entityTypes {
             descriptions[type.recordType] = try EntityDescription(
                 type: type, globalSyncIdKey: configuration.syncIdKey, globalChangeDateKey: configuration.changeDateKey,
-                ignoreKeys: configuration.ignoreKeys)
+                excludedKeys: configuration.excludedKeys)
         }
         self.configuration = configuration
         self.delegate = delegate
         self.descriptions = descriptions
         // The public database has no custom zones: records live in the default zone.
         self.zoneID = configuration.databaseScope == .public ? .defaultZone : ZoneID(zoneName: configuration.zoneName)
-        self.logger = configuration.logger
+        var logger = configuration.logger
+        if configuration.debugLogging { logger.logLevel = min(logger.logLevel, .debug) }
+        self.logger = logger
         self.bookkeeping = try SyncBookkeeping(path: configuration.bookkeepingPath)
         var machine = SyncSessionStateMachine()
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
@@ -160,11 +173,13 @@ public actor SyncController {
         for continuation in statusContinuations.values { continuation.yield(status) }
     }
 
-    /// Switches the sync journal on or off: every upload, conflict and fetch logged at `debug`.
+    /// Switches the sync journal on or off: every upload, conflict and fetch logged at `debug`
+    /// (on by default: ``SyncConfiguration/debugLogging``). Off, the logger keeps its own level, but
+    /// no lower than `info`.
     ///
     /// - Parameter enabled: Whether to log at `debug` level.
     public func setDebugLogging(_ enabled: Bool) {
-        logger.logLevel = enabled ? .debug : configuration.logger.logLevel
+        logger.logLevel = enabled ? min(configuration.logger.logLevel, .debug) : max(configuration.logger.logLevel, .info)
     }
 
     /// Pauses sync: saves and deletes wait in the outbox, no fetch runs, until ``resume()``.
@@ -206,10 +221,7 @@ public actor SyncController {
 
     /// The description of an entity's type, or an error naming it.
     func description(of type: any SyncableEntity.Type) throws(SyncError) -> EntityDescription {
-        guard let description = descriptions[type.recordType], ObjectIdentifier(description.type) == ObjectIdentifier(type) else {
-            throw SyncError(.unknownEntityType, "entity type '\(type)' is not among the controller's entity types")
-        }
-        return description
+        try EntityDescription.lookup(type, in: descriptions)
     }
 
     /// The time of a local edit made at `date` on the device clock (now by default), on the server's timeline.

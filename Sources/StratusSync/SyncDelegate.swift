@@ -2,7 +2,13 @@ import Foundation
 public import StratusClient
 
 /// The local store's side of sync: the controller finds, creates and reports entities through it,
-/// so any store (`StratusStore`, SQLite, plain objects in memory) can sync.
+/// so any store (`StratusStore`, Core Data, SQLite, plain objects in memory) can sync.
+///
+/// Entities need not be `Sendable`. The controller reads and writes the entities it gets from here
+/// only in their ``SyncFieldAccess/syncConfinement``, and hands them back here; a store of
+/// queue-confined objects uses them on their queue — best through `entity.syncConfinement.run { … }`,
+/// which also serves a `saveAndWait()` blocking that queue (`context.performAndWait` would wait for it).
+/// `Examples/Seed/NotesStore.swift` is a delegate over a `StratusStore` container.
 public protocol SyncDelegate: Sendable {
     /// Every local entity of a type.
     ///
@@ -57,6 +63,14 @@ public protocol SyncDelegate: Sendable {
     ///   - controller: The controller.
     ///   - conflict: What conflicted and how it was resolved.
     func syncController(_ controller: SyncController, didResolve conflict: SyncConflict) async
+
+    /// Whether `entity` is a placeholder this store handed out (never uploaded: a reference to it is
+    /// saved as empty). Called in the entity's confinement; by default `false`, for stores whose
+    /// placeholders are the very objects ``referencePlaceholder(for:)`` returns (those are recognised).
+    ///
+    /// - Parameter entity: A referenced entity.
+    /// - Returns: Whether it stands in for an empty reference.
+    func isReferencePlaceholder(_ entity: any SyncableEntity) -> Bool
 }
 
 extension SyncDelegate {
@@ -68,24 +82,65 @@ extension SyncDelegate {
     public func referencePlaceholder(for type: any SyncableEntity.Type) async throws -> (any SyncableEntity)? {
         type.referencePlaceholder
     }
+    /// None but those ``referencePlaceholder(for:)`` returned.
+    public func isReferencePlaceholder(_ entity: any SyncableEntity) -> Bool { false }
 }
 
 /// The remote changes one sync applied to local entities.
-public struct SyncChanges: Sendable {
+///
+/// It holds the entities themselves, which need not be `Sendable`; the delegate uses them in their
+/// confinement, as it does the entities it hands the controller.
+// Safety: the entities are touched only in their confinement (see `EntityRef`); the rest are values.
+public struct SyncChanges: @unchecked Sendable {
     /// An entity with the record it was updated from.
-    public struct Applied: Sendable {
+    public struct Applied: @unchecked Sendable {
         /// The entity, already holding the record's values.
         public var entity: any SyncableEntity
         /// The record.
         public var record: Record
     }
 
-    /// A record deleted on the server.
-    public struct Deleted: Hashable, Sendable {
+    /// A record deleted on the server: the type of the entity to delete and its sync ID.
+    public struct Deleted: Hashable, Sendable, CustomStringConvertible {
         /// The record type, when known.
         public var recordType: String?
+        /// The entity type of ``recordType``, when it is one of the controller's (ZenCloudKit's `ZKDeleteInfo.entityType`).
+        public var entityType: (any SyncableEntity.Type)?
         /// The deleted record's name: the entity's sync ID.
         public var syncID: String
+
+        /// Describes a deletion.
+        ///
+        /// - Parameters:
+        ///   - recordType: The record type, when known.
+        ///   - entityType: Its entity type, when known.
+        ///   - syncID: The record name.
+        public init(recordType: String?, entityType: (any SyncableEntity.Type)? = nil, syncID: String) {
+            self.recordType = recordType
+            self.entityType = entityType
+            self.syncID = syncID
+        }
+
+        /// Whether both name the same record (the entity type follows from the record type).
+        ///
+        /// - Parameters:
+        ///   - lhs: A deletion.
+        ///   - rhs: Another one.
+        /// - Returns: Whether the record type and sync ID are equal.
+        public static func == (lhs: Deleted, rhs: Deleted) -> Bool {
+            lhs.recordType == rhs.recordType && lhs.syncID == rhs.syncID
+        }
+
+        /// Hashes the record type and sync ID.
+        ///
+        /// - Parameter hasher: The hasher.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(recordType)
+            hasher.combine(syncID)
+        }
+
+        /// `Type syncID`.
+        public var description: String { "\(entityType.map { "\($0)" } ?? recordType ?? "?") \(syncID)" }
     }
 
     /// Entities created for records new to this device.

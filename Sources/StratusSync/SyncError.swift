@@ -27,6 +27,12 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let corruptBookkeeping = Code(rawValue: "corruptBookkeeping")
         /// A conflict could not be resolved after several attempts.
         public static let conflictUnresolved = Code(rawValue: "conflictUnresolved")
+        /// A push payload says it is CloudKit's (a `ck` part) but does not decode.
+        public static let invalidNotification = Code(rawValue: "invalidNotification")
+        /// An entity's sync ID is in ``SyncConfiguration/ignoreKeys``.
+        public static let ignoredEntity = Code(rawValue: "ignoredEntity")
+        /// An entity's queue is gone (its context was released), so it could not be read or written.
+        public static let confinementGone = Code(rawValue: "confinementGone")
     }
 
     /// The kind of failure.

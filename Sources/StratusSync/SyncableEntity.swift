@@ -1,18 +1,31 @@
 import Foundation
 
-/// Field access by name, the way the sync framework reads and writes an entity.
+/// Field access by name, the way the sync framework reads and writes an entity (Core Data's
+/// key-value coding: `value(forKey:)` and `setValue(_:forKey:)`).
 ///
-/// `StratusStore` objects and plain Swift classes can provide it; values are Swift values
-/// (`String`, `Int`, `Int64`, `Double`, `Bool`, `Date`, `Data`, arrays of those), another
-/// ``SyncableEntity`` for a to-one reference, and `[any SyncableEntity]` for a to-many one.
+/// Values are Swift values (`String`, `Int`, `Int64`, `Double`, `Bool`, `Date`, `Data`, arrays of
+/// those), another ``SyncableEntity`` for a to-one reference, and `[any SyncableEntity]` for a
+/// to-many one.
+///
+/// An entity need not be `Sendable`. A queue-confined object (an `NSManagedObject`, a `StratusStore`
+/// managed object) names its queue in ``syncConfinement``, and the controller reads and writes it
+/// only there; a thread-safe entity keeps the default, ``SyncConfinement/anywhere``. The example is
+/// a thread-safe entity; `Examples/Seed/Person.swift` is a managed one.
 ///
 /// ```swift
-/// final class Note: SyncableEntity {
-///     private let storage = Mutex<[String: any Sendable]>([:])
-///     func value(forKey key: String) -> (any Sendable)? { storage.withLock { $0[key] } }
-///     func setValue(_ value: (any Sendable)?, forKey key: String) { storage.withLock { $0[key] = value } }
-///     static let recordType = "Note"
+/// import Foundation
+/// import StratusSync
+///
+/// // Safety: `fields` is read and written only under `lock`.
+/// final class Memo: SyncableEntity, @unchecked Sendable {
+///     private let lock = NSLock()
+///     private var fields: [String: Any] = [:]
+///     func value(forKey key: String) -> Any? { lock.withLock { fields[key] } }
+///     func setValue(_ value: Any?, forKey key: String) { lock.withLock { fields[key] = value } }
+///     static let recordType = "Memo"
 ///     static let mapping = ["title": "title", "body": "text"]
+///     static let syncIdKey = "syncID"
+///     static let changeDateKey = "modified"
 /// }
 /// ```
 public protocol SyncFieldAccess: AnyObject {
@@ -20,14 +33,30 @@ public protocol SyncFieldAccess: AnyObject {
     ///
     /// - Parameter key: The local property name.
     /// - Returns: The value.
-    func value(forKey key: String) -> (any Sendable)?
+    func value(forKey key: String) -> Any?
 
     /// Sets a property; `nil` clears it.
     ///
     /// - Parameters:
     ///   - value: The new value.
     ///   - key: The local property name.
-    func setValue(_ value: (any Sendable)?, forKey key: String)
+    func setValue(_ value: Any?, forKey key: String)
+
+    /// Where the entity may be used; ``SyncConfinement/anywhere`` by default. Read from any thread,
+    /// so return a value fixed when the entity was made.
+    var syncConfinement: SyncConfinement { get }
+
+    /// What the entity stands for, to tell two entities apart (cycles, placeholders): the entity
+    /// itself by default; a wrapper returns its object's, so two wrappers of one object are one entity.
+    /// Read from any thread.
+    var syncIdentity: ObjectIdentifier { get }
+}
+
+extension SyncFieldAccess {
+    /// A thread-safe entity.
+    public var syncConfinement: SyncConfinement { .anywhere }
+    /// The entity itself.
+    public var syncIdentity: ObjectIdentifier { ObjectIdentifier(self) }
 }
 
 /// A to-many relationship: the local property holds `[any SyncableEntity]`, the record a list of references.
@@ -52,20 +81,35 @@ public struct ReferenceList: Sendable {
     }
 }
 
+#if compiler(>=6.2)
+/// What makes an entity type's metatype `Sendable` (the controller passes `Note.self` between its
+/// tasks) while the entities themselves need not be: `SendableMetatype` from Swift 6.2 on; before,
+/// every metatype was `Sendable` already.
+public typealias SyncableEntityType = SendableMetatype
+#else
+/// What makes an entity type's metatype `Sendable`: nothing before Swift 6.2, where every metatype was.
+public protocol SyncableEntityType {}
+#endif
+
 /// An entity that syncs as records of one type.
 ///
 /// Only ``recordType`` and ``mapping`` are required. ``syncIdKey`` and ``changeDateKey`` fall back to
 /// the controller's global defaults; a setup where a type has neither fails with
-/// ``SyncError/Code/missingKey`` naming the type.
-public protocol SyncableEntity: SyncFieldAccess, Sendable {
+/// ``SyncError/Code/missingKey`` naming the type. Every requirement has the type ZenCloudKit's had,
+/// so a declaration written the seed's way is the one the controller reads
+/// (`static let changeDateKey: String = "modified"`), never one the protocol's default hides.
+public protocol SyncableEntity: SyncFieldAccess, SyncableEntityType {
     /// The record type, such as `"Note"`.
     static var recordType: String { get }
     /// Local property → record field, for plain values (not references).
     static var mapping: [String: String] { get }
-    /// The local property that stores the record name; `nil` uses the global default.
-    static var syncIdKey: String? { get }
-    /// The local property that stores the server's modification date; `nil` uses the global default.
-    static var changeDateKey: String? { get }
+    /// The local property that stores the record name; `""` (the default) uses the global one.
+    static var syncIdKey: String { get }
+    /// The local property that stores when the entity last changed, on this device's clock: the
+    /// controller writes the server's modification date there (converted to this clock), the app may
+    /// set it on each edit, and a full sync uploads what changed after the last successful sync.
+    /// `""` (the default) uses the global one.
+    static var changeDateKey: String { get }
     /// To-one relationships: local property → record field holding a reference.
     static var references: [String: String] { get }
     /// The target types of to-one relationships, by local property; lets a fetched reference find
@@ -77,15 +121,16 @@ public protocol SyncableEntity: SyncFieldAccess, Sendable {
     /// back-reference to its referrer, so deleting the referrer deletes it on every device.
     static var isWeak: Bool { get }
     /// An entity put in place of an empty or missing to-one reference to this type, so a required
-    /// relationship is never `nil`.
+    /// relationship is never `nil`. A store whose placeholder is an object of its own answers
+    /// ``SyncDelegate/referencePlaceholder(for:)`` instead.
     static var referencePlaceholder: (any SyncableEntity)? { get }
 }
 
 extension SyncableEntity {
     /// No per-type key: the global default applies.
-    public static var syncIdKey: String? { nil }
+    public static var syncIdKey: String { "" }
     /// No per-type key: the global default applies.
-    public static var changeDateKey: String? { nil }
+    public static var changeDateKey: String { "" }
     /// No to-one relationships.
     public static var references: [String: String] { [:] }
     /// No declared target types.
@@ -100,9 +145,60 @@ extension SyncableEntity {
     /// The entity's calls to the cloud, through the current ``SyncController``.
     ///
     /// ```swift
-    /// try await note.cloud.save()
+    /// import StratusSync
+    ///
+    /// func publish(_ note: some SyncableEntity) async throws {
+    ///     try await note.cloud.save()
+    /// }
     /// ```
     public var cloud: CloudProxy { CloudProxy(entity: self, controller: SyncController.current) }
+
+    /// A full sync of this type only, through the current ``SyncController``: ZenCloudKit's
+    /// `Person.syncEntities(forced:)` (``SyncController/syncEntities(specific:forced:)`` with this type).
+    ///
+    /// ```swift
+    /// import StratusSync
+    ///
+    /// func refresh<Entity: SyncableEntity>(_ type: Entity.Type) async throws {
+    ///     try await Entity.syncEntities(forced: false)
+    /// }
+    /// ```
+    ///
+    /// - Parameter forced: Recheck everything instead of trusting the change token and dates.
+    /// - Returns: The changes delivered to the delegate.
+    /// - Throws: ``SyncError/Code/noController`` when no controller is current, else what the controller throws.
+    @discardableResult
+    public static func syncEntities(forced: Bool = false) async throws -> SyncChanges {
+        guard let controller = SyncController.current else {
+            throw SyncError(
+                .noController, "no SyncController is current for \(Self.self).syncEntities: call makeCurrent() on the controller once it is set up")
+        }
+        return try await controller.syncEntities(specific: [Self.self], forced: forced)
+    }
+
+    /// A test for the entity whose sync ID is `syncID`: ZenCloudKit's `predicateForId(syncId:)`, for a
+    /// delegate's ``SyncDelegate/entity(ofType:syncID:)`` over objects in memory (`StratusStoreSync`
+    /// gives `StratusStore` entities a fetch predicate of the same name). Use it in the entity's confinement.
+    ///
+    /// ```swift
+    /// import StratusSync
+    ///
+    /// func find<Entity: SyncableEntity>(_ syncID: String, among entities: [Entity]) -> Entity? {
+    ///     entities.first(where: Entity.predicateForId(syncID))
+    /// }
+    /// ```
+    ///
+    /// - Parameter syncID: The record name.
+    /// - Returns: Whether an entity has it, reading ``syncIdKey`` (the current controller's global key when the type has none).
+    public static func predicateForId(_ syncID: String) -> (Self) -> Bool {
+        let key = resolvedSyncIdKey
+        return { ($0.value(forKey: key) as? String) == syncID }
+    }
+
+    /// ``syncIdKey``, or the current controller's global one when the type has none (`"syncID"` without a controller).
+    public static var resolvedSyncIdKey: String {
+        syncIdKey.isEmpty ? SyncController.current?.configuration.syncIdKey ?? "syncID" : syncIdKey
+    }
 }
 
 /// The resolved keys of one entity type, checked once at setup.
@@ -111,38 +207,60 @@ struct EntityDescription: Sendable {
     let recordType: String
     let syncIdKey: String
     let changeDateKey: String
-    /// Plain fields, local → remote, without ignored keys.
+    /// Plain fields, local → remote, without excluded keys.
     let mapping: [String: String]
     let references: [String: String]
     let referenceTypes: [String: any SyncableEntity.Type]
     let referenceLists: [ReferenceList]
+    let isWeak: Bool
 
     /// Every remote field this type writes (mapped fields and references).
     var remoteKeys: Set<String> {
         Set(mapping.values).union(references.values).union(referenceLists.map(\.remoteKey))
     }
 
-    init(type: any SyncableEntity.Type, globalSyncIdKey: String?, globalChangeDateKey: String?, ignoreKeys: Set<String>) throws(SyncError) {
-        guard let syncIdKey = type.syncIdKey ?? globalSyncIdKey else {
-            throw SyncError(.missingKey, "entity type '\(type)' (record type '\(type.recordType)') has no syncIdKey and no global default is set")
-        }
-        guard let changeDateKey = type.changeDateKey ?? globalChangeDateKey else {
+    init(type: any SyncableEntity.Type, globalSyncIdKey: String?, globalChangeDateKey: String?, excludedKeys: Set<String>) throws(SyncError) {
+        guard let syncIdKey = type.syncIdKey.isEmpty ? globalSyncIdKey : type.syncIdKey else {
             throw SyncError(
-                .missingKey, "entity type '\(type)' (record type '\(type.recordType)') has no changeDateKey and no global default is set")
+                .missingKey,
+                "entity type '\(type)' (record type '\(type.recordType)') has no syncIdKey: declare `static let syncIdKey = \"syncID\"` "
+                    + "on it, or pass syncIdKey: to SyncConfiguration")
+        }
+        guard let changeDateKey = type.changeDateKey.isEmpty ? globalChangeDateKey : type.changeDateKey else {
+            throw SyncError(
+                .missingKey,
+                "entity type '\(type)' (record type '\(type.recordType)') has no changeDateKey: declare `static let changeDateKey = "
+                    + "\"modified\"` on it, or pass changeDateKey: to SyncConfiguration")
         }
         self.type = type
         self.recordType = type.recordType
         self.syncIdKey = syncIdKey
         self.changeDateKey = changeDateKey
-        self.mapping = type.mapping.filter { !ignoreKeys.contains($0.key) }
-        self.references = type.references.filter { !ignoreKeys.contains($0.key) }
+        self.mapping = type.mapping.filter { !excludedKeys.contains($0.key) }
+        self.references = type.references.filter { !excludedKeys.contains($0.key) }
         self.referenceTypes = type.referenceTypes
-        self.referenceLists = type.referenceLists.filter { !ignoreKeys.contains($0.localKey) }
+        self.referenceLists = type.referenceLists.filter { !excludedKeys.contains($0.localKey) }
+        self.isWeak = type.isWeak
     }
 
-    /// The entity's record name, if it has one.
+    /// The description of `type` among a controller's, or an error naming the type and the fix.
+    static func lookup(_ type: any SyncableEntity.Type, in descriptions: [String: EntityDescription]) throws(SyncError) -> EntityDescription {
+        guard let description = descriptions[type.recordType], ObjectIdentifier(description.type) == ObjectIdentifier(type) else {
+            throw SyncError(
+                .unknownEntityType,
+                "entity type '\(type)' is not among the controller's entity types; add it to SyncConfiguration(entityTypes:)")
+        }
+        return description
+    }
+
+    /// The entity's record name, if it has one (call it in the entity's confinement).
     func syncID(of entity: any SyncableEntity) -> String? {
         guard let id = entity.value(forKey: syncIdKey) as? String, !id.isEmpty else { return nil }
         return id
+    }
+
+    /// The entity's change date, if it has one (call it in the entity's confinement).
+    func changeDate(of entity: any SyncableEntity) -> Date? {
+        entity.value(forKey: changeDateKey) as? Date
     }
 }

@@ -2,6 +2,7 @@ public import Foundation
 public import StratusServer
 public import StratusWire
 import StratusCrypto
+import StratusServerCrypto
 
 /// Helpers for tests of accounts and authentication: a server that requires credentials,
 /// users with tokens, and requests with exact query parameters and headers.

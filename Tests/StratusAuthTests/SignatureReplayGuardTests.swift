@@ -1,4 +1,5 @@
 import StratusCrypto
+import StratusServerCrypto
 import StratusLogging
 @testable import StratusServer
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import StratusClient
 import StratusCrypto
+import StratusServerCrypto
 import StratusWire
 import Testing
 

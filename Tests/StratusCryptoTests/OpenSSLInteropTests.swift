@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import Testing
 
 /// Keys and signatures must interoperate with the `openssl` command line in both directions,

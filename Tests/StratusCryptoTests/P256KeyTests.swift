@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import Testing
 
 @Suite struct P256KeyTests {

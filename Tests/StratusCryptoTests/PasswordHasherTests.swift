@@ -1,5 +1,6 @@
 import Foundation
-@testable import StratusCrypto
+import StratusCrypto
+@testable import StratusServerCrypto
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
-@testable import StratusCrypto
+import StratusCrypto
+@testable import StratusServerCrypto
 import Testing
 
 /// XChaCha20-Poly1305 sealing and the HKDF-SHA256 key derivation behind it.

@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import Testing
 
 /// Verification reuses OpenSSL contexts per key: a failed check must not poison the next one,

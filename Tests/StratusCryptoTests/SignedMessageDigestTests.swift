@@ -1,5 +1,6 @@
 import Foundation
-@testable import StratusCrypto
+import StratusCrypto
+@testable import StratusServerCrypto
 import Testing
 
 /// The verifier's allocation-free pieces agree with the plain ones they replace.

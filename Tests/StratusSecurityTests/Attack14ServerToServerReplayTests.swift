@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import StratusServer
 import StratusTesting
 import StratusWire

@@ -17,6 +17,26 @@ import Testing
         }
     }
 
+    /// A container identifier without `iCloud.` is refused with the rule the CLI applies: a 400
+    /// `BAD_REQUEST` that names the identifier it probably meant, whether or not authentication is on.
+    @Test(arguments: backends) func containerWithoutICloudPrefixIsABadRequestNamingTheFix(_ backend: RecordStoreBackend) async throws {
+        try await withServer(backend) { server in
+            let (status, json) = try await server.postJSON("zones/list", "", container: "com.example.Notes")
+            #expect(status == 400)
+            #expect(json.string("serverErrorCode") == "BAD_REQUEST")
+            #expect(json.string("reason")?.contains("starts with 'iCloud.'") == true)
+            #expect(json.string("reason")?.contains("did you mean 'iCloud.com.example.Notes'?") == true)
+        }
+        try await withAuthServer(backend: backend) { server in
+            let reply = try await server.exchange("zones/list", body: Data("{}".utf8), container: "com.example.Notes")
+            #expect(reply.status == 400)
+            #expect(String(decoding: reply.body, as: UTF8.self).contains("did you mean 'iCloud.com.example.Notes'?"))
+        }
+        #expect(ContainerIdentifier.problem(with: "iCloud.com.example.Notes") == nil)
+        #expect(ContainerIdentifier.problem(with: "iCloud.") != nil)
+        #expect(ContainerIdentifier.problem(with: "iCloud.com/../x") != nil)
+    }
+
     /// An unknown environment or database is a 400 naming it; an unknown operation is CloudKit's 404.
     @Test(arguments: backends) func unknownPathSegmentsAreExplained(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in

@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -276,6 +277,21 @@ import Testing
             }
             #expect(dangling.code == .unknownEntityType && dangling.message.contains("Folder"))
             try await device.sync.stop()
+        }
+    }
+
+    /// A model whose entity lacks the two sync attributes is refused with the call that adds them.
+    @Test func aModelWithoutTheSyncAttributesNamesStoreSyncSyncAttributes() async throws {
+        try await StoreSyncWorld.run { world in
+            let model = try ObjectModel(version: "1", entities: [EntityDescription("Tag", attributes: [AttributeDescription("label", .string)])])
+            let store = PersistentContainer(name: "bare", model: model, url: world.directory.url.appendingPathComponent("bare.store"))
+            try await store.loadPersistentStores()
+            let configuration = SyncConfiguration(
+                container: world.server.deviceContainer(transport: StoreSyncWorld.sharedTransport), entityTypes: [], deviceID: "bare",
+                bookkeepingPath: world.directory.path("bare.sync.sqlite"), logger: .disabled)
+            let error = try #require(throws: SyncError.self) { try StoreSync(store: store, entities: [TagSync.self], configuration: configuration) }
+            #expect(error.message.contains("StoreSync.syncAttributes(syncIdKey: \"syncID\", changeDateKey: \"syncModified\")"))
+            try store.close()
         }
     }
 }

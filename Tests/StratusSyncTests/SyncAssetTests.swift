@@ -8,7 +8,7 @@ import Testing
 
 /// An entity with binary fields: a thumbnail (small) and an image (large).
 final class Photo: MemoryEntity {
-    let storage = Mutex<[String: any Sendable]>([:])
+    let storage = Mutex<[String: StoredValue]>([:])
     static let recordType = "Photo"
     static let mapping = ["caption": "caption", "thumb": "thumb", "image": "image"]
     var caption: String? { value(forKey: "caption") as? String }

@@ -25,6 +25,7 @@
 import BenchSupport
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import StratusHTTP
 import StratusHTTPServer
 import StratusLogging

@@ -97,6 +97,7 @@ final class BenchWorld: Sendable {
         var configuration = SyncConfiguration(
             container: cloud(), entityTypes: [], deviceID: name, bookkeepingPath: root.appendingPathComponent("\(name).sync").path)
         configuration.reconnectInterval = nil
+        configuration.logger = .disabled
         let sync = try StoreSync(store: store, entities: [FolderMapping.self, NoteMapping.self], configuration: configuration)
         try await sync.start(push: push)
         return BenchDevice(store: store, sync: sync)

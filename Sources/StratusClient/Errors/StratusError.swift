@@ -6,12 +6,16 @@ public import StratusWire
 /// ``reason``, ``uuid``, ``retryAfter``), so codes this SDK does not know are never lost.
 ///
 /// ```swift
-/// do {
-///     try await database.save(note)
-/// } catch let error as StratusError where error.code == .serverRecordChanged {
-///     var merged = try #require(error.serverRecord)
-///     merged["title"] = note["title"] as String?
-///     try await database.save(merged)
+/// import StratusClient
+///
+/// func saveKeepingMyTitle(_ note: Record, in database: Database) async throws {
+///     do {
+///         try await database.save(note)
+///     } catch let error as StratusError where error.code == .serverRecordChanged {
+///         guard var merged = error.serverRecord else { throw error }  // the server's version, to merge into
+///         merged["title"] = note["title"] as String?
+///         try await database.save(merged)
+///     }
 /// }
 /// ```
 public struct StratusError: Error, Sendable, CustomStringConvertible {

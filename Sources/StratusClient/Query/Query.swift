@@ -7,7 +7,7 @@ extension StratusWire.Query {
     /// let query = Query(recordType: "Note",
     ///                   filters: [.equals("status", "open"), .listContains("tags", "home")],
     ///                   sorts: [.descending("rank")])
-    /// for try await note in database.allRecords(matching: query, inZoneWith: inbox) { … }
+    /// for try await note in database.allRecords(matching: query, inZoneWith: inbox) { print(note["title"] as String?) }
     /// ```
     ///
     /// - Parameters:

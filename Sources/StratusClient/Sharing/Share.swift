@@ -12,7 +12,7 @@ public import StratusWire
 /// var share = Share(recordZoneID: projects)
 /// share.addParticipant(Share.Participant(emailAddress: "bob@example.com", permission: .readOnly))
 /// let saved = try await container.privateCloudDatabase.save(share)
-/// send(saved.shortGUID)
+/// if let link = saved.shortGUID { send(link) }  // the invitation
 /// ```
 public struct Share: Hashable, Sendable {
     /// The record name of a zone-wide share (CloudKit's `CKRecordNameZoneWideShare`).

@@ -7,7 +7,7 @@ public import StratusWire
 /// ```swift
 /// var configuration = NotificationConfiguration()
 /// configuration.pollTimeout = .seconds(90)
-/// for try await notification in container.notifications(configuration: configuration) { … }
+/// for try await notification in container.notifications(configuration: configuration) { print(notification) }
 /// ```
 public struct NotificationConfiguration: Sendable {
     /// Which courier to ask tokens of; `nil` follows the container (`production` → production).
@@ -70,7 +70,7 @@ extension Container {
     /// ```swift
     /// let stream = container.notifications()
     /// for try await notification in stream where notification.subscriptionID == "notes" {
-    ///     try await fetchChanges(in: notification.zoneID)
+    ///     try await fetchChanges(notification.zoneID)
     /// }
     /// ```
     ///
@@ -92,7 +92,7 @@ extension Container {
     /// for try await event in container.notificationEvents() {
     ///     switch event {
     ///     case .listening: try await fetchEverythingChanged()     // live now: catch up once
-    ///     case .notification(let push): try await fetchChanges(in: push.zoneID)
+    ///     case .notification(let push): try await fetchChanges(push.zoneID)
     ///     }
     /// }
     /// ```

@@ -7,7 +7,7 @@ public import Foundation
 /// ```swift
 /// struct RecordingTransport: HTTPTransport {
 ///     func send(_ request: TransportRequest) async throws -> TransportResponse {
-///         TransportResponse(status: 200, headers: [:], body: Data(#"{"zones":[]}"#.utf8))
+///         TransportResponse(status: 200, headers: [], body: Data(#"{"zones":[]}"#.utf8))
 ///     }
 /// }
 /// ```

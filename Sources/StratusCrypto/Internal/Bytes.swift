@@ -6,7 +6,7 @@ extension Data {
     /// C functions such as `HMAC()` and `EVP_DigestVerify()` may reject or
     /// dereference a `NULL` buffer even when its length is zero, so an empty
     /// value is passed as a pointer to a one-byte scratch buffer with length 0.
-    func withNonNullBytes<Result>(
+    package func withNonNullBytes<Result>(
         _ body: (UnsafePointer<UInt8>, Int) throws -> Result
     ) rethrows -> Result {
         try withUnsafeBytes { raw -> Result in
@@ -20,11 +20,11 @@ extension Data {
 }
 
 /// Lowercase hexadecimal encoding.
-enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Encodes `bytes` as lowercase hex, two characters per byte.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var utf8: [UInt8] = []
         utf8.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {

@@ -82,8 +82,14 @@ enum DiskScanner {
 
     /// A document path's entry from its `stat` metadata.
     static func entry(_ path: String, _ info: stat) -> DiskEntry {
-        DiskEntry(
+        // The modification time is `st_mtim` in glibc and musl, `st_mtimespec` in Darwin.
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        return DiskEntry(
             path: path, size: Int64(info.st_size), inode: UInt64(info.st_ino),
-            mtimeNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+            mtimeNs: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec))
     }
 }

@@ -1,5 +1,6 @@
 public import Foundation
-public import StratusCrypto
+import StratusCrypto
+public import StratusServerCrypto
 
 /// How a ``CloudKitService`` authenticates requests (protocol.md §10).
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import StratusHTTP
 import StratusLogging
 import StratusWire

@@ -26,10 +26,13 @@ extension CloudKitService {
     /// an unknown container.
     ///
     /// - Throws: What ``authorize(_:operation:scope:container:environment:)`` throws (or
-    ///   `THROTTLED` for an address over its rate of failures); `NOT_FOUND` for an unknown container.
+    ///   `THROTTLED` for an address over its rate of failures); `NOT_FOUND` for an unknown container;
+    ///   `BAD_REQUEST` (400) for an identifier that breaks ``ContainerIdentifier``'s rule (no `iCloud.`).
     func admit(
         _ request: HTTPRequest, operation: EndpointOperation, scope: DatabaseScope, container: String, environment: Environment
     ) async throws -> Principal {
+        // The rule is public (the CLI applies it), so checking it first reveals nothing about the container.
+        if let problem = ContainerIdentifier.problem(with: container) { throw ServiceError.badRequest(problem) }
         guard configuration.authentication.requiresAuthentication else {
             try await checkContainer(container)
             return try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)
@@ -47,12 +50,15 @@ extension CloudKitService {
     /// The head check of the routes that authenticate: refuses a request whose credentials cannot
     /// be valid before its body is read (``Authenticator/screen(_:container:environment:)``).
     ///
-    /// - Throws: The opaque 401 `AUTHENTICATION_FAILED` (or `THROTTLED`), charged to the address.
+    /// - Throws: The opaque 401 `AUTHENTICATION_FAILED` (or `THROTTLED`), charged to the address;
+    ///   `BAD_REQUEST` for a container identifier that breaks ``ContainerIdentifier``'s rule.
     func screenCredentials(_ head: HTTPRequest) throws -> HeadDecision {
         guard let authenticator, configuration.authentication.requiresAuthentication,
             let container = head.parameters["container"],
             let environment = head.parameters["environment"].flatMap(Environment.init(rawValue:))
         else { return .admit }
+        // A malformed identifier gets its 400 before the body is read, not an opaque 401 (the rule is public).
+        if let problem = ContainerIdentifier.problem(with: container) { throw ServiceError.badRequest(problem) }
         switch authenticator.screen(head, container: container, environment: environment) {
         case .plausible:
             return .admit

@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import StratusWire
 
 /// Seals positions (sync tokens, continuation markers) and asset tickets into opaque, tamper-evident strings.

@@ -24,6 +24,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's identity: temporary until its context saves, then permanent.
     public internal(set) var objectID: ObjectID
     weak var owner: ObjectContext?
+    /// The context the object was made in; set once, never written again, so any thread may read it.
+    private weak var home: ObjectContext?
 
     // State, touched only on the owner's queue.
     var committed: Snapshot?
@@ -63,6 +65,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         entityInfo = entity
         self.objectID = objectID
         self.owner = owner
+        self.home = owner
     }
 
     /// The entity of the object.
@@ -70,6 +73,19 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The context the object belongs to, or `nil` once it was saved as deleted, rolled back after insertion, or its context was reset.
     public var context: ObjectContext? { owner }
+
+    /// The context the object was made in, for reaching its queue from another thread: unlike every
+    /// other member it may be read anywhere, since it never changes (it is `nil` once that context
+    /// is gone). The sync framework hops to this queue to read and write the object.
+    ///
+    /// ```swift
+    /// import StratusStore
+    ///
+    /// func mayTouch(_ note: ManagedObject) -> Bool {
+    ///     note.homeContext?.isOnQueue ?? false  // asked from any thread: is this the object's queue?
+    /// }
+    /// ```
+    public var homeContext: ObjectContext? { home }
 
     var hasPropertyChanges: Bool {
         !attributeChanges.isEmpty || !toOneChanges.isEmpty || !toManyDeltas.isEmpty

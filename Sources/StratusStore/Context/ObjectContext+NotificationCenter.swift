@@ -74,7 +74,13 @@ extension ObjectContextNotification {
     /// Reads the notification a context posted on `NotificationCenter`, or `nil` for another notification.
     ///
     /// ```swift
-    /// guard let change = ObjectContextNotification(notification) else { return }
+    /// import Foundation
+    /// import StratusStore
+    ///
+    /// func handle(_ notification: Notification) {
+    ///     guard let change = ObjectContextNotification(notification) else { return }  // not a context's
+    ///     print(change)
+    /// }
     /// ```
     ///
     /// - Parameter notification: A ``ObjectContext/objectsDidChangeNotification`` or ``ObjectContext/didSaveNotification``.

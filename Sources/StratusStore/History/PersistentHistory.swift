@@ -7,11 +7,13 @@ public import Foundation
 /// transactions after it next time:
 ///
 /// ```swift
-/// let transactions = try await container.history(after: lastToken)
-/// for transaction in transactions where transaction.author != "sync" {
-///     upload(transaction.changes)
+/// import StratusStore
+///
+/// func changes(of container: PersistentContainer, after lastToken: HistoryToken?) async throws -> (changes: [HistoryChange], next: HistoryToken?) {
+///     let transactions = try await container.history(after: lastToken)
+///     let changes = transactions.filter { $0.author != "sync" }.flatMap(\.changes)  // another author's writes
+///     return (changes, transactions.last?.token ?? lastToken)
 /// }
-/// lastToken = transactions.last?.token ?? lastToken
 /// ```
 public struct HistoryToken: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     /// The transaction number.

@@ -5,7 +5,7 @@ import StratusWire
 /// Converts local property values to record field values and back.
 enum FieldConversion {
     /// The field value of a local value; `nil` for `nil` or a value no record field can hold.
-    static func fieldValue(of value: (any Sendable)?) -> FieldValue? {
+    static func fieldValue(of value: Any?) -> FieldValue? {
         guard let value else { return nil }
         if let value = value as? FieldValue { return value }
         if let value = value as? any RecordValue { return value.fieldValue }
@@ -15,7 +15,7 @@ enum FieldConversion {
     }
 
     /// The local value of a field value, shaped like `hint` (the property's current value) when possible.
-    static func localValue(of field: FieldValue?, like hint: (any Sendable)?) -> (any Sendable)? {
+    static func localValue(of field: FieldValue?, like hint: Any?) -> (any Sendable)? {
         guard let field else { return nil }
         switch hint {
         case is Bool: return Bool(fieldValue: field) ?? natural(field)

@@ -5,11 +5,17 @@
 /// problem and the path of the offending key:
 ///
 /// ```swift
-/// do {
-///     _ = try WireCoding.decode(RecordsModify.Request.self, from: body)
-/// } catch {
-///     // "missing key 'recordType' at operations[0].record"
-///     print(error.reason)
+/// import Foundation
+/// import StratusWire
+///
+/// func check(_ body: Data) {
+///     do {
+///         _ = try WireCoding.decode(RecordsModify.Request.self, from: body)
+///     } catch let error as WireError {
+///         print(error.reason)  // "missing key 'recordType' at operations[0].record"
+///     } catch {
+///         print(error)
+///     }
 /// }
 /// ```
 ///

@@ -5,9 +5,14 @@
 /// client can then be written once:
 ///
 /// ```swift
-/// func call<E: WireEndpoint>(_: E.Type, _ request: E.Request) async throws -> E.Response {
+/// import Foundation
+/// import StratusWire
+///
+/// func call<E: WireEndpoint>(
+///     _: E.Type, _ request: E.Request, post: (EndpointOperation, Data) async throws -> Data
+/// ) async throws -> E.Response {
 ///     let body = try WireCoding.encode(request)
-///     let data = try await transport.post(path(for: E.operation), body)
+///     let data = try await post(E.operation, body)  // to the operation's path
 ///     return try WireCoding.decode(E.Response.self, from: data)
 /// }
 /// ```

@@ -8,7 +8,11 @@
 /// The HTTP status is ``ServerErrorCode/httpStatus`` of ``serverErrorCode``.
 ///
 /// ```swift
-/// let body = ErrorResponse(uuid: requestID, serverErrorCode: .badRequest, reason: wireError.reason)
+/// import StratusWire
+///
+/// func errorBody(for wireError: WireError, requestID: String) -> ErrorResponse {
+///     ErrorResponse(uuid: requestID, serverErrorCode: .badRequest, reason: wireError.reason)
+/// }
 /// ```
 ///
 /// CloudKit reference: Error Codes; protocol.md §9.1.

@@ -5,9 +5,14 @@
 /// keys received are written back; unknown keys (`pluginFields`, `isEncrypted`, …) are ignored.
 ///
 /// ```swift
-/// var task = Record(recordName: "t1", recordType: "Task")
-/// task.fields = ["title": .string("Ship"), "due": .date(dueDate)]
-/// let operation = RecordOperation.create(task)
+/// import Foundation
+/// import StratusWire
+///
+/// func createTask(due dueDate: Date) -> RecordOperation {
+///     var task = Record(recordName: "t1", recordType: "Task")
+///     task.fields = ["title": .string("Ship"), "due": .date(dueDate)]
+///     return RecordOperation.create(task)
+/// }
 /// ```
 ///
 /// The share record type is spelled ``shareRecordType`` (`cloudkit.share`) on the wire.

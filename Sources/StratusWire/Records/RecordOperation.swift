@@ -10,9 +10,8 @@
 ///     .update(Record(recordName: "t0", fields: ["done": .int64(1)]), expecting: "1e"),
 ///     .forceDelete(RecordID(recordName: "t9")),
 /// ]
-/// switch operations[1].intent() {
-/// case .update(let record, expecting: let tag): …
-/// default: …
+/// if case .update(let record, expecting: let tag) = operations[1].intent() {
+///     print("update", record.recordName ?? "?", "expecting", tag)
 /// }
 /// ```
 ///

@@ -3,11 +3,15 @@
 /// Decoding tells them apart by the presence of `serverErrorCode`, as CloudKit clients do.
 ///
 /// ```swift
-/// for result in response.records {
-///     switch result {
-///     case .record(let record): save(record)
-///     case .error(let error) where error.serverErrorCode == .conflict: refetch(error.recordName)
-///     case .error(let error): report(error)
+/// import StratusWire
+///
+/// func handle(_ response: RecordsModify.Response) {
+///     for result in response.records {
+///         switch result {
+///         case .record(let record): print("saved", record.recordName ?? "?")
+///         case .error(let error) where error.serverErrorCode == .conflict: print("refetch", error.recordName ?? "?")
+///         case .error(let error): print("failed:", error.reason ?? "\(error.serverErrorCode)")
+///         }
 ///     }
 /// }
 /// ```

@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -93,7 +94,7 @@ final class LifecycleDevice {
     private static func open(
         name: String, directory: URL, server: TestCloudKitServer, zoneName: String, policy: ConflictPolicy, online: Bool
     ) async throws -> (PersistentContainer, StoreSync, SwitchableTransport, CrashTransport) {
-        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: Double(server.now) / 1000) }
+        let clock = server.deviceClock
         let store = PersistentContainer(
             name: name, model: try NotesModel.make(), url: directory.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()
@@ -109,7 +110,7 @@ final class LifecycleDevice {
             configuration: client, transport: network)
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.appendingPathComponent("\(name).sync.sqlite").path,
-            zoneName: zoneName, conflictPolicy: policy, now: clock)
+            zoneName: zoneName, conflictPolicy: policy, now: clock, logger: .disabled)
         configuration.reconnectInterval = nil
         let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
         return (store, sync, network, crash)

@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusStore
 import StratusStoreSync
 import StratusSync
@@ -124,6 +125,8 @@ struct StoreDeviceOptions: Sendable {
     var policy: ConflictPolicy = .threeWayMerge
     /// Whether the network is off when the device starts.
     var offline = false
+    /// What carries the device's requests under its network switch; the suite's shared pool by default.
+    var network: (any HTTPTransport)?
 }
 
 /// A real server on loopback and StratusStore devices syncing through it.
@@ -151,10 +154,7 @@ final class StoreSyncWorld: Sendable {
     }
 
     /// The device's clock: the server's manual clock (history timestamps and edit times on one timeline).
-    var clock: @Sendable () -> Date {
-        let server = server
-        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
-    }
+    var clock: @Sendable () -> Date { server.deviceClock }
 
     /// A device with its own store file, bookkeeping and network switch, as `options` say.
     func device(_ name: String, options: StoreDeviceOptions) async throws -> StoreDevice {
@@ -162,18 +162,12 @@ final class StoreSyncWorld: Sendable {
         let store = PersistentContainer(
             name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()
-        var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
-        client.sleep = { _ in }
-        client.retryPolicy.maximumAttempts = 2
-        let network = SwitchableTransport(StoreSyncWorld.sharedTransport)
+        let network = SwitchableTransport(options.network ?? StoreSyncWorld.sharedTransport)
         network.isOffline = options.offline
-        let container = Container(
-            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
-            authentication: .none, configuration: client, transport: network)
+        let container = server.deviceContainer(transport: network)
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.path("\(name).sync.sqlite"),
-            conflictPolicy: options.policy, now: clock)
+            conflictPolicy: options.policy, now: clock, logger: .disabled)
         configuration.reconnectInterval = nil
         let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
         return StoreDevice(name: name, store: store, sync: sync, network: network, options: options)

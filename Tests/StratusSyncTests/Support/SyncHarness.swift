@@ -11,7 +11,7 @@ import Testing
 /// An in-memory local store: the app side of one simulated device.
 final class MemoryStore: SyncDelegate {
     struct State {
-        var entities: [any SyncableEntity] = []
+        var entities: [any MemoryEntity] = []
         var autoFinish = true
         var held: [FinishSync] = []
         var deliveries: [SyncChanges] = []
@@ -22,11 +22,11 @@ final class MemoryStore: SyncDelegate {
 
     let state = Mutex(State())
 
-    func insert(_ entities: any SyncableEntity...) {
+    func insert(_ entities: any MemoryEntity...) {
         state.withLock { $0.entities += entities }
     }
 
-    func remove(_ entity: any SyncableEntity) {
+    func remove(_ entity: any MemoryEntity) {
         state.withLock { $0.entities.removeAll { $0 === entity } }
     }
 
@@ -129,28 +129,19 @@ final class SyncWorld: Sendable {
     }
 
     /// The device clock: the server's manual clock, so "latest change" is on one timeline.
-    var clock: @Sendable () -> Date {
-        let server = self.server
-        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
-    }
+    var clock: @Sendable () -> Date { server.deviceClock }
 
     func device(
         _ name: String, policy: ConflictPolicy = .threeWayMerge, store: MemoryStore = MemoryStore(), bookkeeping: String? = nil,
         logger: Logger = .disabled, reconnect: Duration? = nil, network: (any HTTPTransport)? = nil,
         configure: (inout SyncConfiguration) -> Void = { _ in }
     ) throws -> Device {
-        var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
-        client.sleep = { _ in }
-        client.retryPolicy.maximumAttempts = 2
         let transport = SwitchableTransport(network ?? Self.sharedTransport)
-        let container = Container(
-            identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
-            authentication: .none, configuration: client, transport: transport)
+        let container = server.deviceContainer(transport: transport)
         let path = bookkeeping ?? directory.path("\(name).sqlite")
         let configuration = SyncConfiguration(
             container: container, entityTypes: Self.entityTypes, syncIdKey: "syncID", changeDateKey: "modified",
-            ignoreKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
+            excludedKeys: ["scratch"], deviceID: "device-\(name)", bookkeepingPath: path, conflictPolicy: policy, now: clock, logger: logger)
         var configured = configuration
         configured.reconnectInterval = reconnect
         configure(&configured)

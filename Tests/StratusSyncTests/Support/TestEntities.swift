@@ -3,26 +3,37 @@ import StratusWire
 import StratusSync
 import Synchronization
 
-/// A plain Swift entity that keeps its properties in a locked dictionary.
-protocol MemoryEntity: SyncableEntity {
+/// A plain Swift entity that keeps its properties in a locked dictionary (thread-safe, so it keeps
+/// the default confinement, `anywhere`).
+protocol MemoryEntity: SyncableEntity, Sendable {
     init()
-    var storage: Mutex<[String: any Sendable]> { get }
+    var storage: Mutex<[String: StoredValue]> { get }
+}
+
+/// A property value of a test entity.
+// Safety: the values are plain values (String, Date, Int…) and other test entities, all Sendable;
+// `Any` only because field access is untyped.
+struct StoredValue: @unchecked Sendable {
+    let value: Any
 }
 
 extension MemoryEntity {
-    func value(forKey key: String) -> (any Sendable)? { storage.withLock { $0[key] } }
-    func setValue(_ value: (any Sendable)?, forKey key: String) { storage.withLock { $0[key] = value } }
+    func value(forKey key: String) -> Any? { storage.withLock { $0[key]?.value } }
+    func setValue(_ value: Any?, forKey key: String) {
+        let stored = value.map(StoredValue.init)
+        storage.withLock { $0[key] = stored }
+    }
 
     var syncID: String? { value(forKey: "syncID") as? String }
     var modified: Date? { value(forKey: "modified") as? Date }
-    subscript(key: String) -> (any Sendable)? {
+    subscript(key: String) -> Any? {
         get { value(forKey: key) }
         set { setValue(newValue, forKey: key) }
     }
 }
 
 final class Folder: MemoryEntity {
-    let storage = Mutex<[String: any Sendable]>([:])
+    let storage = Mutex<[String: StoredValue]>([:])
     static let recordType = "Folder"
     static let mapping = ["name": "name"]
     static var referenceLists: [ReferenceList] { [ReferenceList(entityType: Attachment.self, localKey: "attachments", remoteKey: "attachments")] }
@@ -36,7 +47,7 @@ final class Folder: MemoryEntity {
 }
 
 final class Note: MemoryEntity {
-    let storage = Mutex<[String: any Sendable]>([:])
+    let storage = Mutex<[String: StoredValue]>([:])
     static let recordType = "Note"
     static let mapping = ["title": "title", "body": "text", "rank": "rank"]
     static let references = ["folder": "folder"]
@@ -50,7 +61,7 @@ final class Note: MemoryEntity {
 }
 
 final class Tag: MemoryEntity {
-    let storage = Mutex<[String: any Sendable]>([:])
+    let storage = Mutex<[String: StoredValue]>([:])
     static let recordType = "Tag"
     static let mapping = ["name": "name"]
     var name: String? { value(forKey: "name") as? String }
@@ -58,7 +69,7 @@ final class Tag: MemoryEntity {
 
 /// Owned by the folder that lists it: deleting the folder deletes it everywhere.
 final class Attachment: MemoryEntity {
-    let storage = Mutex<[String: any Sendable]>([:])
+    let storage = Mutex<[String: StoredValue]>([:])
     static let recordType = "Attachment"
     static let mapping = ["fileName": "fileName"]
     static var isWeak: Bool { true }
@@ -67,7 +78,7 @@ final class Attachment: MemoryEntity {
 
 /// A type with no keys of its own, to check the setup error.
 final class Orphan: MemoryEntity {
-    let storage = Mutex<[String: any Sendable]>([:])
+    let storage = Mutex<[String: StoredValue]>([:])
     static let recordType = "Orphan"
     static let mapping = ["a": "a"]
 }
