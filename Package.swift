@@ -167,7 +167,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: [
                 "StratusServer", "StratusServerSQLite", "StratusServerAPNs", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging",
-                "StratusCrypto", "StratusMetrics",
+                "StratusCrypto", "StratusServerCrypto", "StratusMetrics",
             ]
         ),
         .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),

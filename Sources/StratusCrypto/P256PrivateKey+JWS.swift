@@ -20,16 +20,12 @@ extension P256PrivateKey {
 }
 
 extension P256PublicKey {
-    /// Checks an ES256 (JWS) signature, `r ‖ s` in 64 bytes, over SHA-256 of `message`.
+    /// The DER form of an ES256 (JWS) signature `r ‖ s` (32 bytes each), for checking it with a
+    /// verifier that takes DER; `nil` for anything that is not 64 bytes.
     ///
-    /// Never throws: a signature of any other length, a garbled one or one by another key is `false`.
-    ///
-    /// - Parameters:
-    ///   - rawSignature: `r ‖ s`, 32 bytes each.
-    ///   - message: The signed bytes.
-    /// - Returns: `true` only if the signature is valid.
-    public func isValidRawSignature(_ rawSignature: Data, for message: Data) -> Bool {
-        guard let der = ECDSASignatureEncoding.der(fromRaw: rawSignature) else { return false }
-        return isValidSignature(der, for: message)
+    /// - Parameter rawSignature: `r ‖ s`.
+    /// - Returns: The DER `SEQUENCE { r, s }`, or `nil`.
+    public static func derSignature(fromRaw rawSignature: Data) -> Data? {
+        ECDSASignatureEncoding.der(fromRaw: rawSignature)
     }
 }

@@ -30,3 +30,22 @@ extension P256PublicKey {
         #endif
     }
 }
+
+extension P256PublicKey {
+    /// Checks an ES256 (JWS) signature, `r ‖ s` in 64 bytes, over SHA-256 of `message`.
+    ///
+    /// Never throws: a signature of any other length, a garbled one or one by another key is `false`.
+    ///
+    /// ```swift
+    /// let valid = key.publicKey.isValidRawSignature(try key.rawSignature(for: message), for: message)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - rawSignature: `r ‖ s`, 32 bytes each.
+    ///   - message: The signed bytes.
+    /// - Returns: `true` only if the signature is valid.
+    public func isValidRawSignature(_ rawSignature: Data, for message: Data) -> Bool {
+        guard let der = Self.derSignature(fromRaw: rawSignature) else { return false }
+        return isValidSignature(der, for: message)
+    }
+}

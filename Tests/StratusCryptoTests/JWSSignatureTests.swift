@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import Testing
 
 /// ES256 signatures in the JWS form (`r ‖ s`, 64 bytes) that APNs provider tokens use.

@@ -1,8 +1,10 @@
 import Foundation
-internal import COpenSSL
 
-/// Converts P-256 ECDSA signatures between DER (`SEQUENCE { INTEGER r, INTEGER s }`, what OpenSSL
-/// makes and checks) and the fixed-size `r ‖ s` form of JWS (RFC 7518 §3.4: 32 bytes each, big-endian).
+/// Converts P-256 ECDSA signatures between DER (`SEQUENCE { INTEGER r, INTEGER s }`, what the
+/// signers make and the verifiers check) and the fixed-size `r ‖ s` form of JWS (RFC 7518 §3.4:
+/// 32 bytes each, big-endian).
+///
+/// Pure Swift on ``DERReader``, so it is the same on every platform (CryptoKit or OpenSSL).
 enum ECDSASignatureEncoding {
     /// The size of `r` or `s` on P-256.
     static let scalarSize = 32
@@ -11,58 +13,42 @@ enum ECDSASignatureEncoding {
     ///
     /// - Throws: ``CryptoError`` with ``CryptoError/Code/signingFailed`` if `der` is not an ECDSA signature.
     static func raw(fromDER der: Data) throws -> Data {
-        let parsed: OpaquePointer? = der.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-            var cursor: UnsafePointer<UInt8>? = base
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        var outer = DERReader(der)
+        guard let body = outer.read(DERReader.Tag.sequence), outer.isAtEnd else {
+            throw CryptoError(code: .signingFailed, message: "the DER signature could not be parsed")
         }
-        guard let signature = parsed else {
-            throw OpenSSLErrorQueue.error(.signingFailed, "the DER signature could not be parsed")
+        var inner = DERReader(body)
+        guard let r = inner.read(DERReader.Tag.integer), let s = inner.read(DERReader.Tag.integer), inner.isAtEnd,
+            let rawR = fixedSize(r), let rawS = fixedSize(s)
+        else {
+            throw CryptoError(code: .signingFailed, message: "the DER signature's r or s is not a positive integer of at most 32 bytes")
         }
-        defer { ECDSA_SIG_free(signature) }
-        var raw = Data(count: 2 * scalarSize)
-        let written = raw.withUnsafeMutableBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                let r = ECDSA_SIG_get0_r(signature), let s = ECDSA_SIG_get0_s(signature)
-            else { return false }
-            return BN_bn2binpad(r, base, Int32(scalarSize)) == scalarSize
-                && BN_bn2binpad(s, base + scalarSize, Int32(scalarSize)) == scalarSize
-        }
-        guard written else { throw OpenSSLErrorQueue.error(.signingFailed, "r or s does not fit in 32 bytes") }
-        return raw
+        return rawR + rawS
     }
 
     /// The DER form of an `r ‖ s` signature; `nil` unless it is exactly 64 bytes.
     static func der(fromRaw raw: Data) -> Data? {
-        guard raw.count == 2 * scalarSize, let signature = ECDSA_SIG_new() else { return nil }
-        defer { ECDSA_SIG_free(signature) }
-        let set = raw.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-            guard let r = BN_bin2bn(base, Int32(scalarSize), nil) else { return false }
-            guard let s = BN_bin2bn(base + scalarSize, Int32(scalarSize), nil) else {
-                BN_free(r)
-                return false
-            }
-            // > ECDSA_SIG_set0() … Calling this function transfers the memory management of the values to the ECDSA_SIG object.
-            guard ECDSA_SIG_set0(signature, r, s) == 1 else {
-                BN_free(r)
-                BN_free(s)
-                return false
-            }
-            return true
-        }
-        guard set else {
-            OpenSSLErrorQueue.clear()
-            return nil
-        }
-        let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0 else { return nil }
-        var der = Data(count: Int(length))
-        let written = der.withUnsafeMutableBytes { buffer -> Int32 in
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
-            var cursor: UnsafeMutablePointer<UInt8>? = base
-            return i2d_ECDSA_SIG(signature, &cursor)
-        }
-        return written == length ? der : nil
+        guard raw.count == 2 * scalarSize else { return nil }
+        let bytes = [UInt8](raw)
+        let r = integer(bytes[0..<scalarSize])
+        let s = integer(bytes[scalarSize...])
+        return DERReader.element(DERReader.Tag.sequence, DERReader.element(DERReader.Tag.integer, r) + DERReader.element(DERReader.Tag.integer, s))
+    }
+
+    /// A DER INTEGER's content bytes as 32 big-endian bytes; `nil` for a negative or too large one.
+    private static func fixedSize(_ value: Data) -> Data? {
+        var bytes = [UInt8](value)
+        guard let first = bytes.first, first & 0x80 == 0 else { return nil }
+        while bytes.count > 1, bytes[0] == 0 { bytes.removeFirst() }
+        guard bytes.count <= scalarSize else { return nil }
+        return Data(repeating: 0, count: scalarSize - bytes.count) + Data(bytes)
+    }
+
+    /// The minimal DER INTEGER content of an unsigned big-endian scalar.
+    private static func integer(_ scalar: ArraySlice<UInt8>) -> Data {
+        var bytes = Array(scalar.drop { $0 == 0 })
+        if bytes.isEmpty { bytes = [0] }
+        if bytes[0] & 0x80 != 0 { bytes.insert(0, at: 0) }
+        return Data(bytes)
     }
 }

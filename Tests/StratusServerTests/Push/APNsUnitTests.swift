@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 @testable import StratusServer
 import StratusWire
 import Testing
