@@ -121,7 +121,7 @@ final class StoreSyncWorld: Sendable {
         let store = PersistentContainer(name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"))
         try await store.loadPersistentStores()
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
+        client.requestTimeout = TestTimeScale.scaled(.seconds(20))
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
         let network = SwitchableTransport(StoreSyncWorld.sharedTransport)

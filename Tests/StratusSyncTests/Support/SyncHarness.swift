@@ -140,7 +140,7 @@ final class SyncWorld: Sendable {
         configure: (inout SyncConfiguration) -> Void = { _ in }
     ) throws -> Device {
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
+        client.requestTimeout = TestTimeScale.scaled(.seconds(20))
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
         let transport = SwitchableTransport(network ?? Self.sharedTransport)
