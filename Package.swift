@@ -122,7 +122,7 @@ let package = Package(
         // Tests.
         .testTarget(name: "StratusLoggingTests", dependencies: ["StratusLogging"]),
         .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
-        .testTarget(name: "StratusWireTests", dependencies: ["StratusWire"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "StratusWireTests", dependencies: ["StratusWire", "StratusTesting"], resources: [.copy("Fixtures")]),
         .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusTesting"]),
         .testTarget(

@@ -66,6 +66,11 @@ struct DemoDevice {
 
     /// The notes in the store, by title.
     func notes() async throws -> [DemoNoteValues] {
+        try await Self.notes(in: store)
+    }
+
+    /// The notes in a store, by title.
+    static func notes(in store: PersistentContainer) async throws -> [DemoNoteValues] {
         try await store.newBackgroundContext(parent: .rootContext).perform { context in
             try context.fetch(FetchRequest(entityName: "Note", sortDescriptors: [.ascending("title")])).map { note in
                 DemoNoteValues(

@@ -17,6 +17,7 @@ let usage = """
       stratus records|zones|changes|kv|watch …   client commands (stratus records --help)
       stratus docs sync|conflicts <dir>    keep a folder in sync with the private database (stratus docs --help)
       stratus demo              two simulated devices sync notes through an embedded server, narrated
+      stratus demo device …     one launch of the demo's notes app against a server (stratus demo device --help)
       stratus version           print the version
       stratus help              print this help
     """
@@ -63,7 +64,13 @@ do {
     case "key":
         try await KeyCommand.run(options)
     case "demo":
-        if options.flag("help") {
+        if options.positional.first == "device" {
+            if options.flag("help") {
+                print(DemoDeviceCommand.usage)
+            } else {
+                exit(try await DemoDeviceCommand.run(options))
+            }
+        } else if options.flag("help") {
             print(DemoCommand.usage)
         } else {
             exit(try await DemoCommand.run() ? 0 : 1)

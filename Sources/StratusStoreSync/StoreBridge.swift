@@ -81,6 +81,8 @@ final class StoreBridge: Sendable {
         self.changeDateKey = changeDateKey
         self.logger = logger
         reader = container.newBackgroundContext(parent: .rootContext)
+        // Root saves refault what the reader holds, so a read after a save sees it.
+        reader.automaticallyMergesChangesFromParent = true
     }
 
     // MARK: Index

@@ -21,6 +21,9 @@ protocol AnyStoreObject: SyncableEntity {
     var exists: Bool { get }
     /// Sets the values loaded from the store (`nil`: the store no longer has the object), unless already loaded.
     func fill(_ loaded: [String: any Sendable]?)
+    /// Drops the loaded values unless some were set since the last ``takeDirtyValues()``, so the next
+    /// read loads what the store holds now.
+    func invalidateIfClean()
 }
 
 /// The sync framework's view of one managed object: a `Sendable` snapshot of its synced values,
@@ -92,6 +95,14 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
     private func ensureLoaded() {
         guard let id = state.withLock({ $0.values == nil ? $0.objectID : nil }) else { return }
         fill(bridge.load(id))
+    }
+
+    func invalidateIfClean() {
+        state.withLock { state in
+            guard state.dirty.isEmpty, state.objectID != nil else { return }
+            state.values = nil
+            state.exists = true
+        }
     }
 
     func fill(_ loaded: [String: any Sendable]?) {

@@ -22,14 +22,14 @@ extension StoreSync {
         var seenRemote: [ObjectID] = []
         for transaction in transactions {
             guard transaction.author == Self.transactionAuthor else {
-                collector.add(transaction.changes)
+                collector.add(transaction.changes, at: transaction.timestamp)
                 continue
             }
             // Sync's own writes are not uploaded, except the deletions the store's delete rules
             // cascaded from a remote deletion: the server still has those records.
             let deletions = transaction.changes.filter { $0.kind == .deleted }
             seenRemote += deletions.map(\.objectID).filter(remote.contains)
-            collector.add(deletions.filter { !remote.contains($0.objectID) })
+            collector.add(deletions.filter { !remote.contains($0.objectID) }, at: transaction.timestamp)
         }
         delegate.forgetRemoteDeletions(seenRemote)
         let saves = collector.wantedSaves
@@ -40,11 +40,13 @@ extension StoreSync {
         bridge.forgetObjects()
         try await assignSyncIDs(saves.map(\.0))
         var uploads: [SyncUpload] = []
-        let objects = saves.map { (bridge.object(for: $0.0), $0.1) }
+        let objects = saves.map { (bridge.object(for: $0.0), $0.1, collector.editTimes[$0.0]) }
         bridge.preload(objects.compactMap(\.0))
-        for (object, keys) in objects {
+        for (object, keys, editedAt) in objects {
             guard let object, object.exists else { continue }
-            uploads.append(.save(object, keys: keys))
+            // Dated when the edit was saved (its history transaction), not now: an edit made before
+            // sync ran (another launch, offline for long) must not look like the latest change.
+            uploads.append(.save(object, keys: keys, editedAt: editedAt))
         }
         for id in collector.deletions {
             guard let syncID = bridge.syncID(of: id), let info = bridge.infos[id.entityName] else { continue }

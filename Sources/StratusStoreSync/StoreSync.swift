@@ -126,6 +126,11 @@ public actor StoreSync {
 
     /// Stops following the store and pushes, and closes the controller's bookkeeping.
     ///
+    /// Nothing in flight is lost: a capture cut short is read from the history again at the next
+    /// start, uploads wait in the durable outbox, and values a conflict resolution produced that the
+    /// store has not received yet are written at the next start (their markers are in the
+    /// bookkeeping). The server dates of finished uploads are written back before it returns.
+    ///
     /// - Throws: An SQLite error from closing the bookkeeping.
     public func stop() async throws {
         let running = tasks
@@ -133,14 +138,32 @@ public actor StoreSync {
         tasks = []
         for task in running { await task.value }
         try await controller.close()
+        await delegate.flushUploaded()
     }
 
-    /// Uploads local changes, then fetches and applies remote ones.
+    /// The conflicts sync resolves from now on — every one that discarded a value, including a local
+    /// edit a remote deletion won over (``SyncConflict/serverRecordDeleted``) — so the app can tell
+    /// the user what was lost.
+    ///
+    /// ```swift
+    /// for await conflict in sync.conflicts() where conflict.serverRecordDeleted {
+    ///     show("\(conflict.versions.recordName) was deleted on another device; your edit was dropped")
+    /// }
+    /// ```
+    ///
+    /// - Returns: A stream that ends when the caller stops iterating.
+    public nonisolated func conflicts() -> AsyncStream<SyncConflict> {
+        delegate.conflicts()
+    }
+
+    /// Uploads local changes, then fetches and applies remote ones; returns with everything in the
+    /// store (merged values and the server dates of the uploads included).
     ///
     /// - Throws: What ``captureLocalChanges()`` and ``SyncController/sync()`` throw.
     public func sync() async throws {
         try await captureLocalChanges()
         try await controller.sync()
+        await delegate.flushUploaded()
     }
 
     /// Reads the persistent history since the last capture and uploads the synced changes it holds
@@ -163,6 +186,16 @@ public actor StoreSync {
             }
         }
         return try await capturePass()
+    }
+
+    /// Returns once the local changes saved so far are captured and what that set off in the
+    /// background (uploads, a follow-up sync) has finished.
+    ///
+    /// - Throws: What ``captureLocalChanges()`` throws.
+    public func waitForIdle() async throws {
+        try await captureLocalChanges()
+        await controller.waitForIdle()
+        await delegate.flushUploaded()
     }
 
     func readToken() throws -> HistoryToken? {

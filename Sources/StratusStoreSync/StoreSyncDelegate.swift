@@ -9,12 +9,14 @@ import Synchronization
 /// ``StoreSync/transactionAuthor`` (so they are never captured as local changes), then commits the sync.
 final class StoreSyncDelegate: SyncDelegate {
     let bridge: StoreBridge
-    /// Objects uploaded since the last write-back (the controller may have set values on them), and
-    /// whether a write-back is scheduled.
-    private let uploaded = Mutex<(objects: [any AnyStoreObject], scheduled: Bool)>(([], false))
+    /// Objects uploaded since the last write-back (the controller set their server dates), and the
+    /// write-back scheduled for them, if any.
+    private let uploaded = Mutex<(objects: [any AnyStoreObject], task: Task<Void, Never>?)>(([], nil))
     /// Objects deleted because the server deleted their records, until a capture has seen those
     /// deletions in the history (every other deletion in sync's transactions is a local cascade).
     private let remoteDeletions = Mutex<Set<ObjectID>>([])
+    /// Who listens to resolved conflicts.
+    private let conflictListeners = Mutex<[UUID: AsyncStream<SyncConflict>.Continuation]>([:])
 
     init(bridge: StoreBridge) {
         self.bridge = bridge
@@ -26,7 +28,11 @@ final class StoreSyncDelegate: SyncDelegate {
         let ids = try await bridge.reader.perform { context in
             try context.fetchObjectIDs(FetchRequest(entityName: name))
         }
-        return ids.compactMap { bridge.object(for: $0) }
+        return ids.compactMap { id in
+            let object = bridge.object(for: id)
+            object?.invalidateIfClean()
+            return object
+        }
     }
 
     func createEntity(ofType type: any SyncableEntity.Type) async throws -> any SyncableEntity {
@@ -38,7 +44,10 @@ final class StoreSyncDelegate: SyncDelegate {
 
     func entity(ofType type: any SyncableEntity.Type, syncID: String) async throws -> (any SyncableEntity)? {
         guard let type = type as? any AnyStoreObject.Type, let id = bridge.objectID(entity: type.entityName, syncID: syncID) else { return nil }
-        return bridge.object(for: id)
+        let object = bridge.object(for: id)
+        // Values read now come from the store as it is (an app save since the last read wins).
+        object?.invalidateIfClean()
+        return object
     }
 
     func syncController(_ controller: SyncController, didFinishSync changes: SyncChanges, finishSync: FinishSync) async {
@@ -53,27 +62,61 @@ final class StoreSyncDelegate: SyncDelegate {
     func syncController(_ controller: SyncController, didSave entity: (any SyncableEntity)?, record: Record?, error: (any Error)?) async {
         if let error { bridge.logger.error("the server refused a change: \(error)") }
         guard let object = entity as? any AnyStoreObject else { return }
-        // Uploads replayed outside a capture (reconnection) write back too, batched by a short delay.
-        let schedule = uploaded.withLock { state in
+        // Uploads replayed outside a capture (reconnection) write their server dates back too, batched
+        // by a short delay. (Values a conflict resolution changed arrive through didFinishSync.)
+        let bridge = bridge
+        uploaded.withLock { state in
             state.objects.append(object)
-            defer { state.scheduled = true }
-            return !state.scheduled
-        }
-        guard schedule else { return }
-        Task {
-            try? await Task.sleep(for: .milliseconds(20))
-            do {
-                try await bridge.writeBack(takeUploaded())
-            } catch {
-                bridge.logger.error("could not write uploaded values back to the store: \(error)")
+            guard state.task == nil else { return }
+            state.task = Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(20))
+                guard let self else { return }
+                do {
+                    try await bridge.writeBack(self.takeUploaded())
+                } catch {
+                    bridge.logger.error("could not write uploaded values back to the store: \(error)")
+                }
             }
         }
+    }
+
+    /// Writes back what is waiting at once (``StoreSync/stop()`` calls it before the store may close).
+    func flushUploaded() async {
+        let task = uploaded.withLock { $0.task }
+        task?.cancel()
+        await task?.value
+        let waiting = takeUploaded()
+        guard !waiting.isEmpty else { return }
+        do {
+            try await bridge.writeBack(waiting)
+        } catch {
+            bridge.logger.error("could not write uploaded values back to the store: \(error)")
+        }
+    }
+
+    func syncController(_ controller: SyncController, didResolve conflict: SyncConflict) async {
+        let outcome = conflict.serverRecordDeleted ? "its deletion won over the local edit" : "kept \(conflict.resolved.keys.sorted())"
+        bridge.logger.info(
+            "conflict on \(conflict.versions.recordType) \(conflict.versions.recordName): \(outcome); discarded local \(conflict.discardedLocal.keys.sorted())")
+        let listeners = conflictListeners.withLock { Array($0.values) }
+        for listener in listeners { listener.yield(conflict) }
+    }
+
+    /// A stream of the conflicts resolved from now on (``StoreSync/conflicts()``).
+    func conflicts() -> AsyncStream<SyncConflict> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncConflict.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        conflictListeners.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.conflictListeners.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
     }
 
     /// The objects uploaded since the last call.
     func takeUploaded() -> [any AnyStoreObject] {
         uploaded.withLock { state in
-            defer { state = ([], false) }
+            defer { state = ([], nil) }
             return state.objects
         }
     }

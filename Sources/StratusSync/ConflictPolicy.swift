@@ -9,7 +9,9 @@ public import StratusWire
 public enum ConflictPolicy: Sendable {
     /// The server's version stays; the local edit is dropped (and reported).
     case serverWins
-    /// The local version replaces the server's for every field it writes.
+    /// The local version replaces the server's for every field this device changed since it last
+    /// synced the record (every field, when it never did); fields it did not change keep the
+    /// server's value, so another device's newer edit of them is not reverted.
     case clientWins
     /// Whole record: the later change wins, compared on the server's timeline (the server's
     /// modification date against the local edit time corrected by the skew observed against the server).
@@ -52,6 +54,9 @@ public struct SyncConflict: Sendable {
     public var discardedLocal: [String: FieldValue?]
     /// Server values that did not survive, by field.
     public var discardedServer: [String: FieldValue?]
+    /// Whether the server's record was deleted: the deletion wins, and every field of the local edit
+    /// is in ``discardedLocal`` (the entity is deleted by the same sync).
+    public var serverRecordDeleted = false
 }
 
 /// The pure resolution logic (no I/O), shared by every policy.
@@ -64,7 +69,10 @@ enum ConflictResolver {
         case .serverWins:
             result = versions.server.filter { versions.keys.contains($0.key) }
         case .clientWins:
-            result = versions.local.filter { versions.keys.contains($0.key) }
+            for key in versions.keys {
+                let changedHere = versions.base.map { $0[key] != versions.local[key] } ?? true
+                result[key] = changedHere ? versions.local[key] : versions.server[key]
+            }
         case .latestChangeWins:
             result = (localIsLater ? versions.local : versions.server).filter { versions.keys.contains($0.key) }
         case .custom(let resolve):

@@ -41,14 +41,8 @@ extension SyncController {
         for entry in batch {
             let base = bases[entry.recordName]
             let entry = try preparingAssets(entry, base: base)
-            var record: StratusClient.Record
-            if let base {
-                record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
-            } else {
-                record = StratusClient.Record(recordType: entry.recordType, recordID: RecordID(recordName: entry.recordName, zoneID: zoneID))
-            }
-            Self.apply(entry, to: &record)
-            if base != nil, record.changedKeys().isEmpty {
+            let record = try outgoingRecord(entry, base: base)
+            if Self.sendsNothing(record, base: base) {
                 try finish(entry, .success(record))
                 await reportSave(entry, record: record, error: nil)
                 continue
@@ -68,7 +62,7 @@ extension SyncController {
             bases: saved.map { ($1.recordID.recordName, Self.base(of: $1)) }, removingOutbox: saved.map { $0.0.seq })
         for (entry, record) in saved {
             try didRemember(record)
-            await writeBack(record, entryName: entry.recordName, applyFields: false)
+            await writeBack(record, entryName: entry.recordName)
             await reportSave(entry, record: record, error: nil)
             settle(entry, .success(record))
         }
@@ -78,7 +72,8 @@ extension SyncController {
             switch results.saveResults[record.recordID] {
             case .success?:
                 continue
-            case .failure(let error)? where error.code == .serverRecordChanged:
+            case .failure(let error)? where error.code == .serverRecordChanged || error.code == .unknownItem:
+                // The one-by-one path resolves a conflict, and finds out what became of a record gone from the server.
                 do {
                     try finish(entry, .success(try await uploadSave(entry)))
                 } catch let error as SyncError {

@@ -8,162 +8,110 @@ enum FetchScope: Sendable {
     case delta
     /// Every record, re-applied; `recordTypes` limits what is applied (`nil`: all types).
     case full(recordTypes: Set<String>?)
+    /// Every record after the server contradicted this device (zone gone, token refused): what the
+    /// server no longer has is queued again instead of deleted.
+    case recovery
 }
 
 /// What a fetch read from the server, before it is applied.
 struct FetchedRecords: Sendable {
+    /// What a record this device synced but the server did not return means.
+    enum Missing: Sendable {
+        /// Nothing: a delta names its deletions.
+        case ignored
+        /// It was deleted while this device was away (the public database's full resync).
+        case deleted
+        /// The server lost it (a full fetch of the private zone, whose deletions a delta fetch has
+        /// just delivered, or a recovery): queue the entity again.
+        case lost
+    }
+
     var records: [StratusClient.Record]
     /// Deleted record names, with their type when known.
     var deletions: [(name: String, recordType: String?)]
-    /// Whether this is a full fetch (records this device synced that are missing were deleted).
+    /// Whether every record is re-applied, even one whose change tag this device already has.
     var full: Bool
     /// The record types applied (`nil`: all).
     var only: Set<String>?
+    /// What a synced record the server did not return means.
+    var missing: Missing = .ignored
 }
 
-/// A fetched batch waiting for the delegate's ``FinishSync``.
+/// A fetched batch (or a write-back of resolved conflicts) waiting for the delegate's ``FinishSync``.
 struct PendingBatch: Sendable {
+    /// What the delivery is.
+    enum Kind: Sendable {
+        /// Changes fetched from the server: commits the token and the bases.
+        case fetch
+        /// Records whose resolved version the local store must receive: commits the markers only.
+        case writeBack
+    }
+
+    var kind: Kind = .fetch
     var startToken: SyncToken?
-    var endToken: SyncToken
+    var endToken: SyncToken?
     var generation: Int
-    var bases: [(String, BaseRecord)]
-    var removed: [String]
+    var bases: [(String, BaseRecord)] = []
+    var removed: [String] = []
     /// References whose target was missing: (target, source).
     var dangling: [(String, String)] = []
     /// Targets that arrived, whose dangling rows can go.
     var arrived: [String] = []
-    /// Leave the token unset (a partial full sync on a device that never fetched).
-    var keepToken = false
+    /// Saves queued again because the server lost their records (recovery).
+    var requeue: [OutboxEntry] = []
+    /// Outbox entries of records whose deletion won over them, and the conflicts to report.
+    var dropped: [Int64] = []
+    var discarded: [SyncConflict] = []
+    /// Write-back markers delivered.
+    var writeBacks: [String] = []
+    /// Whether this batch ends a recovery.
+    var endsRecovery = false
 }
 
 extension SyncController {
-    /// Fetches the zone's changes since the committed token, applies them to entities (fields first,
-    /// then references, so order within the batch does not matter) and hands them to the delegate.
+    /// Fetches the zone's changes since the committed token (or, for a full or recovery fetch, every
+    /// record), applies them to entities and hands them to the delegate.
+    ///
+    /// A full fetch first fetches the delta from the committed token, so deletions arrive as such
+    /// and a refused token is noticed; what the full pass then misses was lost by the server and is
+    /// queued again. A refused token (a recreated zone, a restored server) starts a recovery.
     func fetchChanges(scope: FetchScope) async throws -> SyncChanges {
         if configuration.databaseScope == .public { return try await fetchPublicChanges(scope: scope) }
-        let startToken = try bookkeeping.changeToken
-        var only: Set<String>?
-        var full = false
-        if case .full(let types) = scope {
-            full = true
-            only = types
-        }
-        let feed: Database.RecordZoneChanges
-        do {
-            feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: full ? nil : startToken)
-        } catch let error as StratusError where error.code == .changeTokenExpired {
-            logger.info("change token expired; fetching the whole zone")
-            feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: nil)
-        }
-        // A full fetch limited to some types must not move the token past the other types' changes.
-        let endToken = only == nil ? feed.changeToken : (startToken ?? feed.changeToken)
-        let batch = PendingBatch(
-            startToken: startToken, endToken: endToken, generation: generation, bases: [], removed: [], keepToken: only != nil && startToken == nil)
-        return try await deliver(
-            FetchedRecords(
-                records: try feed.modifications(), deletions: feed.deletions.map { ($0.recordID.recordName, $0.recordType) }, full: full,
-                only: only),
-            batch: batch)
-    }
-
-    /// Applies fetched records and deletions to entities (fields first, then references, so order
-    /// within the batch does not matter), hands them to the delegate and commits on its ``FinishSync``
-    /// (then runs `afterCommit`, such as acknowledging the public database's DeleteQueue entries).
-    func deliver(
-        _ fetched: FetchedRecords, batch startBatch: PendingBatch, afterCommit: (@Sendable () async throws -> Void)? = nil
-    ) async throws -> SyncChanges {
-        let full = fetched.full
-        let only = fetched.only
-        var batch = startBatch
-        var changes = SyncChanges()
-        var applied: [String: any SyncableEntity] = [:]
-        var toLink: [(StratusClient.Record, any SyncableEntity, EntityDescription)] = []
-        let records = fetched.records.sorted { $0.recordID.recordName < $1.recordID.recordName }
-        for record in records {
-            let name = record.recordID.recordName
-            guard let description = descriptions[record.recordType], only?.contains(record.recordType) ?? true else {
-                logger.debug("ignoring record \(name) of type \(record.recordType)")
-                continue
+        switch scope {
+        case .delta:
+            let startToken = try bookkeeping.changeToken
+            let feed: Database.RecordZoneChanges
+            do {
+                feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: startToken)
+            } catch let error as StratusError where error.code == .changeTokenExpired {
+                logger.info("the server refused the change token; recovering from the whole zone")
+                noteContradiction(error)
+                return try await fetchWholeZone(only: nil, recovery: true)
             }
-            let base = try bookkeeping.base(name)
-            if !full, let tag = base?.record.recordChangeTag, tag == record.recordChangeTag {
-                continue  // this device's own write, or a version already applied
-            }
-            if (baseGenerations[name] ?? 0) > batch.generation {
-                continue  // uploaded while this fetch was under way: the device holds a newer version
-            }
-            if try bookkeeping.hasPendingChanges(for: name) {
-                continue  // the pending upload will meet this version as a conflict and merge it
-            }
-            let existing = try await delegate.entity(ofType: description.type, syncID: name)
-            let entity: any SyncableEntity
-            if let existing {
-                entity = existing
-            } else {
-                entity = try await delegate.createEntity(ofType: description.type)
-            }
-            applyFields(of: record, to: entity, description: description)
-            applied[name] = entity
-            toLink.append((record, entity, description))
-            let change = SyncChanges.Applied(entity: entity, record: record)
-            if existing == nil { changes.inserted.append(change) } else { changes.updated.append(change) }
-            batch.bases.append(
-                (name, BaseRecord(recordType: record.recordType, record: record.wireRecord, modificationDate: record.modificationDate)))
-        }
-        for (record, entity, description) in toLink {
-            unresolvedTargets = []
-            try await applyReferences(of: record, to: entity, description: description, batch: &applied, fetchReferences: false)
-            batch.dangling += unresolvedTargets.map { ($0, record.recordID.recordName) }
-        }
-        try await relinkDangling(arrived: Array(applied.keys), batch: &batch, changes: &changes, applied: &applied)
-        if full {
-            // Records this device synced that the server no longer has were deleted while it was away.
-            let present = Set(records.map(\.recordID.recordName)).union(fetched.deletions.map(\.name))
-            for (name, type) in try bookkeeping.baseNames() where !present.contains(name) && (only?.contains(type) ?? true) {
-                changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
-                batch.removed.append(name)
-            }
-        }
-        for (name, recordType) in fetched.deletions where !batch.removed.contains(name) {
-            let type = try recordType ?? bookkeeping.base(name)?.recordType
-            changes.deleted.append(SyncChanges.Deleted(recordType: type, syncID: name))
-            batch.removed.append(name)
-        }
-        machine.fetched()
-        logger.debug(
-            "fetched \(changes.inserted.count) new, \(changes.updated.count) updated, \(changes.deleted.count) deleted")
-        if changes.isEmpty {
-            if try commit(batch) { try await afterCommit?() }
+            let batch = PendingBatch(startToken: startToken, endToken: feed.changeToken, generation: generation)
+            let fetched = FetchedRecords(
+                records: try feed.modifications(), deletions: feed.deletions.map { ($0.recordID.recordName, $0.recordType) }, full: false)
+            return try await deliver(fetched, batch: batch)
+        case .full(let types):
+            var changes = try await fetchChanges(scope: .delta)
+            if try bookkeeping.recoveryPending { return changes }
+            changes.append(try await fetchWholeZone(only: types, recovery: false))
             return changes
+        case .recovery:
+            return try await fetchWholeZone(only: nil, recovery: true)
         }
-        let pending = batch
-        let finish = FinishSync { [self] in
-            if try await self.commit(pending) { try await afterCommit?() }
-        }
-        await Self.$delivering.withValue(true) {
-            await delegate.syncController(self, didFinishSync: changes, finishSync: finish)
-        }
-        return changes
     }
 
-    /// The second pass: records that referenced a target which has now arrived get their references applied again.
-    private func relinkDangling(
-        arrived: [String], batch: inout PendingBatch, changes: inout SyncChanges, applied: inout [String: any SyncableEntity]
-    ) async throws {
-        let alreadyChanged = Set((changes.inserted + changes.updated).map(\.record.recordID.recordName))
-        for (target, source) in try bookkeeping.danglingSources(of: arrived) {
-            batch.arrived.append(target)
-            guard !alreadyChanged.contains(source), let base = try bookkeeping.base(source), let description = descriptions[base.recordType]
-            else { continue }
-            guard let entity = try await delegate.entity(ofType: description.type, syncID: source) else { continue }
-            let record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
-            unresolvedTargets = []
-            try await applyReferences(of: record, to: entity, description: description, batch: &applied, fetchReferences: false)
-            batch.dangling += unresolvedTargets.map { ($0, source) }
-            if !changes.updated.contains(where: { $0.record.recordID.recordName == source }) {
-                changes.updated.append(SyncChanges.Applied(entity: entity, record: record))
-            }
-        }
+    /// Fetches every record of the zone and re-applies it; records this device synced that the
+    /// server does not have are queued again. A pass limited to some types keeps the token where it is.
+    private func fetchWholeZone(only: Set<String>?, recovery: Bool) async throws -> SyncChanges {
+        let startToken = try bookkeeping.changeToken
+        let feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: nil)
+        // A pass limited to some types keeps the token where it is (unset on a device that never fetched).
+        var batch = PendingBatch(startToken: startToken, endToken: only == nil ? feed.changeToken : startToken, generation: generation)
+        batch.endsRecovery = recovery
+        let fetched = FetchedRecords(records: try feed.modifications(), deletions: [], full: true, only: only, missing: .lost)
+        return try await deliver(fetched, batch: batch)
     }
 
     /// Commits a batch the delegate has persisted: bases, deletions, token and date, in one transaction.
@@ -172,17 +120,26 @@ extension SyncController {
     /// - Returns: Whether the batch was committed (`false`: stale).
     @discardableResult
     func commit(_ batch: PendingBatch) throws -> Bool {
+        var change = BookkeepingCommit(dangling: batch.dangling, arrived: batch.arrived, writeBacksDone: batch.writeBacks)
+        if batch.kind == .writeBack {
+            try bookkeeping.commit(change, inFlight: inFlightSeq)
+            return true
+        }
         guard try bookkeeping.changeToken == batch.startToken else {
             logger.debug("ignoring a stale finishSync")
             return false
         }
-        let bases = batch.bases.filter { (baseGenerations[$0.0] ?? 0) <= batch.generation }
-        let removed = batch.removed.filter { (baseGenerations[$0] ?? 0) <= batch.generation }
+        change.bases = batch.bases.filter { (baseGenerations[$0.0] ?? 0) <= batch.generation }
+        change.removedBases = batch.removed.filter { (baseGenerations[$0] ?? 0) <= batch.generation }
+        change.requeue = batch.requeue
+        change.droppedOutbox = batch.dropped
+        change.token = batch.endToken.map { .set($0) } ?? .keep
+        change.endsRecovery = batch.endsRecovery
         let now = configuration.now()
-        try bookkeeping.commit(
-            bases: bases, removing: removed, dangling: batch.dangling, arrived: batch.arrived,
-            token: batch.keepToken ? nil : batch.endToken, date: now)
+        change.date = now
+        try bookkeeping.commit(change, inFlight: inFlightSeq)
         machine.committed(date: now)
+        if !batch.requeue.isEmpty || !batch.dropped.isEmpty { machine.outboxChanged(pending: try bookkeeping.outboxCount()) }
         publish()
         return true
     }

@@ -6,9 +6,13 @@ extension SyncController {
     /// Full sync: queues every local entity the server has never received (no sync ID or no
     /// last-synced version, such as data that existed before sync was adopted), uploads, then fetches.
     ///
-    /// Forced, it queues every entity (unchanged ones send nothing), fetches every record of the zone
-    /// and re-applies it, and reports records this device synced that the server no longer has as
-    /// deleted — it rechecks everything instead of trusting the token.
+    /// Forced, it rechecks everything instead of trusting the token: it queues every entity — only
+    /// the fields that differ from the last-synced version, dated with that version's modification
+    /// date, so a value the device merely still holds never overwrites a newer edit made elsewhere
+    /// (the upload meets it as a conflict and the policy decides) —, fetches the changes since the
+    /// token (deletions arrive as such), then every record of the zone and re-applies it. A record
+    /// this device synced that the server does not have any more, although no deletion said so,
+    /// was lost by the server and is queued again (Documentation/0009, decisions 9 and 26).
     ///
     /// - Parameters:
     ///   - types: The entity types to check; `nil` checks all. The fetch still covers every type,
@@ -30,7 +34,7 @@ extension SyncController {
             for entity in try await delegate.allEntities(ofType: description.type) where !visited.contains(ObjectIdentifier(entity)) {
                 let known = try description.syncID(of: entity).map { try bookkeeping.base($0) != nil } ?? false
                 guard forced || !known else { continue }
-                try collectSave(entity, keys: nil, owner: nil, visited: &visited, into: &entries)
+                try collectSave(entity, keys: nil, owner: nil, recheck: forced, visited: &visited, into: &entries)
                 queued += 1
             }
         }

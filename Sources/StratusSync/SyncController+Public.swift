@@ -30,9 +30,13 @@ extension SyncController {
         let checkIn = try await self.checkIn(hasSynced: startToken != nil)
         var full = false
         var only: Set<String>?
-        if case .full(let types) = scope {
+        switch scope {
+        case .delta: break
+        case .full(let types):
             full = true
             only = types
+        case .recovery:
+            full = true
         }
         if checkIn.wasRetired {
             logger.info("device \(configuration.deviceID) was retired (silent too long); doing a full resync")
@@ -69,12 +73,13 @@ extension SyncController {
         let deleted = Set(deletions.map(\.name))
         records.removeAll { deleted.contains($0.recordID.recordName) }
 
-        let batch = PendingBatch(startToken: startToken, endToken: next.token, generation: generation, bases: [], removed: [])
+        let batch = PendingBatch(startToken: startToken, endToken: next.token, generation: generation)
         let acknowledged = entries
         let afterCommit: @Sendable () async throws -> Void = { [self] in
             try await self.acknowledge(acknowledged, resynced: resync)
         }
-        return try await deliver(FetchedRecords(records: records, deletions: deletions, full: full, only: only), batch: batch, afterCommit: afterCommit)
+        let fetched = FetchedRecords(records: records, deletions: deletions, full: full, only: only, missing: full ? .deleted : .ignored)
+        return try await deliver(fetched, batch: batch, afterCommit: afterCommit)
     }
 
     // MARK: Devices
@@ -105,7 +110,10 @@ extension SyncController {
             throw SyncError(.rejected, "the server refused the Device record of '\(configuration.deviceID)'", underlying: error)
         }
         let now = saved.modificationDate ?? editTime()
-        if let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
+        if let date = saved.modificationDate {
+            skew = date.timeIntervalSince(configuration.now())
+            storeSkew()
+        }
         let retired = hasSynced && PublicRecords.isRetired(lastCheckIn: previous, now: now, after: configuration.deviceRetirement)
         logger.debug("device \(configuration.deviceID) checked in")
         return CheckIn(serverNow: now, wasRetired: retired)

@@ -1,11 +1,14 @@
-import Foundation
+public import Foundation
 import StratusClient
 import StratusLogging
 
 /// One change handed to ``SyncController/upload(_:)``.
 public enum SyncUpload: Sendable {
     /// Save the entity: every mapped field (`keys == nil`) or only those local properties.
-    case save(any SyncableEntity, keys: Set<String>?)
+    /// `editedAt` is when the edit was saved, by the device clock (now when `nil`): a store that
+    /// reports its changes later (from its persistent history) passes the time each was made, so
+    /// "later change wins" compares edit times rather than capture times.
+    case save(any SyncableEntity, keys: Set<String>?, editedAt: Date? = nil)
     /// Delete the entity's record.
     case delete(any SyncableEntity)
 }
@@ -19,7 +22,7 @@ extension SyncController {
     /// refuses does not stop the others. Paused or offline, the changes stay queued.
     ///
     /// ```swift
-    /// try await sync.upload([.save(note, keys: ["title"]), .delete(oldNote)])
+    /// try await sync.upload([.save(note, keys: ["title"], editedAt: savedAt), .delete(oldNote)])
     /// ```
     ///
     /// - Parameter changes: The saves and deletions, oldest first.
@@ -32,10 +35,10 @@ extension SyncController {
         var queued = 0
         for change in changes {
             switch change {
-            case .save(let entity, let keys):
+            case .save(let entity, let keys, let editedAt):
                 // A referenced entity queued earlier in this call is not queued again.
                 visited.remove(ObjectIdentifier(entity))
-                try collectSave(entity, keys: keys, owner: nil, visited: &visited, into: &entries)
+                try collectSave(entity, keys: keys, owner: nil, editedAt: editedAt.map { editTime($0) }, visited: &visited, into: &entries)
                 queued += 1
             case .delete(let entity):
                 guard let entry = try deletionEntry(entity) else { continue }
@@ -48,7 +51,7 @@ extension SyncController {
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard queued > 0, !machine.status.isPaused, await zoneIsReady() else { return queued }
-        await drain()
+        await drainAfterQueueing()
         return queued
     }
 }

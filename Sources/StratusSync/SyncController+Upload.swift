@@ -13,7 +13,7 @@ extension SyncController {
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return nil }
-        await drain()
+        await drainAfterQueueing()
         switch outcomes[seq] {
         case .success(let record)?: return record
         case .failure(let error)?: throw error
@@ -28,7 +28,7 @@ extension SyncController {
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         publish()
         guard !machine.status.isPaused, await zoneIsReady() else { return }
-        await drain()
+        await drainAfterQueueing()
         if case .failure(let error)? = outcomes[seq] { throw error }
     }
 
@@ -47,7 +47,7 @@ extension SyncController {
             return true
         } catch {
             logger.info("cannot reach the server, changes stay queued: \(error)")
-            forgetZoneIfMissing(error)
+            noteContradiction(error)
             scheduleReconnect()
             return false
         }
@@ -76,14 +76,45 @@ extension SyncController {
     }
 
     /// The outbox entries saving `entity` needs, appended to `entries`: referenced entities first
-    /// (parent before child), `entity` last.
+    /// (parent before child, unless `followReferences` is off), `entity` last.
+    ///
+    /// - Parameters:
+    ///   - editedAt: When the edit was made, on the server's timeline; now by default.
+    ///   - recheck: A forced sync's recheck rather than an edit: fields equal to the last-synced
+    ///     version are left out, and the entry is dated with that version's modification date, so a
+    ///     value this device merely still holds never overrides a newer edit made elsewhere.
     func collectSave(
-        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, visited: inout Set<ObjectIdentifier>,
-        into entries: inout [OutboxEntry]
+        _ entity: any SyncableEntity, keys: Set<String>?, owner: String?, editedAt: Date? = nil, recheck: Bool = false,
+        followReferences: Bool = true, visited: inout Set<ObjectIdentifier>, into entries: inout [OutboxEntry]
     ) throws {
         let description = try description(of: type(of: entity))
         let name = try ensureSyncID(entity)
         visited.insert(ObjectIdentifier(entity))
+        var (fields, cleared, targets) = try snapshot(entity, keys: keys, description: description)
+        if let owner {
+            fields[Self.ownerField] = .reference(Reference(RecordID(recordName: owner, zoneID: zoneID), action: .deleteSelf))
+        }
+        for (target, owned) in targets where followReferences && !visited.contains(ObjectIdentifier(target)) {
+            try collectSave(target, keys: nil, owner: owned ? name : nil, recheck: recheck, visited: &visited, into: &entries)
+        }
+        var date = editedAt ?? editTime()
+        if recheck, let base = try bookkeeping.base(name), base.record.recordChangeTag != nil {
+            let held = base.record.fields ?? [:]
+            fields = fields.filter { held[$0.key] != $0.value }
+            cleared = cleared.filter { held[$0] != nil }
+            date = base.modificationDate ?? date
+        }
+        liveEntities[name] = entity
+        entries.append(
+            OutboxEntry(
+                seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared, editedAt: date))
+    }
+
+    /// An entity's mapped fields as record fields (`keys` limits them), the fields it clears, and the
+    /// entities it references (with whether each is owned: a weak type).
+    private func snapshot(
+        _ entity: any SyncableEntity, keys: Set<String>?, description: EntityDescription
+    ) throws -> ([String: FieldValue], Set<String>, [(any SyncableEntity, owned: Bool)]) {
         var fields: [String: FieldValue] = [:]
         var cleared: Set<String> = []
         var targets: [(any SyncableEntity, owned: Bool)] = []
@@ -113,232 +144,6 @@ extension SyncController {
             }
             fields[list.remoteKey] = references.isEmpty ? .emptyList : .referenceList(references)
         }
-        if let owner {
-            fields[Self.ownerField] = .reference(Reference(RecordID(recordName: owner, zoneID: zoneID), action: .deleteSelf))
-        }
-        for (target, owned) in targets where !visited.contains(ObjectIdentifier(target)) {
-            try collectSave(target, keys: nil, owner: owned ? name : nil, visited: &visited, into: &entries)
-        }
-        liveEntities[name] = entity
-        entries.append(
-            OutboxEntry(
-                seq: 0, kind: .save, recordType: description.recordType, recordName: name, fields: fields, cleared: cleared,
-                editedAt: editTime()))
-    }
-
-    // MARK: Drain
-
-    /// Uploads the outbox in order, one entry at a time; joins a drain already running.
-    func drain() async {
-        if drainTask == nil {
-            drainError = nil
-            drainTask = Task { await self.runDrain() }
-        }
-        await drainTask?.value
-    }
-
-    private func runDrain() async {
-        defer { drainTask = nil }
-        guard machine.beginWork() == .run else { return }
-        publish()
-        var failure: (any Error)?
-        do {
-            while !machine.status.isPaused {
-                let head = try bookkeeping.outboxEntries(limit: Database.maximumOperationsPerRequest)
-                guard let entry = head.first else { break }
-                let batch = Self.batchable(head)
-                if entry.kind == .delete {
-                    inFlightSeq = batch.last?.seq
-                    defer { inFlightSeq = nil }
-                    try await deleteBatch(batch)
-                    continue
-                }
-                if batch.count > 1 {
-                    inFlightSeq = batch.last?.seq
-                    defer { inFlightSeq = nil }
-                    try await uploadBatch(batch)
-                    continue
-                }
-                inFlightSeq = entry.seq
-                defer { inFlightSeq = nil }
-                do {
-                    try finish(entry, .success(try await uploadSave(entry)))
-                } catch let error as SyncError {
-                    try finish(entry, .failure(error))
-                    await reportSave(entry, record: nil, error: error)
-                }
-            }
-        } catch {
-            logger.info("upload stopped, changes stay queued: \(error)")
-            forgetZoneIfMissing(error)
-            scheduleReconnect()
-            failure = error
-        }
-        drainError = failure
-        if outcomes.count > 10_000 { outcomes = [:] }
-        machine.endWork(pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount, error: failure.map { "\($0)" })
-        publish()
-    }
-
-    /// Uploads one save. Throws ``SyncError`` for a refusal (the entry is dropped and reported);
-    /// any other error leaves the entry queued.
-    func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
-        let base = try bookkeeping.base(entry.recordName)
-        let entry = try preparingAssets(entry, base: base)
-        var record: StratusClient.Record
-        if let base {
-            record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
-        } else {
-            record = StratusClient.Record(recordType: entry.recordType, recordID: RecordID(recordName: entry.recordName, zoneID: zoneID))
-        }
-        Self.apply(entry, to: &record)
-        guard base == nil || !record.changedKeys().isEmpty else {
-            await reportSave(entry, record: record, error: nil)
-            return record
-        }
-        var conflicted = false
-        for attempt in 1...5 {
-            let results = try await database.modifyRecords(saving: [record], deleting: [], atomically: false)
-            switch results.saveResults[record.recordID] {
-            case .success(let saved)?:
-                try remember(saved)
-                await writeBack(saved, entryName: entry.recordName, applyFields: conflicted)
-                await reportSave(entry, record: saved, error: nil)
-                logger.debug("saved \(entry.recordType) \(entry.recordName)")
-                return saved
-            case .failure(let error)? where error.code == .serverRecordChanged:
-                logger.debug("conflict on \(entry.recordType) \(entry.recordName) (attempt \(attempt))")
-                conflicted = true
-                let server: StratusClient.Record
-                if let known = error.serverRecord {
-                    server = known
-                } else {
-                    server = try await database.record(for: record.recordID)
-                }
-                guard let next = try await resolve(entry, base: base, server: server) else {
-                    try remember(server)
-                    await writeBack(server, entryName: entry.recordName, applyFields: true)
-                    await reportSave(entry, record: server, error: nil)
-                    return server
-                }
-                record = next
-            case .failure(let error)?:
-                try Self.rethrowIfTransient(error)
-                throw SyncError(.rejected, "the server refused record '\(entry.recordName)' of type '\(entry.recordType)'", underlying: error)
-            case nil:
-                throw StratusError(.serverResponseLost, "the server did not answer for record '\(entry.recordName)'")
-            }
-        }
-        throw SyncError(.conflictUnresolved, "record '\(entry.recordName)' kept changing on the server; gave up after 5 attempts")
-    }
-
-    /// Resolves a conflict; returns the record to save next, or `nil` when the server's version stands.
-    private func resolve(_ entry: OutboxEntry, base: BaseRecord?, server: StratusClient.Record) async throws -> StratusClient.Record? {
-        let baseFields = base?.record.fields
-        var local = baseFields ?? server.fields
-        for (key, value) in entry.fields { local[key] = value }
-        for key in entry.cleared { local[key] = nil }
-        var keys = Set(entry.fields.keys).union(entry.cleared)
-        if let description = descriptions[entry.recordType] { keys.formUnion(description.remoteKeys) }
-        let versions = ConflictVersions(
-            recordType: entry.recordType, recordName: entry.recordName, base: baseFields, local: local, server: server.fields, keys: keys,
-            localEditDate: entry.editedAt, serverModificationDate: server.modificationDate)
-        let resolved = ConflictResolver.resolve(versions, policy: configuration.conflictPolicy)
-        let report = ConflictResolver.report(versions, resolved: resolved)
-        if !report.discardedLocal.isEmpty || !report.discardedServer.isEmpty {
-            logger.info(
-                "conflict on \(entry.recordType) \(entry.recordName): kept \(resolved.keys.sorted()), "
-                    + "discarded local \(report.discardedLocal.keys.sorted()), server \(report.discardedServer.keys.sorted())")
-            await delegate.syncController(self, didResolve: report)
-        }
-        var next = server
-        for key in keys where server.fields[key] != resolved[key] {
-            next[key] = resolved[key]
-        }
-        return next.changedKeys().isEmpty ? nil : next
-    }
-
-    /// Sets the outbox entry's fields on a record (only those that differ, so unchanged keys are not sent).
-    static func apply(_ entry: OutboxEntry, to record: inout StratusClient.Record) {
-        for (key, value) in entry.fields where record.fields[key] != value {
-            record[key] = value
-        }
-        for key in entry.cleared where record.fields[key] != nil {
-            record[key] = Optional<FieldValue>.none
-        }
-    }
-
-    /// Stores a record this device wrote as its last-synced version.
-    func remember(_ saved: StratusClient.Record) throws {
-        try bookkeeping.setBase(saved.recordID.recordName, Self.base(of: saved))
-        try didRemember(saved)
-    }
-
-    /// A saved record as a last-synced version.
-    static func base(of saved: StratusClient.Record) -> BaseRecord {
-        BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate)
-    }
-
-    /// What follows storing a saved record's last-synced version: the clock skew, the held assets, the generation.
-    func didRemember(_ saved: StratusClient.Record) throws {
-        if let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
-        try noteSavedAssets(saved)
-        bumpGeneration(saved.recordID.recordName)
-    }
-
-    func bumpGeneration(_ name: String) {
-        generation += 1
-        baseGenerations[name] = generation
-    }
-
-    /// Writes the server's version back into the local entity: record name, modification date, and
-    /// any field a conflict resolution changed.
-    func writeBack(_ saved: StratusClient.Record, entryName: String, applyFields: Bool) async {
-        guard let description = descriptions[saved.recordType] else { return }
-        let entity: (any SyncableEntity)?
-        if let live = liveEntities[entryName] {
-            entity = live
-        } else {
-            entity = try? await delegate.entity(ofType: description.type, syncID: entryName)
-        }
-        guard let entity else { return }
-        entity.setValue(saved.recordID.recordName, forKey: description.syncIdKey)
-        entity.setValue(saved.modificationDate, forKey: description.changeDateKey)
-        guard applyFields else { return }
-        for (local, remote) in description.mapping where !applyAssetField(of: saved, local: local, remote: remote, to: entity) {
-            let current = entity.value(forKey: local)
-            if FieldConversion.fieldValue(of: current) != saved.fields[remote] {
-                entity.setValue(FieldConversion.localValue(of: saved.fields[remote], like: current), forKey: local)
-            }
-        }
-        // The resolution may reference records this device has not fetched yet: fetch them.
-        var resolved: [String: any SyncableEntity] = [saved.recordID.recordName: entity]
-        do {
-            try await applyReferences(of: saved, to: entity, description: description, batch: &resolved, fetchReferences: true)
-        } catch {
-            logger.info("could not resolve the references of \(saved.recordType) \(saved.recordID.recordName): \(error)")
-        }
-    }
-
-    func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
-        guard let description = descriptions[entry.recordType] else { return }
-        let entity: (any SyncableEntity)?
-        if let live = liveEntities[entry.recordName] {
-            entity = live
-        } else {
-            entity = try? await delegate.entity(ofType: description.type, syncID: entry.recordName)
-        }
-        await delegate.syncController(self, didSave: entity, record: record, error: error)
-    }
-
-    /// Rethrows errors worth retrying later (network, throttling, authentication, zone missing).
-    static func rethrowIfTransient(_ error: StratusError) throws {
-        switch error.code {
-        case .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .notAuthenticated, .zoneNotFound,
-            .serverResponseLost, .internalError:
-            throw error
-        default:
-            return
-        }
+        return (fields, cleared, targets)
     }
 }

@@ -31,11 +31,15 @@ public actor SyncController {
     let descriptions: [String: EntityDescription]
     var logger: Logger
     var machine = SyncSessionStateMachine()
-    var zoneReady = false
-    /// Server time minus device time, as last observed; corrects local edit times.
+    /// Server time minus device time, as last observed (kept in the bookkeeping across launches);
+    /// corrects local edit times.
     var skew: TimeInterval = 0
+    /// The skew as last written to the bookkeeping.
+    var storedSkew: TimeInterval = 0
     var drainTask: Task<Void, Never>?
     var reconnectTask: Task<Void, Never>?
+    /// A sync started in the background after a drain found a record gone (the fetch decides its fate).
+    var followUpTask: Task<Void, Never>?
     /// Fetches run one at a time (FIFO), so two syncs never deliver the same changes twice.
     var fetching = false
     var fetchWaiters: [CheckedContinuation<Void, Never>] = []
@@ -57,6 +61,8 @@ public actor SyncController {
     var assetUploads: [String: [String: (digest: String, file: URL)]] = [:]
     /// The courier listener, the sync worker and the catch-up of push (``startPush(notifications:listeningTimeout:)``).
     var pushTasks: [Task<Void, Never>] = []
+    /// Set when the courier registered again after a reconnection: the next push-triggered sync saves the subscriptions first.
+    var pendingResubscribe = false
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
     public static let ownerField = "stratusOwner"
@@ -90,6 +96,8 @@ public actor SyncController {
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         if let date = try bookkeeping.lastSyncDate { machine.restoreLastSyncDate(date) }
         self.machine = machine
+        skew = try bookkeeping.clockSkew
+        storedSkew = skew
     }
 
     var database: Database { configuration.container.database(with: configuration.databaseScope) }
@@ -180,121 +188,20 @@ public actor SyncController {
     /// bookkeeping file; the controller must not be used afterwards.
     ///
     /// - Throws: An SQLite error.
+    ///
+    /// Work cancelled this way loses nothing: the outbox, the write-backs of resolved conflicts and
+    /// uncommitted fetches are durable, and resume with the next sync.
     public func close() async throws {
-        let background = pushTasks + [reconnectTask, drainTask].compactMap { $0 }
+        let background = pushTasks + [reconnectTask, drainTask, followUpTask].compactMap { $0 }
         reconnectTask?.cancel()
         reconnectTask = nil
+        followUpTask?.cancel()
         stopPush()
         for task in background { await task.value }
+        if let drainTask { await drainTask.value }
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()
-    }
-
-    // MARK: Sync
-
-    /// Uploads what is pending, then fetches the zone's changes since the last committed token and
-    /// hands them to the delegate (which commits them with ``FinishSync``).
-    ///
-    /// - Returns: The changes delivered to the delegate (empty when paused or nothing changed).
-    /// - Throws: ``StratusError`` when the server cannot be reached (pending changes stay queued).
-    @discardableResult
-    public func sync() async throws -> SyncChanges {
-        try await sync(scope: .delta)
-    }
-
-    /// ``sync()`` with a fetch of the given scope.
-    func sync(scope: FetchScope) async throws -> SyncChanges {
-        guard machine.beginWork() == .run else { return SyncChanges() }
-        publish()
-        do {
-            try await ensureZone()
-            await drain()
-            if let drainError { throw drainError }
-            let changes = try await serializedFetch(scope: scope)
-            machine.endWork(pending: try bookkeeping.outboxCount(), error: nil)
-            publish()
-            return changes
-        } catch {
-            forgetZoneIfMissing(error)
-            if !(error is SyncError) { scheduleReconnect() }
-            machine.endWork(pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount, error: "\(error)")
-            publish()
-            throw error
-        }
-    }
-
-    /// Set while the delegate is handling a delivery: a `sync()` from inside it must not wait for itself.
-    @TaskLocal static var delivering = false
-
-    /// Runs a fetch after any fetch already under way has finished.
-    private func serializedFetch(scope: FetchScope) async throws -> SyncChanges {
-        if Self.delivering {
-            logger.info("sync() called while the delegate handles a delivery; the next sync will fetch")
-            return SyncChanges()
-        }
-        if fetching {
-            await withCheckedContinuation { fetchWaiters.append($0) }
-        } else {
-            fetching = true
-        }
-        defer {
-            if fetchWaiters.isEmpty {
-                fetching = false
-            } else {
-                fetchWaiters.removeFirst().resume()
-            }
-        }
-        return try await fetchChanges(scope: scope)
-    }
-
-    /// Creates the app's zone once.
-    func ensureZone() async throws {
-        guard !zoneReady, configuration.databaseScope == .private else { return }
-        if try bookkeeping.meta("zoneCreated") == nil {
-            try await database.save(RecordZone(zoneID: zoneID))
-            try bookkeeping.setMeta("zoneCreated", Data("1".utf8))
-        }
-        zoneReady = true
-    }
-
-    /// Retries sync in the background until the server answers again (reconnection replays the outbox).
-    func scheduleReconnect() {
-        guard reconnectTask == nil, let interval = configuration.reconnectInterval, !machine.status.isPaused else { return }
-        logger.debug("will retry in \(interval)")
-        reconnectTask = Task { await self.reconnect(after: interval) }
-    }
-
-    private func reconnect(after interval: Duration) async {
-        var wait = interval
-        while !Task.isCancelled, !machine.status.isPaused {
-            do {
-                try await configuration.sleep(wait)
-            } catch {
-                break
-            }
-            guard !Task.isCancelled, !machine.status.isPaused else { break }
-            do {
-                try await sync()
-                logger.debug("reconnected")
-                break
-            } catch {
-                wait = min(wait * 2, .seconds(300))
-            }
-        }
-        reconnectTask = nil
-    }
-
-    /// After `zoneNotFound` (the zone was deleted, or the user reset their data), the next sync
-    /// creates the zone again. Re-uploading every entity into it is a later slice.
-    func forgetZoneIfMissing(_ error: any Error) {
-        guard let error = error as? StratusError, error.code == .zoneNotFound else { return }
-        zoneReady = false
-        do {
-            try bookkeeping.setMeta("zoneCreated", nil)
-        } catch {
-            logger.error("could not record the missing zone: \(error)")
-        }
     }
 
     /// The description of an entity's type, or an error naming it.
@@ -305,8 +212,8 @@ public actor SyncController {
         return description
     }
 
-    /// The time of a local edit made now, on the server's timeline.
-    func editTime() -> Date {
-        configuration.now().addingTimeInterval(skew)
+    /// The time of a local edit made at `date` on the device clock (now by default), on the server's timeline.
+    func editTime(_ date: Date? = nil) -> Date {
+        (date ?? configuration.now()).addingTimeInterval(skew)
     }
 }

@@ -62,7 +62,7 @@ import Testing
             let target = 1
             let (acknowledged, saveDuration) = try await Self.waitForSave(of: target, from: outputPath, process: process)
             // A delayed read of the output can inflate the measured duration on a loaded machine: cap the wait.
-            usleep(UInt32(min(saveDuration * fraction, 0.2) * 1_000_000))
+            try await Task.sleep(for: .seconds(min(saveDuration * fraction, 0.2)))
             process.signal(SIGKILL)
             let status = try process.wait()
             #expect(status == 128 + SIGKILL, "round \(round): the child ended by itself with status \(status)")

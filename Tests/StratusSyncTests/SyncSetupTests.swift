@@ -71,7 +71,10 @@ import Testing
         #expect(report.discardedLocal.keys.sorted() == ["v"])
 
         #expect(ConflictResolver.resolve(versions, policy: .serverWins) == versions.server)
-        #expect(ConflictResolver.resolve(versions, policy: .clientWins) == versions.local)
+        // Client wins for what this device changed; a field it did not change keeps the server's edit.
+        var clientWins = versions.local
+        clientWins["u"] = .string("server")
+        #expect(ConflictResolver.resolve(versions, policy: .clientWins) == clientWins)
         #expect(ConflictResolver.resolve(versions, policy: .latestChangeWins) == versions.server)
     }
 }

@@ -41,6 +41,18 @@ public struct NotificationConfiguration: Sendable {
     public init() {}
 }
 
+/// What ``Container/notificationEvents(configuration:)`` reports: that pushes can now reach this
+/// device, or a push.
+public enum NotificationEvent: Sendable, Hashable {
+    /// Pushes reach this device (again): sent once a push token is made and registered — when
+    /// polling starts, and after every reconnection that needed a new token — and, after a failed
+    /// poll that kept its token, with the first answer that follows. Pushes fired before it went
+    /// to an older token or into the lost connection, so catch up with the change feeds after each one.
+    case listening
+    /// A push.
+    case notification(CloudNotification)
+}
+
 extension Container {
     /// The pushes this device receives, decoded, as they arrive: the web courier's long-poll in a loop.
     ///
@@ -52,7 +64,8 @@ extension Container {
     /// container). Cancelling the iterating task, or dropping the iterator, stops polling.
     ///
     /// Notifications queued while nobody polls are kept by the server for this token only: a new
-    /// sequence gets a new token, so catch up with the change feeds after starting one.
+    /// sequence gets a new token, so catch up with the change feeds after starting one — or use
+    /// ``notificationEvents(configuration:)``, which says when each token is live.
     ///
     /// ```swift
     /// let stream = container.notifications()
@@ -66,6 +79,36 @@ extension Container {
     public func notifications(configuration: NotificationConfiguration = NotificationConfiguration()) -> AsyncThrowingStream<
         CloudNotification, any Error
     > {
+        courierStream(configuration: configuration) { event in
+            if case .notification(let notification) = event { notification } else { nil }
+        }
+    }
+
+    /// ``notifications(configuration:)`` with a ``NotificationEvent/listening`` event each time a push
+    /// token is registered — when polling starts, and after each reconnection that needed a new
+    /// token — so a caller knows when pushes can reach it and when to catch up on what it missed.
+    ///
+    /// ```swift
+    /// for try await event in container.notificationEvents() {
+    ///     switch event {
+    ///     case .listening: try await fetchEverythingChanged()     // live now: catch up once
+    ///     case .notification(let push): try await fetchChanges(in: push.zoneID)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter configuration: Poll deadline, backoff, token renewal, transport.
+    /// - Returns: The events, in order.
+    public func notificationEvents(configuration: NotificationConfiguration = NotificationConfiguration()) -> AsyncThrowingStream<
+        NotificationEvent, any Error
+    > {
+        courierStream(configuration: configuration) { $0 }
+    }
+
+    /// Runs one courier session for a stream, handing it the events `pick` keeps.
+    private func courierStream<Element: Sendable>(
+        configuration: NotificationConfiguration, pick: @escaping @Sendable (NotificationEvent) -> Element?
+    ) -> AsyncThrowingStream<Element, any Error> {
         let session = WebCourierSession(
             client: client,
             apnsEnvironment: configuration.apnsEnvironment ?? (environment == .production ? .production : .development),
@@ -73,7 +116,9 @@ extension Container {
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             let task = Task {
                 do {
-                    try await session.run { continuation.yield($0) }
+                    try await session.run { event in
+                        if let element = pick(event) { continuation.yield(element) }
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error is CancellationError ? nil : error)
@@ -98,17 +143,31 @@ struct WebCourierSession: Sendable {
         var renewAt: ContinuousClock.Instant
     }
 
-    /// Polls until cancelled or a permanent error; hands each notification to `deliver`.
-    func run(deliver: @Sendable (CloudNotification) -> Void) async throws {
+    /// Polls until cancelled or a permanent error; hands each event (a new registered token, a
+    /// notification) to `deliver`.
+    func run(deliver: @Sendable (NotificationEvent) -> Void) async throws {
         let logger = client.configuration.logger
         let clock = ContinuousClock()
         var token: Token?
         var failures = 0
+        // Whether making a token failed for want of a network since the last registration.
+        var registrationUnreachable = false
+        // Whether a poll failed and the token was kept: the next answer says the courier is back.
+        var reconnecting = false
         while true {
             try Task.checkCancellation()
+            var registering = false
             do {
                 if token == nil || clock.now >= (token?.renewAt ?? clock.now) {
+                    registering = true
                     token = try await makeToken(clock: clock)
+                    registering = false
+                    // A reconnection after the network was down starts the backoff afresh: the next
+                    // hiccup waits half a second again, not what the outage had grown it to.
+                    if registrationUnreachable { failures = 0 }
+                    registrationUnreachable = false
+                    reconnecting = false
+                    deliver(.listening)
                 }
                 guard let current = token else { continue }
                 let started = clock.now
@@ -117,21 +176,12 @@ struct WebCourierSession: Sendable {
                 await Task.yield()
                 switch response.status {
                 case 200:
-                    guard !response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) else {
-                        // An empty answer is a keep-alive after the server's hold time. One that comes
-                        // back at once (a server shutting down, a proxy) must not make a hot loop.
-                        guard clock.now - started < configuration.minimumEmptyPollDuration else {
-                            failures = 0
-                            continue
-                        }
-                        throw StratusError(.serviceUnavailable, "the courier answered an empty poll at once")
-                    }
+                    // Back after a failed poll that kept its token: pushes that went into the lost
+                    // connection are not coming again, so the caller catches up.
+                    if reconnecting { deliver(.listening) }
+                    reconnecting = false
+                    try receive(response, polledSince: started, clock: clock, deliver: deliver)
                     failures = 0
-                    do {
-                        deliver(CloudNotification(payload: try WireCoding.decode(CourierNotification.self, from: response.body)))
-                    } catch {
-                        logger.warning("dropping an undecodable courier payload: \(error)")
-                    }
                     continue
                 case 404, 410:
                     // The token expired or was swept: make a new one (after a pause if it keeps happening).
@@ -144,17 +194,43 @@ struct WebCourierSession: Sendable {
                 guard let failure = StratusError.transport(error), !Task.isCancelled else { throw CancellationError() }
                 if Self.isPermanent(failure) { throw failure }
                 failures += 1
-                let delay =
-                    configuration.backoff.delay(
-                        beforeRetry: min(failures, 30), retryAfter: failure.retryAfter, random: configuration.random())
-                    ?? configuration.backoff.maximumBackoff
+                if registering, failure.code == .networkFailure || failure.code == .networkUnavailable { registrationUnreachable = true }
+                let delay = Self.delay(afterFailures: failures, failure, backoff: configuration.backoff, random: configuration.random())
                 logger.info(
                     "web courier failed; retrying after \(delay)",
                     metadata: ["failures": "\(failures)", "error": failure.code.rawValue])
                 if failures > 1 { token = nil }
+                reconnecting = token != nil
                 try await configuration.sleep(delay)
             }
         }
+    }
+
+    /// Hands a `200` answer's notification to `deliver`. An empty answer is a keep-alive after the
+    /// server's hold time; one that comes back at once (a server shutting down, a proxy) is thrown
+    /// as a failure, so it backs off instead of making a hot loop.
+    private func receive(
+        _ response: TransportResponse, polledSince started: ContinuousClock.Instant, clock: ContinuousClock,
+        deliver: @Sendable (NotificationEvent) -> Void
+    ) throws {
+        guard !response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D }) else {
+            guard clock.now - started < configuration.minimumEmptyPollDuration else { return }
+            throw StratusError(.serviceUnavailable, "the courier answered an empty poll at once")
+        }
+        do {
+            deliver(.notification(CloudNotification(payload: try WireCoding.decode(CourierNotification.self, from: response.body))))
+        } catch {
+            client.configuration.logger.warning("dropping an undecodable courier payload: \(error)")
+        }
+    }
+
+    /// The wait after `failures` failures in a row: the backoff's exponential curve, capped at its
+    /// maximum. The courier never gives up, so ``RetryPolicy/maximumAttempts`` does not apply (it used
+    /// to make every wait after the fourth failure the maximum: a minute without push after a short drop).
+    static func delay(afterFailures failures: Int, _ failure: StratusError, backoff: RetryPolicy, random: Double) -> Duration {
+        var curve = backoff
+        curve.maximumAttempts = .max
+        return curve.delay(beforeRetry: min(failures, 30), retryAfter: failure.retryAfter, random: random) ?? backoff.maximumBackoff
     }
 
     /// Errors a retry cannot cure.

@@ -16,6 +16,9 @@ struct RecordModifier {
     /// In the public database: the only user who may change or delete existing records
     /// (their creator); `nil` where anyone writing to the database may.
     var requiredCreator: String? = nil
+    /// In the public database: what the caller may read. A record it hides is never shown back in an
+    /// `EXISTS` or `CONFLICT` answer (its `serverRecord`); `nil` where the caller reads everything.
+    var readPolicy: ReadPolicy? = nil
     /// Checks asset fields (receipts) and reduces them to their stored form; assets pass unchecked when `nil`.
     var assets: AssetAdmission? = nil
     /// The changes of every operation applied so far, cascades included, in order (for push and asset references).
@@ -109,17 +112,19 @@ struct RecordModifier {
         switch mode {
         case .create:
             if let existing {
-                throw ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'").with(serverRecord: existing, zone: zone)
+                throw showing(existing, in: ServiceError(.exists, "record '\(name)' already exists in zone '\(zone.zoneName)'"))
             }
         case .update(let tag, _):
             guard let existing else {
                 throw ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zone.zoneName)'")
             }
             guard existing.changeTag == tag.rawValue else {
-                throw ServiceError(
-                    .conflict,
-                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; merge with serverRecord and retry"
-                ).with(serverRecord: existing, zone: zone)
+                throw showing(
+                    existing,
+                    in: ServiceError(
+                        .conflict,
+                        "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; merge with serverRecord and retry"
+                    ))
             }
         case .force:
             return
@@ -134,10 +139,12 @@ struct RecordModifier {
         }
         try checkCreator(of: existing)
         if let tag, existing.changeTag != tag.rawValue {
-            throw ServiceError(
-                .conflict,
-                "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; fetch it and retry"
-            ).with(serverRecord: existing, zone: zone)
+            throw showing(
+                existing,
+                in: ServiceError(
+                    .conflict,
+                    "record '\(name)' was changed by someone else: its change tag is '\(existing.changeTag)', the request had '\(tag.rawValue)'; fetch it and retry"
+                ))
         }
         // Collect the cascade: every live record that reaches `name` through DELETE_SELF references.
         var doomed: [String] = [name]
@@ -321,6 +328,20 @@ extension RecordModifier {
             throw ServiceError(.accessDenied, "record '\(existing.recordName)' was created by another user; only its creator may change or delete it")
         }
         throw ServiceError(.accessDenied, "records of type '\(existing.recordType)' cannot be changed or deleted by users in the public database")
+    }
+
+    /// `error` with the server's record attached for the client to merge with, unless the caller's
+    /// read policy hides that record: then the error alone (the name is taken; nothing of the record shows).
+    fileprivate func showing(_ existing: StoredRecord, in error: ServiceError) -> ServiceError {
+        guard readPolicy?.allows(existing) ?? true else {
+            // Nor its change tag, which the usual reason names.
+            let reason =
+                error.code == .exists
+                ? "record '\(existing.recordName)' already exists in zone '\(zone.zoneName)'"
+                : "record '\(existing.recordName)' was changed by someone else since the change tag the request had"
+            return ServiceError(error.code, reason)
+        }
+        return error.with(serverRecord: existing, zone: zone)
     }
 
     /// Refuses a new public record of a type whose security roles do not let users create records.

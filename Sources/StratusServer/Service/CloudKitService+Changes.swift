@@ -81,9 +81,9 @@ extension CloudKitService {
         guard name != ZoneID.defaultZoneName else {
             throw ServiceError.badRequest("cannot get changes in default zone")
         }
-        let position: ZoneSyncPosition?
+        let position: ZoneFeedPosition?
         if let token {
-            guard let opened = tokens.open(token.rawValue, kind: .zoneSync, as: ZoneSyncPosition.self) else {
+            guard let opened = tokens.open(token.rawValue, kind: .zoneSync, as: ZoneFeedPosition.self) else {
                 throw ServiceError.badRequest("the sync token is not valid for this server; fetch again without a token to resync")
             }
             guard opened.r == view?.scope else {
@@ -100,10 +100,8 @@ extension CloudKitService {
             guard let zone = try tx.zone(named: name, in: database) else {
                 throw ServiceError(.zoneNotFound, "zone '\(name)' does not exist")
             }
-            if let position, position.z != zone.rowID {
-                throw ServiceError.badRequest(
-                    "the sync token belongs to another zone, or to an earlier zone named '\(name)' that was deleted; fetch again without a token to resync"
-                )
+            if let refusal = position?.refusal(by: zone) {
+                throw ServiceError.badRequest(refusal)
             }
             let after = position?.s ?? 0
             var changes = try tx.recordChanges(inZone: zone.rowID, after: after, limit: limit + 1, recordTypes: recordTypes)
@@ -117,7 +115,7 @@ extension CloudKitService {
             return ZoneChangesPage(
                 zoneID: zone.zoneID,
                 records: changes.map { .record(RecordPresenter.wire($0, zone: zone, desiredKeys: desiredKeys)) },
-                syncToken: self.zoneToken(zone.rowID, next, scope: view?.scope), moreComing: moreComing
+                syncToken: self.zoneToken(zone, next, scope: view?.scope), moreComing: moreComing
             )
         }
     }

@@ -21,11 +21,12 @@ extension CloudKitService {
         let database = context.database
         let uuid = context.requestID
         let creator = database.scope == .public && !context.principal.isPrivileged ? context.caller : nil
+        let policy = ReadPolicy(schema: schema, context: context)
         let outcome: ModifyOutcome
         do {
             outcome = try await applyModify(
-                request, zoneName: zoneName, database: database, author: author, creator: creator, uuid: uuid,
-                effects: changeEffects(context), sharing: shareAdmission(for: request.operations, context: context)
+                request, zoneName: zoneName, database: database, author: author, creator: creator, policy: policy.isOpen ? nil : policy,
+                uuid: uuid, effects: changeEffects(context), sharing: shareAdmission(for: request.operations, context: context)
             )
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
@@ -39,7 +40,7 @@ extension CloudKitService {
 
     private func applyModify(
         _ request: RecordsModify.Request, zoneName: String, database: DatabaseKey, author: StoredRecord.Stamp, creator: String?,
-        uuid: String, effects: RecordChangeEffects, sharing: ShareAdmission?
+        policy: ReadPolicy?, uuid: String, effects: RecordChangeEffects, sharing: ShareAdmission?
     ) async throws -> ModifyOutcome {
         let limits = configuration.limits
         let makeRecordName = configuration.makeRecordName
@@ -57,6 +58,7 @@ extension CloudKitService {
                 assets: effects.assets
             )
             modifier.requiredCreator = creator
+            modifier.readPolicy = policy
             // One lock and one read for every named record of the batch, before the per-record loop.
             try tx.prefetchRecords(named: request.operations.compactMap(\.record.recordName), inZone: zone.rowID)
             // The key-value store's zone has limits (KeyValueLimits); other zones load nothing.
@@ -73,7 +75,7 @@ extension CloudKitService {
                     let share = try sharing?.prepare(operation, zone: zone, tx)
                     switch try modifier.apply(operation) {
                     case .saved(let record):
-                        var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: keys)
+                        var wire = RecordPresenter.wire(record, zone: zone, desiredKeys: Self.shownKeys(keys, of: record, for: operation, policy))
                         try sharing?.saved(record, operation: operation, share: share, zone: zone, wire: &wire, tx)
                         results.append(.record(wire))
                     case .deleted(let name): results.append(.record(RecordPresenter.deletion(name)))
@@ -101,6 +103,14 @@ extension CloudKitService {
             // picks up a schema imported or deployed by `stratus schema` while the server runs.
             return ModifyOutcome(results: results, schema: (modifier.schema.schema, schemas.ticket()), notifies: notifies)
         }
+    }
+
+    /// The fields a saved record shows its writer: `desiredKeys`, but only what the writer sent when
+    /// the read policy hides the record from them (a merge must not echo fields they may not read).
+    static func shownKeys(_ keys: [String]?, of record: StoredRecord, for operation: RecordOperation, _ policy: ReadPolicy?) -> [String]? {
+        guard let policy, !policy.allows(record) else { return keys }
+        let sent = Set((operation.record.fields ?? [:]).keys)
+        return (keys.map { $0.filter(sent.contains) } ?? Array(sent)).sorted()
     }
 
     /// `records/lookup`: one result per requested name, `NOT_FOUND` for missing ones.

@@ -79,11 +79,12 @@ extension CloudKitService {
 
     /// The zone dictionary: ID, current sync token, and whether atomic batches are honoured.
     func wireZone(_ zone: ZoneRow) -> Zone {
-        Zone(zoneID: zone.zoneID, syncToken: zoneToken(zone.rowID, zone.changeSequence), atomic: !zone.isDefaultZone)
+        Zone(zoneID: zone.zoneID, syncToken: zoneToken(zone, zone.changeSequence), atomic: !zone.isDefaultZone)
     }
 
-    func zoneToken(_ rowID: Int64, _ sequence: Int64, scope: String? = nil) -> SyncToken {
-        SyncToken(tokens.seal(ZoneSyncPosition(z: rowID, s: sequence, r: scope), kind: .zoneSync))
+    /// The sync token of `zone` at `sequence` (``ZoneFeedPosition``: the zone's incarnation and the sequence).
+    func zoneToken(_ zone: ZoneRow, _ sequence: Int64, scope: String? = nil) -> SyncToken {
+        SyncToken(tokens.seal(ZoneFeedPosition(zone: zone, sequence: sequence, scope: scope), kind: .zoneSync))
     }
 
     static func validate(zoneName name: String) throws(ServiceError) {

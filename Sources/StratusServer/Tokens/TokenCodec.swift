@@ -65,16 +65,6 @@ struct TokenCodec: Sendable {
     }()
 }
 
-/// The position a zone sync token names.
-struct ZoneSyncPosition: Codable, Hashable {
-    /// The zone's row (a recreated zone has a new one).
-    var z: Int64
-    /// The last change sequence the client has.
-    var s: Int64
-    /// The filtered view of the zone that issued the token (a participant's record shares), if any.
-    var r: String? = nil
-}
-
 /// The position a database sync token names.
 struct DatabaseSyncPosition: Codable, Hashable {
     /// A digest of the database key, so a token works only for its database.

@@ -63,8 +63,10 @@ extension ObjectContext {
                 deletedSet.insert(object)
             }
         }
-        let touched = Set(changes.updated.map(\.objectID)).union(changes.deleted.map(\.objectID))
-        notifyAutomergingChildren(touched, except: child)
+        let merged = MergedChanges(
+            inserted: Set(changes.inserted.map(\.objectID)), updated: Set(changes.updated.map(\.objectID)),
+            deleted: Set(changes.deleted.map(\.objectID)))
+        notifyAutomergingChildren(merged, except: child)
         return SaveOutcome(resolvedConflicts: sortedConflicts)
     }
 
@@ -149,26 +151,50 @@ extension ObjectContext {
 
     // MARK: Automatic merges
 
-    /// Asks the children that merge automatically (but `except`) to refresh `ids`, on their own queues, later.
-    func notifyAutomergingChildren(_ ids: Set<ObjectID>, except: ObjectContext?) {
-        guard !ids.isEmpty else { return }
+    /// Asks the children that merge automatically (but `except`) to take in `changes`, on their own queues, later.
+    func notifyAutomergingChildren(_ changes: MergedChanges, except: ObjectContext?) {
+        guard !changes.isEmpty else { return }
         for child in automergingChildren() where child !== except {
-            child.enqueue { child in child.mergeChangesFromParent(ids) }
+            child.enqueue { child in child.mergeChangesFromParent(changes) }
         }
     }
 
-    /// Refreshes the registered objects among `ids`, keeping their unsaved changes, and passes the news on.
-    func mergeChangesFromParent(_ ids: Set<ObjectID>) {
-        var merged: Set<ObjectID> = []
-        for id in ids {
+    /// Takes in a parent's saved changes as Core Data's automatic merge does: refreshes the registered
+    /// objects that were updated or deleted (keeping their unsaved changes), and announces the
+    /// insertions, the updates and the deletions of registered objects in the next objects-did-change;
+    /// then passes the news on to its own automerging children.
+    func mergeChangesFromParent(_ changes: MergedChanges) {
+        var merged = MergedChanges(inserted: changes.inserted.filter { registered[$0] == nil })
+        for id in changes.updated {
             guard let object = registered[id], !object.isInsertedFlag else { continue }
             refault(object, keepingChanges: true)
-            pendingUpdated.insert(id)
-            merged.insert(id)
+            merged.updated.insert(id)
         }
-        logger.debug("merged changes from parent", metadata: ["context": name, "objects": "\(merged.count)"])
+        for id in changes.deleted {
+            guard let object = registered[id], !object.isInsertedFlag else { continue }
+            refault(object, keepingChanges: true)
+            merged.deleted.insert(id)
+        }
+        pendingInserted.formUnion(merged.inserted)
+        pendingUpdated.formUnion(merged.updated)
+        pendingDeleted.formUnion(merged.deleted)
+        logger.debug(
+            "merged changes from parent",
+            metadata: [
+                "context": name, "inserted": "\(merged.inserted.count)", "updated": "\(merged.updated.count)",
+                "deleted": "\(merged.deleted.count)",
+            ])
         notifyAutomergingChildren(merged, except: nil)
     }
+}
+
+/// What a context's save changed, as its automerging children take it in.
+struct MergedChanges: Sendable {
+    var inserted: Set<ObjectID> = []
+    var updated: Set<ObjectID> = []
+    var deleted: Set<ObjectID> = []
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
 extension StoreError {

@@ -60,7 +60,9 @@ extension ObjectContext {
                 "conflicts": "\(outcome.resolvedConflicts.count)",
             ])
         post(notification)
-        notifyAutomergingChildren(notification.updatedObjectIDs.union(notification.deletedObjectIDs), except: nil)
+        notifyAutomergingChildren(
+            MergedChanges(inserted: notification.insertedObjectIDs, updated: notification.updatedObjectIDs, deleted: notification.deletedObjectIDs),
+            except: nil)
     }
 
     /// Saves the context, then each ancestor up to the root, which writes to the store.

@@ -26,6 +26,36 @@ struct BaseRecord: Sendable {
     var modificationDate: Date?
 }
 
+/// What one delivery writes to the bookkeeping, in one transaction (``SyncBookkeeping/commit(_:inFlight:)``).
+struct BookkeepingCommit: Sendable {
+    /// What becomes of the change token.
+    enum TokenChange: Sendable {
+        case keep
+        case set(SyncToken)
+        case clear
+    }
+
+    /// Last-synced versions to write.
+    var bases: [(String, BaseRecord)] = []
+    /// Last-synced versions to remove.
+    var removedBases: [String] = []
+    /// References whose target is missing: (target, source).
+    var dangling: [(String, String)] = []
+    /// Targets that arrived, whose dangling rows go.
+    var arrived: [String] = []
+    /// Saves to queue again (recovery: records the server lost).
+    var requeue: [OutboxEntry] = []
+    /// Outbox entries to drop (an edit of a record whose deletion won).
+    var droppedOutbox: [Int64] = []
+    /// Write-back markers whose record the local store now holds.
+    var writeBacksDone: [String] = []
+    var token: TokenChange = .keep
+    /// The sync date to record, if any.
+    var date: Date?
+    /// Whether this commit finishes a recovery.
+    var endsRecovery = false
+}
+
 /// The sync bookkeeping in one SQLite file: zone state and change token, last-synced record
 /// versions and the durable outbox.
 ///
@@ -66,12 +96,24 @@ final class SyncBookkeeping: Sendable {
                     PRIMARY KEY (record_name, field)) WITHOUT ROWID
                 """)
         }
+        migrator.registerMigration("v4 write-backs") { db in
+            try db.execute("CREATE TABLE sync_writeback (record_name TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+        }
         try database.writeWithoutTransactionSync { try migrator.migrate($0) }
     }
 
     func close() throws { try database.close() }
 
     // MARK: Meta
+
+    /// Keys of `sync_meta`.
+    enum Meta {
+        /// Set when the server contradicted what this device synced (its zone is gone, its token
+        /// refused), until a full fetch has re-queued whatever the server lost.
+        static let recovery = "recoverZone"
+        /// Server time minus device time, as last observed (seconds, as text).
+        static let clockSkew = "clockSkew"
+    }
 
     func meta(_ key: String) throws -> Data? {
         try database.readSync { try $0.fetchOne(Data.self, "SELECT value FROM sync_meta WHERE key = ?", [key]) }
@@ -89,6 +131,29 @@ final class SyncBookkeeping: Sendable {
 
     var changeToken: SyncToken? {
         get throws { try meta("changeToken").map { SyncToken(rawValue: String(decoding: $0, as: UTF8.self)) } }
+    }
+
+    /// Server time minus device time, as last observed; 0 before the first upload.
+    var clockSkew: TimeInterval {
+        get throws { try meta(Meta.clockSkew).flatMap { Double(String(decoding: $0, as: UTF8.self)) } ?? 0 }
+    }
+
+    func setClockSkew(_ skew: TimeInterval) throws {
+        try setMeta(Meta.clockSkew, Data("\(skew)".utf8))
+    }
+
+    /// Whether a recovery is due (``Meta/recovery``).
+    var recoveryPending: Bool {
+        get throws { try meta(Meta.recovery) != nil }
+    }
+
+    /// Records that the server lost what this device synced: the zone must be made again (the
+    /// created flag goes), and the next sync re-queues what the server no longer has.
+    func beginRecovery() throws {
+        try database.writeSync { db in
+            try db.execute("DELETE FROM sync_meta WHERE key = 'zoneCreated'")
+            try db.execute("INSERT OR REPLACE INTO sync_meta (key, value) VALUES (?, ?)", [Meta.recovery, Data("1".utf8)])
+        }
     }
 
     var lastSyncDate: Date? {
@@ -136,30 +201,48 @@ final class SyncBookkeeping: Sendable {
         }
     }
 
-    /// Commits a fetched batch: new bases, removed bases, the token and the sync date, in one transaction.
-    func commit(
-        bases: [(String, BaseRecord)], removing removed: [String], dangling: [(String, String)], arrived: [String], token: SyncToken?,
-        date: Date
-    ) throws {
-        let encoded = try Self.encode(bases)
+    /// Commits what a delivery did (a fetched batch, a recovery, a write-back), in one transaction.
+    ///
+    /// - Parameters:
+    ///   - change: The bases, outbox entries, markers and token to write.
+    ///   - inFlight: The outbox entry being uploaded now (a re-queued save never folds into it).
+    func commit(_ change: BookkeepingCommit, inFlight: Int64?) throws {
+        let encoded = try Self.encode(change.bases)
+        let requeued = try Self.encodeEntries(change.requeue)
         try database.writeSync { db in
             try Self.insert(encoded, db)
-            for name in removed {
+            for name in change.removedBases {
                 try db.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name])
             }
-            for target in arrived {
+            for target in change.arrived {
                 try db.execute("DELETE FROM sync_dangling WHERE target = ?", [target])
             }
-            for (target, source) in dangling {
+            for (target, source) in change.dangling {
                 try db.execute("INSERT OR IGNORE INTO sync_dangling (target, source) VALUES (?, ?)", [target, source])
             }
-            if let token {
+            for seq in change.droppedOutbox {
+                try db.execute("DELETE FROM sync_outbox WHERE seq = ?", [seq])
+            }
+            for (entry, fields, cleared) in requeued {
+                _ = try Self.enqueue(entry, fields: fields, cleared: cleared, after: inFlight ?? 0, db)
+            }
+            for name in change.writeBacksDone {
+                try db.execute("DELETE FROM sync_writeback WHERE record_name = ?", [name])
+            }
+            switch change.token {
+            case .keep: break
+            case .set(let token):
                 try db.execute("INSERT OR REPLACE INTO sync_meta (key, value) VALUES ('changeToken', ?)", [Data(token.rawValue.utf8)])
-            } else {
+            case .clear:
                 try db.execute("DELETE FROM sync_meta WHERE key = 'changeToken'")
             }
-            try db.execute(
-                "INSERT OR REPLACE INTO sync_meta (key, value) VALUES ('lastSyncDate', ?)", [Data("\(date.timeIntervalSince1970)".utf8)])
+            if let date = change.date {
+                try db.execute(
+                    "INSERT OR REPLACE INTO sync_meta (key, value) VALUES ('lastSyncDate', ?)", [Data("\(date.timeIntervalSince1970)".utf8)])
+            }
+            if change.endsRecovery {
+                try db.execute("DELETE FROM sync_meta WHERE key = ?", [Meta.recovery])
+            }
         }
     }
 
@@ -172,18 +255,32 @@ final class SyncBookkeeping: Sendable {
     }
 
     /// Records what a batch upload did, in one transaction: the saved records as their new
-    /// last-synced versions, the deleted ones without one, and the outbox entries the server
-    /// acknowledged removed.
-    func commitUploads(bases: [(String, BaseRecord)], removingBases removed: [String] = [], removingOutbox sequences: [Int64]) throws {
+    /// last-synced versions, the deleted ones without one, the outbox entries the server
+    /// acknowledged removed, and the records whose resolved version the local store must receive
+    /// (``writeBackNames()``), so a crash before the store has them resumes the write at the next drain.
+    func commitUploads(
+        bases: [(String, BaseRecord)], removingBases removed: [String] = [], removingOutbox sequences: [Int64], writeBacks: [String] = []
+    ) throws {
         let encoded = try Self.encode(bases)
         try database.writeSync { db in
             try Self.insert(encoded, db)
             for name in removed {
                 try db.execute("DELETE FROM sync_base_records WHERE record_name = ?", [name])
+                try db.execute("DELETE FROM sync_writeback WHERE record_name = ?", [name])
             }
             for seq in sequences {
                 try db.execute("DELETE FROM sync_outbox WHERE seq = ?", [seq])
             }
+            for name in writeBacks {
+                try db.execute("INSERT OR IGNORE INTO sync_writeback (record_name) VALUES (?)", [name])
+            }
+        }
+    }
+
+    /// The records whose resolved version (their last-synced version) the local store has not received yet.
+    func writeBackNames() throws -> [String] {
+        try database.readSync { db in
+            try db.fetchAll("SELECT record_name FROM sync_writeback ORDER BY record_name") { row in try row[0] as String }
         }
     }
 
@@ -206,98 +303,5 @@ final class SyncBookkeeping: Sendable {
             }
             return found
         }
-    }
-
-    // MARK: Outbox
-
-    /// Appends changes in order, in one transaction, each folded into a waiting save of the same
-    /// record when there is one (so one object saved fifteen times is one upload). Returns each
-    /// entry's sequence number.
-    func enqueue(_ entries: [OutboxEntry], coalescingAfter inFlight: Int64?) throws -> [Int64] {
-        let encoded = try entries.map { entry in
-            (entry, try WireCoding.encode(StratusWire.Record(fields: entry.fields)), entry.cleared.sorted().joined(separator: "\n"))
-        }
-        let floor = inFlight ?? 0
-        return try database.writeSync { db in
-            try encoded.map { entry, fields, cleared in
-                try Self.enqueue(entry, fields: fields, cleared: cleared, after: floor, db)
-            }
-        }
-    }
-
-    /// Appends one change (see ``enqueue(_:coalescingAfter:)``); returns its sequence number.
-    func enqueue(_ entry: OutboxEntry, coalescingAfter inFlight: Int64?) throws -> Int64 {
-        try enqueue([entry], coalescingAfter: inFlight)[0]
-    }
-
-    private static func enqueue(_ entry: OutboxEntry, fields: Data, cleared: String, after floor: Int64, _ db: SQLiteConnection) throws -> Int64 {
-        let last = try db.fetchOne(
-            "SELECT seq, kind, fields, cleared FROM sync_outbox WHERE record_name = ? ORDER BY seq DESC LIMIT 1", [entry.recordName]
-        ) { row in (try row[0] as Int64, try row[1] as String, try row[2] as Data, try row[3] as String) }
-        if let last, last.0 > floor, last.1 == OutboxEntry.Kind.save.rawValue, entry.kind == .save {
-            var previous = try WireCoding.decode(StratusWire.Record.self, from: last.2).fields ?? [:]
-            var previousCleared = Set(last.3.split(separator: "\n").map(String.init))
-            for (key, value) in entry.fields {
-                previous[key] = value
-                previousCleared.remove(key)
-            }
-            for key in entry.cleared {
-                previous[key] = nil
-                previousCleared.insert(key)
-            }
-            let merged = try WireCoding.encode(StratusWire.Record(fields: previous))
-            try db.execute(
-                "UPDATE sync_outbox SET fields = ?, cleared = ?, edited_at = ? WHERE seq = ?",
-                [merged, previousCleared.sorted().joined(separator: "\n"), entry.editedAt.timeIntervalSince1970, last.0])
-            return last.0
-        }
-        try db.execute(
-            "INSERT INTO sync_outbox (kind, record_type, record_name, fields, cleared, edited_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [entry.kind.rawValue, entry.recordType, entry.recordName, fields, cleared, entry.editedAt.timeIntervalSince1970])
-        return db.lastInsertRowID
-    }
-
-    /// The oldest entries of the outbox, in order.
-    func outboxEntries(limit: Int) throws -> [OutboxEntry] {
-        let rows = try database.readSync { db in
-            try db.fetchAll(
-                "SELECT seq, kind, record_type, record_name, fields, cleared, edited_at FROM sync_outbox ORDER BY seq LIMIT ?", [limit]
-            ) { row in
-                (
-                    try row[0] as Int64, try row[1] as String, try row[2] as String, try row[3] as String, try row[4] as Data,
-                    try row[5] as String, try row[6] as Double
-                )
-            }
-        }
-        return try rows.map(Self.entry)
-    }
-
-    private static func entry(
-        _ row: (Int64, String, String, String, Data, String, Double)
-    ) throws -> OutboxEntry {
-        guard let kind = OutboxEntry.Kind(rawValue: row.1) else {
-            throw SyncError(.corruptBookkeeping, "outbox entry \(row.0) has an unknown kind '\(row.1)'")
-        }
-        let fields: [String: FieldValue]
-        do {
-            fields = try WireCoding.decode(StratusWire.Record.self, from: row.4).fields ?? [:]
-        } catch {
-            throw SyncError(.corruptBookkeeping, "outbox entry \(row.0) for record '\(row.3)' cannot be read", underlying: error)
-        }
-        return OutboxEntry(
-            seq: row.0, kind: kind, recordType: row.2, recordName: row.3, fields: fields,
-            cleared: Set(row.5.split(separator: "\n").map(String.init)), editedAt: Date(timeIntervalSince1970: row.6))
-    }
-
-    func removeOutboxEntry(_ seq: Int64) throws {
-        try database.writeSync { try $0.execute("DELETE FROM sync_outbox WHERE seq = ?", [seq]) }
-    }
-
-    func outboxCount() throws -> Int {
-        try database.readSync { try $0.fetchOne(Int.self, "SELECT count(*) FROM sync_outbox") } ?? 0
-    }
-
-    func hasPendingChanges(for recordName: String) throws -> Bool {
-        try database.readSync { try $0.fetchOne(Int.self, "SELECT count(*) FROM sync_outbox WHERE record_name = ?", [recordName]) ?? 0 > 0 }
     }
 }

@@ -68,21 +68,16 @@ extension ObjectContext {
 
 /// One simulated device: its own StratusStore file, sync bookkeeping and network switch.
 struct StoreDevice {
+    let name: String
     let store: PersistentContainer
     let sync: StoreSync
     let network: SwitchableTransport
+    /// How the device was made (``StoreSyncWorld/relaunch(_:)`` makes it again on the same files).
+    let options: StoreDeviceOptions
 
     /// Runs `body` in a new background context as the app and saves it to disk.
     func edit<Result: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> Result) async throws -> Result {
-        let context = store.newBackgroundContext()
-        context.transactionAuthor = "app"
-        let result = try await context.perform { context in
-            let result = try body(context)
-            try context.save()
-            return result
-        }
-        try await context.saveChain()
-        return result
+        try await store.appEdit(body)
     }
 
     /// Reads the store in a fresh background context.
@@ -96,6 +91,39 @@ struct StoreDevice {
             try context.fetch(FetchRequest(entityName: "Note")).compactMap { $0.value(forKey: "title") as? String }.sorted()
         }
     }
+}
+
+extension PersistentContainer {
+    /// Runs `body` in a new background context as the app (author `app`) and saves it to disk.
+    ///
+    /// - Parameters:
+    ///   - parent: The context's parent: the view context (saved on through it) or the root.
+    ///   - mergePolicy: How a save meets a change saved meanwhile.
+    func appEdit<Result: Sendable>(
+        parent: PersistentContainer.BackgroundParent = .viewContext, mergePolicy: MergePolicy = .error,
+        _ body: @escaping @Sendable (ObjectContext) throws -> Result
+    ) async throws -> Result {
+        let context = newBackgroundContext(parent: parent)
+        context.mergePolicy = mergePolicy
+        context.transactionAuthor = "app"
+        let result = try await context.perform { context in
+            let result = try body(context)
+            try context.save()
+            return result
+        }
+        try await context.saveChain()
+        return result
+    }
+}
+
+/// How ``StoreSyncWorld/device(_:options:)`` makes a device.
+struct StoreDeviceOptions: Sendable {
+    /// Whether deleting a folder deletes its notes.
+    var folderCascades = false
+    /// The conflict policy.
+    var policy: ConflictPolicy = .threeWayMerge
+    /// Whether the network is off when the device starts.
+    var offline = false
 }
 
 /// A real server on loopback and StratusStore devices syncing through it.
@@ -117,23 +145,47 @@ final class StoreSyncWorld: Sendable {
     }
 
     func device(_ name: String, folderCascades: Bool = false) async throws -> StoreDevice {
-        let model = try NotesModel.make(folderCascades: folderCascades)
-        let store = PersistentContainer(name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"))
+        var options = StoreDeviceOptions()
+        options.folderCascades = folderCascades
+        return try await device(name, options: options)
+    }
+
+    /// The device's clock: the server's manual clock (history timestamps and edit times on one timeline).
+    var clock: @Sendable () -> Date {
+        let server = server
+        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
+    }
+
+    /// A device with its own store file, bookkeeping and network switch, as `options` say.
+    func device(_ name: String, options: StoreDeviceOptions) async throws -> StoreDevice {
+        let model = try NotesModel.make(folderCascades: options.folderCascades)
+        let store = PersistentContainer(
+            name: name, model: model, url: directory.url.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()
         var client = ClientConfiguration()
         client.requestTimeout = TestTimeScale.scaled(.seconds(20))
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
         let network = SwitchableTransport(StoreSyncWorld.sharedTransport)
+        network.isOffline = options.offline
         let container = Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),
             authentication: .none, configuration: client, transport: network)
-        let server = server
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.path("\(name).sync.sqlite"),
-            now: { Date(timeIntervalSince1970: Double(server.now) / 1000) })
+            conflictPolicy: options.policy, now: clock)
         configuration.reconnectInterval = nil
         let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
-        return StoreDevice(store: store, sync: sync, network: network)
+        return StoreDevice(name: name, store: store, sync: sync, network: network, options: options)
+    }
+
+    /// Ends a device as a quitting app does (sync stopped, store closed) and launches it again on
+    /// the same store and bookkeeping files, online or not.
+    func relaunch(_ device: StoreDevice, offline: Bool = false) async throws -> StoreDevice {
+        try await device.sync.stop()
+        try device.store.close()
+        var options = device.options
+        options.offline = offline
+        return try await self.device(device.name, options: options)
     }
 }
