@@ -5,23 +5,19 @@ import StratusLogging
 import StratusMetrics
 import StratusServer
 
-/// Builds the router of `stratus serve`: middleware, health and metrics (loopback or bearer token only).
+/// Builds the router of `stratus serve`: middleware, then the health, metrics (loopback or bearer
+/// token only) and API description routes (``OperationalRoutes``) and the CloudKit service's.
 ///
-/// The CloudKit database endpoints come from ``CloudKitService``.
+/// Add routes only through those two, so the OpenAPI description's test sees every route.
 enum ServerRoutes {
     static func makeRouter(logger: Logger, metrics: MetricsRegistry, metricsAccess: MetricsAccess = MetricsAccess(), service: CloudKitService) -> Router {
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
         router.use(AccessLogMiddleware(logger: logger))
         router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
-        router.immediate(.get, "/health") { _ in
-            .json(bytes: healthBody)
-        }
-        MetricsEndpoint.register(on: &router, registry: metrics, access: metricsAccess)
+        OperationalRoutes.register(on: &router, metrics: metrics, metricsAccess: metricsAccess)
         service.register(on: &router)
         return router
     }
-
-    private static let healthBody = Data(#"{"status":"ok"}"#.utf8)
 }
 

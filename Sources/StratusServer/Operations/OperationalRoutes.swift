@@ -1,0 +1,30 @@
+import Foundation
+public import StratusHTTP
+public import StratusMetrics
+
+/// The routes of `stratus serve` besides the CloudKit service's: `GET /health`, `GET /metrics`
+/// and `GET /openapi.json`.
+///
+/// `stratus serve` registers exactly these and ``CloudKitService/register(on:)``, so the
+/// description (``OpenAPIDocument``) is checked against a router built the same way.
+///
+/// ```swift
+/// var router = Router(logger: logger)
+/// OperationalRoutes.register(on: &router, metrics: registry, metricsAccess: MetricsAccess())
+/// service.register(on: &router)
+/// ```
+public enum OperationalRoutes {
+    /// Adds the health, metrics and API description routes.
+    ///
+    /// - Parameters:
+    ///   - router: The router.
+    ///   - metrics: The metrics `GET /metrics` exposes.
+    ///   - metricsAccess: Who may read them.
+    public static func register(on router: inout Router, metrics: MetricsRegistry, metricsAccess: MetricsAccess) {
+        router.immediate(.get, "/health") { _ in .json(bytes: healthBody) }
+        MetricsEndpoint.register(on: &router, registry: metrics, access: metricsAccess)
+        router.immediate(.get, "/openapi.json") { _ in .json(bytes: OpenAPIDocument.json) }
+    }
+
+    private static let healthBody = Data(#"{"status":"ok"}"#.utf8)
+}
