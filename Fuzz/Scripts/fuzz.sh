@@ -49,7 +49,7 @@ run_target() {
   local status=0
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "${command[@]}" >"$out/logs/$target.log" 2>&1 || status=$?
   local done_line
-  done_line=$(grep -E "^#[0-9]+ +DONE" "$out/logs/$target.log" | tail -1 || true)
+  done_line=$(grep -E "^#[0-9]+[[:space:]]+DONE" "$out/logs/$target.log" | tail -1 || true)
   if [ "$status" -ne 0 ]; then
     echo "$target: FAILED (exit $status); the last lines of $out/logs/$target.log:" >&2
     grep -v "^    #" "$out/logs/$target.log" | tail -40 >&2

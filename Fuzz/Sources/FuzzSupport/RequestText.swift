@@ -21,7 +21,7 @@ public enum RequestText {
         var query: [String: String] = [:]
         if let mark = target.firstIndex(of: "?") {
             for pair in target[target.index(after: mark)...].split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 let name = parts[0].removingPercentEncoding ?? parts[0]
                 if query[name] == nil { query[name] = parts.count > 1 ? (parts[1].removingPercentEncoding ?? parts[1]) : "" }
             }

@@ -7,6 +7,7 @@ private let tokens = TokenCodec(secret: secret)
 private let otherServer = TokenCodec(secret: Data(repeating: 8, count: 32))
 private let webAuth = WebAuthTokenCodec(secret: secret)
 private let signUp = SignUpTicketCodec(secret: secret)
+private let fuzzDatabase = DatabaseKey(container: "iCloud.com.example.Fuzz", environment: .development, scope: .private, owner: "_owner")
 
 /// The token codecs: sync tokens, continuation markers and asset tickets (`TokenCodec`, sealed
 /// with XChaCha20-Poly1305), web auth tokens (`WebAuthTokenCodec`) and sign-up tickets.
@@ -23,7 +24,7 @@ public func fuzzTokens(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = FuzzInput.data(bytes, count)
     let presented = String(decoding: input, as: UTF8.self)
     for kind in TokenCodec.Kind.allCases {
-        _ = tokens.open(presented, kind: kind, as: ZoneSyncPosition.self)
+        _ = tokens.open(presented, kind: kind, as: ZoneFeedPosition.self)
         _ = tokens.open(presented, kind: kind, as: DatabaseSyncPosition.self)
     }
     _ = webAuth.open(presented)
@@ -38,22 +39,26 @@ public func fuzzTokens(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 
 private func checkPositions(_ reader: inout FuzzBytes, _ input: Data) {
     let flip = (Int(reader.byte()), reader.byte() | 1)
-    let zone = ZoneSyncPosition(z: reader.int64(), s: reader.int64(), r: reader.byte() < 128 ? nil : String(decoding: reader.take(12), as: UTF8.self))
+    let row = ZoneRow(
+        rowID: reader.int64(), database: fuzzDatabase, zoneName: "Zone", changeSequence: 0, databaseSequence: 0, createdAt: reader.int64(),
+        isDeleted: false)
+    var zone = ZoneFeedPosition(zone: row, sequence: reader.int64(), scope: reader.byte() < 128 ? nil : String(decoding: reader.take(12), as: UTF8.self))
+    if reader.byte() < 64 { zone.i = nil }
     let database = DatabaseSyncPosition(d: String(decoding: reader.take(16), as: UTF8.self), s: reader.int64())
     let sealed = tokens.seal(zone, kind: .zoneSync)
     FuzzCheck.that(tokens.seal(zone, kind: .zoneSync) == sealed, "sealing a position is deterministic", input)
-    FuzzCheck.that(tokens.open(sealed, kind: .zoneSync, as: ZoneSyncPosition.self) == zone, "a zone token opens to its position", input)
+    FuzzCheck.that(tokens.open(sealed, kind: .zoneSync, as: ZoneFeedPosition.self) == zone, "a zone token opens to its position", input)
     for kind in TokenCodec.Kind.allCases where kind != .zoneSync {
-        FuzzCheck.that(tokens.open(sealed, kind: kind, as: ZoneSyncPosition.self) == nil, "a zone token opens as no other kind (\(kind))", input)
+        FuzzCheck.that(tokens.open(sealed, kind: kind, as: ZoneFeedPosition.self) == nil, "a zone token opens as no other kind (\(kind))", input)
     }
-    FuzzCheck.that(otherServer.open(sealed, kind: .zoneSync, as: ZoneSyncPosition.self) == nil, "a token opens only with its secret", input)
+    FuzzCheck.that(otherServer.open(sealed, kind: .zoneSync, as: ZoneFeedPosition.self) == nil, "a token opens only with its secret", input)
     let databaseToken = tokens.seal(database, kind: .databaseSync)
     FuzzCheck.that(tokens.open(databaseToken, kind: .databaseSync, as: DatabaseSyncPosition.self) == database, "a database token opens", input)
     guard var raw = Data(base64URLEncoded: sealed) else { FuzzCheck.fail("a sealed token is base64url", input) }
     let position = flip.0 % raw.count
     raw[position] ^= flip.1
     FuzzCheck.that(
-        tokens.open(raw.base64URLEncodedString(), kind: .zoneSync, as: ZoneSyncPosition.self) == nil,
+        tokens.open(raw.base64URLEncodedString(), kind: .zoneSync, as: ZoneFeedPosition.self) == nil,
         "a token with byte \(position) changed does not open", input)
 }
 
