@@ -62,18 +62,22 @@ public enum OpenAPIDocument {
             let databases = operation.requiredDatabase.map { [$0.rawValue] } ?? ["private", "shared", "public"]
             parameters.append(pathParameter("database", "The database.", values: databases))
         }
-        parameters += [queryParameter("ckAPIToken", "An API token of the container."), queryParameter("ckWebAuthToken", "A signed-in user's web auth token.")]
+        parameters += [
+            queryParameter("ckAPIToken", "An API token of the container."),
+            queryParameter("ckWebAuthToken", "A signed-in user's web auth token."),
+        ]
         var described: [String: JSONValue] = [
             "operationId": .string("\(method.rawValue.lowercased()) \(operation.rawValue)"),
             "summary": .string("CloudKit Web Services \(operation.rawValue)"),
             "tags": ["CloudKit Web Services"],
             "parameters": .array(parameters),
-            "responses": responses(success: "The operation's response body.", successType: "application/json", successSchema: .object(["type": "object"])),
+            "responses": responses(
+                success: "The operation's response body.", successType: "application/json", successSchema: .object(["type": "object"])),
         ]
         if method == .post {
             described["requestBody"] = .object([
                 "required": .bool(true),
-                "content": .object(["application/json": .object(["schema": .object(["type": "object"])])]),
+                "content": .object(["application/json": .object(["schema": requestSchema(for: operation)])]),
             ])
         }
         return .object(described)
@@ -81,28 +85,48 @@ public enum OpenAPIDocument {
 
     /// The routes besides the CloudKit operations: path → method → operation.
     static let otherRoutes: [String: [String: JSONValue]] = [
-        "/courier/{token}": ["get": plain("courier", "The web courier: a long-poll that answers with the next push notifications of a token.",
-            tags: "Push", parameters: [pathParameter("token", "A push token from tokens/create.")], success: "application/json")],
-        "/assets/upload/{ticket}": ["post": plain("assets upload", "Uploads the bytes of an asset to a ticket from assets/upload.",
-            tags: "Assets", parameters: [pathParameter("ticket", "An upload ticket.")], success: "application/json",
-            body: "application/octet-stream")],
-        "/assets/download/{ticket}/{file}": ["get": plain("assets download", "Downloads an asset's bytes with a signed ticket.",
-            tags: "Assets", parameters: [pathParameter("ticket", "A download ticket."), pathParameter("file", "The file name.")],
-            success: "application/octet-stream")],
+        "/courier/{token}": [
+            "get": plain(
+                "courier", "The web courier: a long-poll that answers with the next push notifications of a token.",
+                tags: "Push", parameters: [pathParameter("token", "A push token from tokens/create.")], success: "application/json")
+        ],
+        "/assets/upload/{ticket}": [
+            "post": plain(
+                "assets upload", "Uploads the bytes of an asset to a ticket from assets/upload.",
+                tags: "Assets", parameters: [pathParameter("ticket", "An upload ticket.")], success: "application/json",
+                body: "application/octet-stream")
+        ],
+        "/assets/download/{ticket}/{file}": [
+            "get": plain(
+                "assets download", "Downloads an asset's bytes with a signed ticket.",
+                tags: "Assets", parameters: [pathParameter("ticket", "A download ticket."), pathParameter("file", "The file name.")],
+                success: "application/octet-stream")
+        ],
         // The sign-in routes exist only when the server requires authentication (not in open mode).
         "/signin": [
             "get": plain("signin page", "The sign-in page.", tags: "Sign-in", success: "text/html"),
-            "post": plain("signin", "Signs in with e-mail and password.", tags: "Sign-in", success: "text/html", body: "application/x-www-form-urlencoded"),
+            "post": plain(
+                "signin", "Signs in with e-mail and password.", tags: "Sign-in", success: "text/html",
+                body: "application/x-www-form-urlencoded"),
         ],
-        "/signout": ["post": plain("signout", "Ends a web session.", tags: "Sign-in", success: "text/html", body: "application/x-www-form-urlencoded")],
-        "/signup": ["post": plain("signup", "Asks for an account; sends a verification link.", tags: "Sign-in", success: "text/html",
-            body: "application/x-www-form-urlencoded")],
+        "/signout": [
+            "post": plain(
+                "signout", "Ends a web session.", tags: "Sign-in", success: "text/html", body: "application/x-www-form-urlencoded")
+        ],
+        "/signup": [
+            "post": plain(
+                "signup", "Asks for an account; sends a verification link.", tags: "Sign-in", success: "text/html",
+                body: "application/x-www-form-urlencoded")
+        ],
         "/verify": [
             "get": plain("verify page", "The page a verification link opens.", tags: "Sign-in", success: "text/html"),
-            "post": plain("verify", "Completes a sign-up.", tags: "Sign-in", success: "text/html", body: "application/x-www-form-urlencoded"),
+            "post": plain(
+                "verify", "Completes a sign-up.", tags: "Sign-in", success: "text/html", body: "application/x-www-form-urlencoded"),
         ],
         "/health": ["get": plain("health", "Whether the server is up.", tags: "Operations", success: "application/json")],
-        "/metrics": ["get": plain("metrics", "Prometheus metrics (loopback or bearer token only).", tags: "Operations", success: "text/plain")],
+        "/metrics": [
+            "get": plain("metrics", "Prometheus metrics (loopback or bearer token only).", tags: "Operations", success: "text/plain")
+        ],
         "/openapi.json": ["get": plain("openapi", "This document.", tags: "Operations", success: "application/json")],
     ]
 
@@ -133,11 +157,16 @@ public enum OpenAPIDocument {
     private static func pathParameter(_ name: String, _ description: String, values: [String]? = nil) -> JSONValue {
         var schema: [String: JSONValue] = ["type": "string"]
         if let values { schema["enum"] = .array(values.map { .string($0) }) }
-        return .object(["name": .string(name), "in": "path", "required": .bool(true), "description": .string(description), "schema": .object(schema)])
+        return .object([
+            "name": .string(name), "in": "path", "required": .bool(true), "description": .string(description), "schema": .object(schema),
+        ])
     }
 
     private static func queryParameter(_ name: String, _ description: String) -> JSONValue {
-        .object(["name": .string(name), "in": "query", "required": .bool(false), "description": .string(description), "schema": .object(["type": "string"])])
+        .object([
+            "name": .string(name), "in": "query", "required": .bool(false), "description": .string(description),
+            "schema": .object(["type": "string"]),
+        ])
     }
 
     /// The CloudKit error body every refusal carries.
