@@ -58,7 +58,8 @@ run_target() {
   fi
   echo "$target: ${seconds}s, no finding; $done_line; $(grep "^cpu-seconds" "$out/logs/$target.log" | tail -1)"
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
-    "$bin/$target" -merge=1 -detect_leaks=0 "Fuzz/Corpus/$target" "$work" >>"$out/logs/$target.merge.log" 2>&1
+    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/$target" -merge=1 -detect_leaks=0 -artifact_prefix="$artifacts" \
+      "Fuzz/Corpus/$target" "$work" >>"$out/logs/$target.merge.log" 2>&1
   fi
 }
 
