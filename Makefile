@@ -1,13 +1,18 @@
 # Stratus: the two set-up commands (README) and a few helpers.
 #   make serve   install what is missing, build in release mode, run the server on 127.0.0.1:8420
-#   make test    install what is missing, build, run the whole test suite
+#   make test    install what is missing, build, run the whole test suite, Schemathesis against a live server,
+#                each fuzz target for 10 s, and the suite again under ThreadSanitizer
+#   make fuzz    every libFuzzer target for FUZZ_SECONDS (default 60) each (Fuzz/README.md)
 export PATH := $(PATH):/opt/swift/usr/bin
 
 SERVE_FLAGS ?=
 # Open mode (no accounts, one user) keeps `make serve` easy to try; `make serve SERVE_MODE=` requires credentials.
 SERVE_MODE ?= --open
 
-.PHONY: serve test deps build bench clean
+.PHONY: serve test test-tsan test-asan fuzz deps build bench clean
+
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 
 deps:
 	@Scripts/install-deps.sh
@@ -16,7 +21,7 @@ serve: deps
 	swift build -c release --product stratus
 	.build/release/stratus serve $(SERVE_MODE) $(SERVE_FLAGS)
 
-# Every doc-comment and guide example is copied into Examples/DocComments first, so the build compiles them (Documentation/0013).
+# Every doc-comment and guide example is copied into Examples/DocComments first, so the build compiles them (Documentation/0014).
 build: deps
 	swift Scripts/extract-doc-examples.swift .
 	swift build --build-tests
@@ -25,10 +30,27 @@ build: deps
 # STRATUS_REQUIRE_POSTGRES=1 makes a missing database fail the PostgreSQL tests instead of skipping them.
 # The fake APNs server's Python packages go into .build/fake-apns-venv (Scripts/fake-apns.sh, quick when
 # present); STRATUS_REQUIRE_FAKE_APNS=1 makes a missing one fail the APNs tests instead of skipping them.
+# Then Schemathesis from the server's OpenAPI description (Scripts/test-schemathesis.sh), each fuzz
+# target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
 test: build
 	Scripts/check-client-graph.sh
 	Scripts/fake-apns.sh install
 	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/test-postgres.sh run swift test --skip-build
+	Scripts/test-schemathesis.sh
+	FUZZ_SECONDS=10 FUZZ_JOBS=2 Fuzz/Scripts/fuzz.sh
+	Scripts/test-sanitized.sh thread
+
+# libFuzzer targets (Fuzz/), FUZZ_SECONDS each, FUZZ_JOBS at once; FUZZ_MERGE=1 keeps what they find in Fuzz/Corpus.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) Fuzz/Scripts/fuzz.sh
+
+# The whole suite under ThreadSanitizer / AddressSanitizer, each in a build directory of its own;
+# any report fails the run (Scripts/test-sanitized.sh, Documentation/0016-fuzzing-and-sanitizers.md).
+test-tsan: deps
+	Scripts/test-sanitized.sh thread
+
+test-asan: deps
+	Scripts/test-sanitized.sh address
 
 bench: deps
 	@Scripts/install-deps.sh --bench
@@ -43,4 +65,4 @@ bench: deps
 	swift run -c release --package-path Benchmarks DocsBench
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build Fuzz/.build

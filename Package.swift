@@ -46,6 +46,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Makes Mutex hand-overs visible to ThreadSanitizer; empty unless built with --sanitize=thread.
+        .target(name: "CSanitizerHooks"),
 
         // Layer 1: observability.
         .target(name: "StratusLogging"),
@@ -124,6 +126,7 @@ let package = Package(
                 "StratusServerCrypto",
                 "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
                 "StratusServerSQLite", "StratusServerPostgres", "StratusServerAPNs", "StratusWire", "StratusCrypto", "StratusClient",
+                "CSanitizerHooks",
             ]
         ),
         .executableTarget(
@@ -132,6 +135,7 @@ let package = Package(
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusServerAPNs", "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
+                "CSanitizerHooks",
             ]
         ),
 
@@ -229,7 +233,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CSanitizerHooks" {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }
 

@@ -107,7 +107,7 @@ struct DemoWorld {
         var http = HTTPServerConfiguration()
         http.host = "127.0.0.1"
         http.port = 0
-        let router = ServerRoutes.makeRouter(logger: .disabled, metrics: MetricsRegistry(), service: service)
+        let router = ServerRoutes.makeRouter(logger: .disabled, metrics: MetricsRegistry(), service: service, readiness: ReadinessCheck(store: records))
         let server = HTTPServer(configuration: http, responder: router, logger: .disabled, metrics: MetricsRegistry())
         try server.start()
         let baseURL = URL(string: "http://127.0.0.1:\(server.port)")!

@@ -5,29 +5,22 @@ import StratusLogging
 import StratusMetrics
 import StratusServer
 
-/// Builds the router of `stratus serve`: middleware, health (`/health` liveness, `/ready` readiness) and metrics (loopback or bearer token only).
+/// Builds the router of `stratus serve`: middleware, then the health, readiness, metrics (loopback or bearer
+/// token only) and API description routes (``OperationalRoutes``) and the CloudKit service's.
 ///
-/// The CloudKit database endpoints come from ``CloudKitService``.
+/// Add routes only through those two, so the OpenAPI description's test sees every route.
 enum ServerRoutes {
     static func makeRouter(
         logger: Logger, metrics: MetricsRegistry, metricsAccess: MetricsAccess = MetricsAccess(), service: CloudKitService,
-        readiness: ReadinessCheck? = nil
+        readiness: ReadinessCheck
     ) -> Router {
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
         router.use(AccessLogMiddleware(logger: logger))
         router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
-        router.immediate(.get, "/health") { _ in
-            .json(bytes: healthBody)
-        }
-        if let readiness {
-            router.route(.get, "/ready") { _ in await readiness.response() }
-        }
-        MetricsEndpoint.register(on: &router, registry: metrics, access: metricsAccess)
+        OperationalRoutes.register(on: &router, metrics: metrics, metricsAccess: metricsAccess, readiness: readiness)
         service.register(on: &router)
         return router
     }
-
-    private static let healthBody = Data(#"{"status":"ok"}"#.utf8)
 }
 

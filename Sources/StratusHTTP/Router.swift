@@ -26,6 +26,9 @@ public struct Router: HTTPResponder {
     public typealias HeadCheck = @Sendable (HTTPRequest) throws -> HeadDecision
 
     private var root = RouteNode()
+    /// Every route added, in the order added: its method and template (API descriptions check
+    /// themselves against this).
+    public private(set) var registeredRoutes: [RegisteredRoute] = []
     private var middleware: [any HTTPMiddleware] = []
     private let logger: Logger
     private let defaultMaximumBodySize: Int
@@ -103,6 +106,7 @@ public struct Router: HTTPResponder {
     }
 
     private mutating func add(_ method: HTTPMethod, _ template: String, _ route: Route) {
+        registeredRoutes.append(RegisteredRoute(method: method, template: template))
         root.insert(segments: RouteNode.segments(of: template)[...], method: method, route: route, template: template)
     }
 
@@ -210,6 +214,24 @@ public struct Router: HTTPResponder {
         )
         return HTTPError.internalError.response(requestID: request.requestID)
     }
+}
+
+/// A route as added to a ``Router``: the method and the URL template, such as
+/// `GET /assets/download/{ticket}/{file...}`.
+public struct RegisteredRoute: Hashable, Sendable, CustomStringConvertible {
+    /// The method it answers.
+    public var method: HTTPMethod
+    /// The URL template.
+    public var template: String
+
+    /// A route of `method` on `template`.
+    public init(method: HTTPMethod, template: String) {
+        self.method = method
+        self.template = template
+    }
+
+    /// `METHOD template`.
+    public var description: String { "\(method.rawValue) \(template)" }
 }
 
 /// A handler with its limits.

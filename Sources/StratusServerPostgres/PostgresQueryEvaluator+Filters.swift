@@ -4,22 +4,12 @@ import StratusWire
 
 /// Filters, with the semantics of the SQLite query index (see `SQLiteQueryFilter`).
 extension PostgresQueryEvaluator {
-    /// Whether the comparator keeps the records where the positive condition fails.
-    static func isNegative(_ comparator: StratusWire.Comparator) -> Bool {
-        switch comparator {
-        case .notEquals, .notIn, .notBeginsWith, .notListContains, .notListContainsAny, .notListMemberBeginsWith, .notListContainsAll:
-            true
-        default:
-            false
-        }
-    }
-
     func matches(_ filter: QueryFilter, _ record: StoredRecord) -> Bool {
         let comparator = filter.comparator
         switch filter.field {
         case .system(let system):
             let held = Self.systemValue(system, record).map { Self.condition(comparator, filter.value)($0) } ?? false
-            return Self.isNegative(comparator) ? !held : held
+            return comparator.isNegative ? !held : held
         case .field(let name, _):
             let value = record.fields[name]
             switch comparator {
@@ -50,7 +40,7 @@ extension PostgresQueryEvaluator {
             default:
                 let condition = Self.condition(comparator, filter.value)
                 let held = (value.map(Self.indexValues) ?? []).contains(where: condition)
-                return Self.isNegative(comparator) ? !held : held
+                return comparator.isNegative ? !held : held
             }
         }
     }

@@ -55,7 +55,7 @@ struct PostgresCandidateSQL {
     }
 
     private mutating func condition(_ filter: QueryFilter) -> String? {
-        guard !PostgresQueryEvaluator.isNegative(filter.comparator) else { return nil }
+        guard !filter.comparator.isNegative else { return nil }
         switch filter.field {
         case .system(let system):
             let column: String

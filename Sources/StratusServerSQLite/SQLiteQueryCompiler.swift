@@ -268,7 +268,7 @@ struct SQLiteQueryCompiler {
 
     /// Whether a positive filter on `field` rules out records that lack it.
     private func keepsOnlyPresentValues(_ field: QueryField) -> Bool {
-        plan.allFilters.contains { $0.field == field && !SQLiteQueryFilter.isNegative($0.comparator) }
+        plan.allFilters.contains { $0.field == field && !$0.comparator.isNegative }
     }
 
     // MARK: Keyset

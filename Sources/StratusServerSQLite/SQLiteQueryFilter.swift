@@ -49,12 +49,12 @@ struct SQLiteQueryFilter {
             let column = "r." + Self.column(system)
             let condition = Self.condition(comparator, filter.value)
             let positive = condition(column)
-            let check = Self.isNegative(comparator) ? positive.negated : positive
+            let check = comparator.isNegative ? positive.negated : positive
             self.check = { _ in check }
             needsRecord = true
             drivers = []
             bound = nil
-            if !Self.isNegative(comparator) {
+            if !comparator.isNegative {
                 drivers = [
                     Driver(
                         select: SQLFragment("SELECT zone_id, record_name FROM records INDEXED BY \(Self.index(system)) WHERE ") + .zones("zone_id", zones)
@@ -123,7 +123,7 @@ struct SQLiteQueryFilter {
             default:
                 let condition = Self.condition(comparator, filter.value)
                 let exists = { SQLFragment("EXISTS (") + member($0) + condition("f.v") + SQLFragment(")") }
-                if Self.isNegative(comparator) {
+                if comparator.isNegative {
                     check = { exists($0).negated }
                     drivers = []
                 } else {
@@ -132,16 +132,6 @@ struct SQLiteQueryFilter {
                     if !isList { bound = (filter.field, condition) }
                 }
             }
-        }
-    }
-
-    /// Whether the comparator keeps the records where the positive condition fails.
-    static func isNegative(_ comparator: Comparator) -> Bool {
-        switch comparator {
-        case .notEquals, .notIn, .notBeginsWith, .notListContains, .notListContainsAny, .notListMemberBeginsWith, .notListContainsAll:
-            true
-        default:
-            false
         }
     }
 

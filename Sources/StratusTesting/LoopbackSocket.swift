@@ -29,14 +29,15 @@ public final class LoopbackSocket: Sendable {
     /// - Parameters:
     ///   - port: The server's port on 127.0.0.1.
     ///   - source: The client's own address, any of 127.0.0.0/8.
-    ///   - timeout: Seconds a receive waits for data before giving up.
+    ///   - timeout: Seconds a receive waits for data before giving up, on an ordinary build
+    ///     (``TestTimeScale`` stretches it under a sanitizer).
     ///   - first: Bytes to send at once, on the calling thread: a few, such as the start of a
     ///     head (a fresh connection takes them without blocking).
     /// - Throws: ``Failure`` when the socket cannot be made, bound, connected or written.
     public init(port: UInt16, from source: String = "127.0.0.1", timeout: Int = 30, sending first: Data = Data()) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        var tv = timeval(tv_sec: TestTimeScale.scaled(seconds: timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         do {
             try Self.withAddress(source, port: 0) { bind(fd, $0, $1) }

@@ -52,7 +52,8 @@ public enum RawHTTPConnection {
     ///   - closeWrite: Whether to shut down the sending side after writing. libmicrohttpd treats a
     ///     half-closed connection as gone, so only tests of abandoned requests set it; others send
     ///     `Connection: close` and read until the server closes.
-    ///   - timeout: Seconds to wait for data before giving up on the read.
+    ///   - timeout: Seconds to wait for data before giving up on the read, on an ordinary build
+    ///     (``TestTimeScale`` stretches it under a sanitizer).
     public static func exchange(port: UInt16, bytes: Data, closeWrite: Bool = false, timeout: Int = 30) async throws -> Reply {
         try await exchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: true)
     }
@@ -88,7 +89,7 @@ public enum RawHTTPConnection {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var tv = timeval(tv_sec: timeout, tv_usec: 0)
+        var tv = timeval(tv_sec: TestTimeScale.scaled(seconds: timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         if let source {
             var local = sockaddr_in()

@@ -24,7 +24,7 @@ extension TestCloudKitServer {
     /// - Returns: The container.
     public func deviceContainer(transport: any HTTPTransport) -> Container {
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
+        client.requestTimeout = TestTimeScale.scaled(.seconds(20))
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
         return Container(

@@ -9,11 +9,12 @@ public import StratusServer
 /// ```
 ///
 /// - Parameters:
-///   - timeout: The longest wait; keep it wide, tests share loaded cores.
+///   - timeout: The longest wait on an ordinary build (``TestTimeScale`` stretches it under a
+///     sanitizer); keep it wide, tests share loaded cores.
 ///   - condition: What to wait for.
 /// - Returns: Whether `condition` held before the timeout.
 public func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
+    let deadline = ContinuousClock.now + TestTimeScale.scaled(timeout)
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))

@@ -21,7 +21,7 @@ struct KeyValueFixture {
     func container(transport: (any HTTPTransport)? = nil, as other: TestCloudKitServer.SignedInUser? = nil) -> Container {
         let user = other ?? self.user
         var configuration = ClientConfiguration()
-        configuration.requestTimeout = .seconds(20)
+        configuration.requestTimeout = TestTimeScale.scaled(.seconds(20))
         configuration.sleep = { _ in }
         return Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),

@@ -1,5 +1,5 @@
 import Foundation
-import StratusServer
+@testable import StratusServer
 import StratusTesting
 import StratusWire
 import Testing
@@ -105,6 +105,34 @@ import Testing
                 #expect(names == testCase.expected, "\(testCase.filter)")
             }
         }
+    }
+
+    /// The in-memory evaluator of query subscriptions keeps exactly what the query index returns,
+    /// for every case above: a subscription fires for the records its query finds. The query-filter
+    /// fuzz target found them disagreeing: `NOT_…` on a record without the field (i5 has no title).
+    @Test func subscriptionEvaluatorKeepsWhatTheQueryReturns() async throws {
+        try await QueryHarness.with(.sqlite) { harness in
+            var stored: [StoredRecord] = []
+            for record in Items.records {
+                stored += try await harness.save([record]).compactMap(Self.stored)
+            }
+            for testCase in Self.scalarCases + Self.locationAndListCases + Self.systemCases {
+                let filters = try RecordsQuery.Request.json("Item", filters: [testCase.filter]).query.filterBy ?? []
+                let kept = stored.filter { RecordFilterEvaluator.matches(filters, $0) }.map(\.recordName).sorted()
+                #expect(kept == testCase.expected, "\(testCase.filter)")
+            }
+        }
+    }
+
+    /// A saved record as the store holds it, for the evaluator.
+    static func stored(_ record: Record) -> StoredRecord? {
+        guard let name = record.recordName, let created = record.created, let modified = record.modified else { return nil }
+        return StoredRecord(
+            zoneRowID: 1, recordName: name, recordType: record.recordType ?? "", changeTag: record.recordChangeTag?.rawValue ?? "",
+            fields: record.fields ?? [:],
+            created: .init(timestamp: created.timestamp.millisecondsSince1970, userRecordName: created.userRecordName ?? "", deviceID: ""),
+            modified: .init(timestamp: modified.timestamp.millisecondsSince1970, userRecordName: modified.userRecordName ?? "", deviceID: ""),
+            changeSequence: 1)
     }
 
     /// Filters are ANDed.

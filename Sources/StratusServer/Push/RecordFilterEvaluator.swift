@@ -1,12 +1,14 @@
 import Foundation
 import StratusWire
 
-/// Evaluates query filters (protocol.md §2.8) against one stored record, in memory.
+/// Evaluates query filters against one stored record, in memory.
 ///
 /// Query subscriptions test every changed record with this, so it follows the
-/// comparator table without needing an index. A filter on a field the record
-/// lacks never matches, whatever the comparator (an index would not hold the
-/// record either). Numbers, timestamps and their untagged forms compare by
+/// comparator table without needing an index, with the query index's rules
+/// (`SQLiteQueryFilter`): a positive comparator on a field the record lacks
+/// never matches, and a `NOT_…` comparator keeps exactly what its positive one
+/// does not, a record without the field among them, so a subscription fires
+/// for exactly the records its query returns. Numbers, timestamps and their untagged forms compare by
 /// value; references compare by record name.
 enum RecordFilterEvaluator {
     /// Whether `record` satisfies every filter.
@@ -15,36 +17,35 @@ enum RecordFilterEvaluator {
     }
 
     static func matches(_ filter: Filter, _ record: StoredRecord) -> Bool {
-        guard let field = value(of: filter.target, in: record) else { return false }
+        let positive = filter.comparator.negatedComparator ?? filter.comparator
+        let held = value(of: filter.target, in: record).map { holds(positive, $0, filter) } ?? false
+        return filter.comparator.isNegative ? !held : held
+    }
+
+    /// Whether a positive comparator holds for a field's value.
+    private static func holds(_ comparator: StratusWire.Comparator, _ field: FieldValue, _ filter: Filter) -> Bool {
         let value = filter.fieldValue
-        switch filter.comparator {
+        switch comparator {
         case .equals: return equal(field, value)
-        case .notEquals: return !equal(field, value)
         case .lessThan: return compare(field, value) == .orderedAscending
         case .lessThanOrEquals: return compare(field, value).map { $0 != .orderedDescending } ?? false
         case .greaterThan: return compare(field, value) == .orderedDescending
         case .greaterThanOrEquals: return compare(field, value).map { $0 != .orderedAscending } ?? false
         case .in: return elements(of: value).contains { equal(field, $0) }
-        case .notIn: return !elements(of: value).contains { equal(field, $0) }
         case .beginsWith: return text(field).map { prefix in text(value).map { prefix.hasPrefix($0) } ?? false } ?? false
-        case .notBeginsWith: return text(field).map { prefix in text(value).map { !prefix.hasPrefix($0) } ?? false } ?? false
         case .containsAllTokens:
-            let have = tokens(text(field) ?? "")
-            let want = tokens(text(value) ?? "")
-            return !want.isEmpty && want.isSubset(of: have)
+            let want = tokens(value)
+            return !want.isEmpty && want.isSubset(of: tokens(field))
         case .containsAnyTokens:
-            return !tokens(text(field) ?? "").isDisjoint(with: tokens(text(value) ?? ""))
+            return !tokens(field).isDisjoint(with: tokens(value))
         case .near:
             guard case .location(let here) = field, case .location(let centre) = value, let distance = filter.distance else { return false }
             return meters(here, centre) <= distance
         case .listContains: return elements(of: field).contains { equal($0, value) }
-        case .notListContains: return !elements(of: field).contains { equal($0, value) }
         case .listContainsAny: return containsAny(field, value)
-        case .notListContainsAny: return !containsAny(field, value)
         case .listContainsAll: return containsAll(field, value)
-        case .notListContainsAll: return !containsAll(field, value)
         case .listMemberBeginsWith: return memberBeginsWith(field, value)
-        case .notListMemberBeginsWith: return !memberBeginsWith(field, value)
+        default: return false
         }
     }
 
@@ -155,11 +156,13 @@ enum RecordFilterEvaluator {
 
     // MARK: Text and places
 
-    /// Lower-cased words: runs of letters and digits.
-    static func tokens(_ text: String) -> Set<String> {
-        Set(
-            text.lowercased().split { !($0.isLetter || $0.isNumber) }.map(String.init)
-        )
+    /// The search tokens of a string or a string list (``SearchTokenizer``, as the query index has them).
+    static func tokens(_ value: FieldValue) -> Set<String> {
+        switch value {
+        case .string(let text): Set(SearchTokenizer.tokens(in: text))
+        case .stringList(let texts): Set(SearchTokenizer.tokens(in: texts))
+        default: []
+        }
     }
 
     /// The great-circle distance in meters (haversine, mean Earth radius).

@@ -48,7 +48,7 @@ extension ClientConfiguration {
     /// Short deadline, no real sleeping between retries.
     static var fastTests: ClientConfiguration {
         var configuration = ClientConfiguration()
-        configuration.requestTimeout = .seconds(20)
+        configuration.requestTimeout = TestTimeScale.scaled(.seconds(20))
         configuration.sleep = { _ in }
         configuration.random = { 0.5 }
         return configuration

@@ -43,7 +43,7 @@ struct HostileDocumentsFixture {
     /// A container signed in as the user.
     func container(transport: (any HTTPTransport)? = nil) -> Container {
         var configuration = ClientConfiguration()
-        configuration.requestTimeout = .seconds(60)
+        configuration.requestTimeout = TestTimeScale.scaled(.seconds(60))
         configuration.sleep = { _ in }
         return Container(
             identifier: TestCloudKitServer.container, environment: .development, serverURL: server.http.url(""),

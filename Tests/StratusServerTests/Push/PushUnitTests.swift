@@ -112,7 +112,18 @@ import Testing
         (Filter(.system(.recordName), .equals, .string("r1")), true),
         (Filter(.system(.createdUserRecordName), .equals, .reference(Reference(recordName: "_alice"))), true),
         (Filter(.system(.modifiedTimestamp), .lessThan, .timestamp(Timestamp(millisecondsSince1970: 2_000))), true),
-        (Filter(.field("missing"), .notEquals, .int64(1)), false),
+        // A record without the field: positive comparators never match, NOT_… ones always do, as
+        // records/query answers on both back ends (found by the query-filter fuzz target).
+        (Filter(.field("missing"), .equals, .int64(1)), false),
+        (Filter(.field("missing"), .notEquals, .int64(1)), true),
+        (Filter(.field("missing"), .notIn, .int64List([1])), true),
+        (Filter(.field("missing"), .notBeginsWith, .string("a")), true),
+        (Filter(.field("missing"), .notListContains, .string("a")), true),
+        (Filter(.field("missing"), .notListContainsAny, .stringList(["a"])), true),
+        (Filter(.field("missing"), .notListContainsAll, .stringList(["a"])), true),
+        (Filter(.field("missing"), .notListMemberBeginsWith, .string("a")), true),
+        (Filter(.field("missing"), .listContains, .string("a")), false),
+        (Filter(.field("tags"), .containsAnyTokens, .string("URGENT")), true),
     ]
 
     /// Every comparator of protocol.md §2.8 on a record with each kind of field.
