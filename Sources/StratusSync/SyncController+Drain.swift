@@ -35,6 +35,13 @@ extension SyncController {
         } catch {
             logger.info("upload stopped, changes stay queued: \(error)")
             noteContradiction(error)
+            if Self.mayHaveBeenApplied(error) {
+                do {
+                    try bookkeeping.setUploadUncertain(true)
+                } catch {
+                    logger.error("could not record an unanswered upload: \(error)")
+                }
+            }
             if !(error is CancellationError) { scheduleReconnect() }
             failure = error
         }
@@ -51,9 +58,27 @@ extension SyncController {
         publish()
     }
 
+    /// Whether a failed upload may have reached the server: the connection broke or timed out after
+    /// the request could have gone out, or the task was cancelled meanwhile. An answer (an error
+    /// code from the server) or no network at all means it was not applied.
+    static func mayHaveBeenApplied(_ error: any Error) -> Bool {
+        if error is SyncError || error is RecordGoneFromServer { return false }
+        guard let error = error as? StratusError else { return true }
+        return error.code == .networkFailure || error.code == .serverResponseLost
+    }
+
     /// Drains for a save or an upload (not a sync): a record found gone gets the fetch it waits for
     /// from a sync in the background.
+    ///
+    /// After an upload that got no answer, the next one waits for a sync instead: that upload may
+    /// have been applied, and another device may have deleted its record since; sent again blindly,
+    /// a create would bring the deleted record back (the sync simulator found it). The sync fetches
+    /// first, so such a deletion wins (decision 28) before anything is sent.
     func drainAfterQueueing() async {
+        if (try? bookkeeping.uploadUncertain) == true {
+            scheduleFollowUpSync()
+            return
+        }
         await drain()
         if machine.refetchRequested { scheduleFollowUpSync() }
     }
