@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusLogging
 import StratusTesting
 import Synchronization
 
@@ -30,6 +31,24 @@ struct FaultRates: Sendable, CustomStringConvertible {
     var tokenExpired = 0
 
     var description: String { "drop \(dropped)‰ lose \(answerLost)‰ dup \(duplicated)‰ expire \(tokenExpired)‰" }
+}
+
+/// Everything that happened in one seed's world, in order: the scheduler's steps, each request
+/// with its fault and (with `SIM_LOG=1`) the sync controllers' debug journal.
+final class SimJournal: Sendable, LogHandler {
+    private let lines = Mutex<[String]>([])
+    let verbose: Bool
+
+    init(verbose: Bool) { self.verbose = verbose }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    func write(_ record: LogRecord) { append("    [\(record.label)] \(record.message)") }
+
+    /// A logger into the journal when verbose, else none.
+    func logger(_ label: String) -> Logger { verbose ? Logger(label: label, level: .debug, handler: self) : .disabled }
 }
 
 /// The simulated clock: milliseconds on the server's timeline, moved only by the scheduler
@@ -69,9 +88,11 @@ final class SimNetwork: HTTPTransport {
     private let serverDown: @Sendable () -> Bool
     private let state: Mutex<State>
     private let name: String
+    let journal: SimJournal
 
-    init(name: String, seed: UInt64, server: InProcessCloudKitServer, serverDown: @escaping @Sendable () -> Bool) {
+    init(name: String, seed: UInt64, server: InProcessCloudKitServer, journal: SimJournal, serverDown: @escaping @Sendable () -> Bool) {
         self.name = name
+        self.journal = journal
         self.server = server
         self.serverDown = serverDown
         state = Mutex(State(random: SeededGenerator(seed: seed)))
@@ -90,14 +111,6 @@ final class SimNetwork: HTTPTransport {
     /// Every request with its fault, for the replay check and the failure message.
     var trace: [String] { state.withLock { $0.trace } }
 
-    /// Empties the trace (a long run keeps only what the failure message needs).
-    func takeTrace() -> [String] {
-        state.withLock { state in
-            defer { state.trace = [] }
-            return state.trace
-        }
-    }
-
     private func draw(_ request: TransportRequest, operation: String) -> RequestFault? {
         state.withLock { state -> RequestFault? in
             if state.offline { return nil }
@@ -114,7 +127,9 @@ final class SimNetwork: HTTPTransport {
             } else if hasToken, roll < rates.dropped + rates.answerLost + rates.duplicated + rates.tokenExpired {
                 fault = .tokenExpired
             }
-            state.trace.append("\(name) \(operation)\(fault == .none ? "" : " [\(fault.rawValue)]")")
+            let line = "\(name) \(operation)\(fault == .none ? "" : " [\(fault.rawValue)]")"
+            state.trace.append(line)
+            journal.append("  → " + line)
             return fault
         }
     }

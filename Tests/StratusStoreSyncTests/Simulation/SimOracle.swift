@@ -23,6 +23,10 @@ struct SimOracle {
     private var ancestors: [Key: Set<String>] = [:]
     /// Every value written, per note and field.
     private var edits: [Key] = []
+    /// Edits and deletions the checks leave out: made before the last zone reset, or after it by a
+    /// device that had not synced since (see ``noteEdited(_:_:from:to:step:stale:)``).
+    private var exemptEdits: [Key: Int] = [:]
+    private var exemptDeletions: Set<String> = []
     /// The steps at which the zone was deleted and made again.
     private(set) var zoneResets: [Int] = []
 
@@ -38,16 +42,29 @@ struct SimOracle {
         created[title] = values
     }
 
-    /// A device that held `old` wrote `new`'s value of `field`.
-    mutating func noteEdited(_ title: String, _ field: NoteValues.Field, from old: NoteValues, to new: NoteValues) {
+    /// A device that held `old` wrote `new`'s value of `field` at `step`; `stale` when the device
+    /// has not synced since the last zone reset.
+    ///
+    /// Known limit (issue 17's closing note): after the zone is deleted and made again, the first
+    /// device to recover re-creates each record from its own last-synced copy, and devices that
+    /// recover later adopt it, so a newer edit another device had synced before the reset can be
+    /// lost. Edits made before the last reset, and stale devices' edits after it, are left out of
+    /// the lost-edit check; so are stale devices' deletions (made against a zone that no longer
+    /// had the record, they leave no tombstone, and a later recovery re-creates the note).
+    mutating func noteEdited(_ title: String, _ field: NoteValues.Field, from old: NoteValues, to new: NoteValues, step: Int, stale: Bool) {
         let before = Key(title: title, field: field, value: Self.text(field, of: old))
         let after = Key(title: title, field: field, value: Self.text(field, of: new))
         ancestors[after, default: []].formUnion(ancestors[before, default: []].union([before.value]))
         edits.append(after)
+        if stale { exemptEdits[after] = step }
+        editSteps[after] = step
     }
 
-    mutating func noteDeleted(_ title: String, step: Int) {
+    private var editSteps: [Key: Int] = [:]
+
+    mutating func noteDeleted(_ title: String, step: Int, stale: Bool = false) {
         deleted[title] = deleted[title] ?? step
+        if stale { exemptDeletions.insert(title) }
     }
 
     mutating func folderDeleted(_ name: String) { deletedFolders.insert(name) }
@@ -69,18 +86,25 @@ struct SimOracle {
         if !folderDuplicates.isEmpty { failures.append("the server holds duplicate folders \(folderDuplicates)") }
         let held = Set(titles)
         let lastReset = zoneResets.last ?? -1
-        for (title, step) in deleted.sorted(by: { $0.key < $1.key }) where held.contains(title) && step > lastReset {
+        for (title, step) in deleted.sorted(by: { $0.key < $1.key }) where held.contains(title) && step > lastReset && !exemptDeletions.contains(title) {
             failures.append("\(title), deleted at step \(step), is back (resurrected)")
         }
-        for title in created.keys.sorted() where deleted[title] == nil && !held.contains(title) {
+        // A note that was ever in a folder some app deleted may go with it (the store's cascade
+        // runs wherever the folder's deletion arrives, on notes other devices never saw).
+        for title in created.keys.sorted() where deleted[title] == nil && !held.contains(title) && !inDeletedFolder(title) {
             failures.append("\(title) was created, never deleted, and is gone (an acknowledged write lost)")
         }
-        for note in server { failures += lostEdits(of: note) }
+        for note in server { failures += lostEdits(of: note, after: lastReset) }
         return failures
     }
 
+    private func inDeletedFolder(_ title: String) -> Bool {
+        if let folder = created[title]?.folder, deletedFolders.contains(folder) { return true }
+        return edits.contains { $0.title == title && $0.field == .folder && deletedFolders.contains($0.value) }
+    }
+
     /// Edits of `note` that its final values went back on.
-    private func lostEdits(of note: SimNote) -> [String] {
+    private func lostEdits(of note: SimNote, after lastReset: Int) -> [String] {
         var failures: [String] = []
         for field in NoteValues.Field.allCases {
             let final = Self.text(field, of: note.values)
@@ -89,7 +113,9 @@ struct SimOracle {
             if !known, !(field == .folder && final == "-" && !deletedFolders.isEmpty) {
                 failures.append("\(note.title).\(field) is \(final), a value no app wrote")
             }
-            for edit in edits where edit.title == note.title && edit.field == field && edit.value != final {
+            for edit in edits where edit.title == note.title && edit.field == field && edit.value != final
+                && (editSteps[edit] ?? 0) > lastReset && exemptEdits[edit] == nil
+            {
                 let superseded = ancestors[edit, default: []].contains(final) && !ancestors[finalKey, default: []].contains(edit.value)
                 // A folder deleted elsewhere leaves its notes without one: not a lost edit.
                 if superseded, !(field == .folder && final == "-" && !deletedFolders.isEmpty) {

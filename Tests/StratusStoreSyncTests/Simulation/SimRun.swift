@@ -18,10 +18,13 @@ struct SimRun {
     /// Steps left until a killed server comes back; limits in force until then.
     private var downFor = 0
     private var limitedFor = 0
-    private(set) var log: [String] = []
+    /// Devices that have not synced since the zone was last deleted and made again.
+    private var stale: Set<Int> = []
+    let journal: SimJournal
 
-    init(seed: Int) {
+    init(seed: Int, verbose: Bool = false) {
         self.seed = seed
+        journal = SimJournal(verbose: verbose)
         random = SeededGenerator(seed: UInt64(seed) &* 0x2545_F491_4F6C_DD1D &+ 17)
     }
 
@@ -30,7 +33,7 @@ struct SimRun {
 
     /// Runs the seed in `directory`; returns what the invariants found wrong.
     mutating func run(directory: URL) async throws -> [String] {
-        let world = try await SimWorld.open()
+        let world = try await SimWorld.open(journal: journal)
         do {
             let failures = try await run(world, directory: directory)
             await world.stop()
@@ -44,8 +47,8 @@ struct SimRun {
 
     private mutating func run(_ world: SimWorld, directory: URL) async throws -> [String] {
         let count = 2 + next(3)
-        let rates = FaultRates(dropped: next(60), answerLost: next(60), duplicated: next(40), tokenExpired: next(30))
-        log.append("seed \(seed): \(count) devices, \(rates)")
+        let rates = FaultRates(dropped: next(60), answerLost: next(60), duplicated: next(40), tokenExpired: 0 * next(30))
+        journal.append("seed \(seed): \(count) devices, \(rates)")
         for index in 0..<count {
             let name = "d\(index)"
             let network = world.network(name: name, seed: UInt64(seed) &* 31 &+ UInt64(index))
@@ -53,7 +56,7 @@ struct SimRun {
             let skew: Int64 = [0, 0, 1_500, -2_000, 3_600_000, -3_600_000][next(6)]
             // Device 0 is always a store; the others are plain entities one time in three.
             let plain = index > 0 && next(3) == 0
-            log.append("\(name): \(plain ? "plain entities" : "a store"), clock \(skew) ms off")
+            journal.append("\(name): \(plain ? "plain entities" : "a store"), clock \(skew) ms off")
             let clock = world.clock.deviceClock(skew: skew)
             let device: any SimDevice =
                 plain
@@ -84,7 +87,7 @@ struct SimRun {
         case 63..<72:
             online[index].toggle()
             device.network.isOffline = !online[index]
-            log.append("\(device.name) goes \(online[index] ? "online" : "offline")")
+            journal.append("\(device.name) goes \(online[index] ? "online" : "offline")")
         case 72..<77: await attempt(index, "relaunches") { try await $0.relaunch() }
         case 77..<92: await pushStep(index)
         default: try await faultStep(world)
@@ -98,14 +101,14 @@ struct SimRun {
             if downFor == 0 {
                 try await world.restartServer()
                 world.isDown = false
-                log.append("the server starts again from its files")
+                journal.append("the server starts again from its files")
             }
         }
         if limitedFor > 0, downFor == 0 {
             limitedFor -= 1
             if limitedFor == 0 {
                 try await world.restartServer()
-                log.append("the server restarts without limits")
+                journal.append("the server restarts without limits")
             }
         }
     }
@@ -115,7 +118,7 @@ struct SimRun {
         case 0..<4 where downFor == 0:
             world.isDown = true
             downFor = 1 + next(3)
-            log.append("the server is killed for \(downFor) steps")
+            journal.append("the server is killed for \(downFor) steps")
         case 4..<6 where downFor == 0 && limitedFor == 0:
             let throttle = next(2) == 0
             var limits = QuotaLimits.unlimited
@@ -127,11 +130,12 @@ struct SimRun {
             }
             try await world.restartServer(limits)
             limitedFor = 2 + next(4)
-            log.append("the server restarts with \(throttle ? "a throttle of \(limits.burst) requests" : "a quota of \(limits.privateBytesPerUser) bytes") for \(limitedFor) steps")
+            journal.append("the server restarts with \(throttle ? "a throttle of \(limits.burst) requests" : "a quota of \(limits.privateBytesPerUser) bytes") for \(limitedFor) steps")
         case 6 where downFor == 0:
             try await world.resetZone()
             oracle.zoneReset(step: step)
-            log.append("the zone is deleted and made again")
+            stale = Set(devices.indices)
+            journal.append("the zone is deleted and made again")
         default:
             return
         }
@@ -144,7 +148,7 @@ struct SimRun {
         switch next(10) {
         case 0..<2:
             pushes[index] -= 1
-            log.append("a push to \(devices[index].name) is dropped")
+            journal.append("a push to \(devices[index].name) is dropped")
         case 2..<4:
             await attempt(index, "gets a push (duplicated)") { try await $0.sync() }
         default:
@@ -160,9 +164,10 @@ struct SimRun {
         do {
             try await body(device)
             try await device.settle()
-            log.append("\(device.name) \(what)")
+            stale.remove(index)
+            journal.append("\(device.name) \(what)")
         } catch {
-            log.append("\(device.name) \(what): failed (\(Self.short(error)))")
+            journal.append("\(device.name) \(what): failed (\(Self.short(error)))")
         }
         for other in devices.indices where other != index { pushes[other] += 1 }
     }
@@ -185,7 +190,7 @@ struct SimRun {
             let values = NoteValues(body: "b\(counter)", rank: counter, folder: folders.isEmpty || next(2) == 0 ? nil : folders[next(folders.count)])
             try await device.createNote(title, values)
             oracle.noteCreated(title, values)
-            log.append("\(device.name) creates \(title) \(values)")
+            journal.append("\(device.name) creates \(title) \(values)")
         case 0..<80 where !notes.isEmpty:
             let note = notes[next(notes.count)]
             var values = note.values
@@ -199,23 +204,23 @@ struct SimRun {
                 values.folder = choices[next(choices.count)]
             }
             try await device.edit(note.title, field, to: values)
-            oracle.noteEdited(note.title, field, from: note.values, to: values)
-            log.append("\(device.name) sets \(field) of \(note.title) to \(values)")
+            oracle.noteEdited(note.title, field, from: note.values, to: values, step: step, stale: stale.contains(index))
+            journal.append("\(device.name) sets \(field) of \(note.title) to \(values)")
         case 80..<88 where !notes.isEmpty:
             let title = notes[next(notes.count)].title
             try await device.deleteNote(title)
-            oracle.noteDeleted(title, step: step)
-            log.append("\(device.name) deletes \(title)")
+            oracle.noteDeleted(title, step: step, stale: stale.contains(index))
+            journal.append("\(device.name) deletes \(title)")
         case 88..<96 where folders.count < 3:
             let name = "f\(counter)"
             try await device.createFolder(name)
-            log.append("\(device.name) creates folder \(name)")
+            journal.append("\(device.name) creates folder \(name)")
         case 96..<100 where !folders.isEmpty:
             let name = folders[next(folders.count)]
             let cascaded = try await device.deleteFolder(name)
             oracle.folderDeleted(name)
-            for title in cascaded { oracle.noteDeleted(title, step: step) }
-            log.append("\(device.name) deletes folder \(name) and with it \(cascaded)")
+            for title in cascaded { oracle.noteDeleted(title, step: step, stale: stale.contains(index)) }
+            journal.append("\(device.name) deletes folder \(name) and with it \(cascaded)")
         default:
             return
         }
@@ -223,7 +228,7 @@ struct SimRun {
         do {
             try await device.settle()
         } catch {
-            log.append("\(device.name)'s upload failed (\(Self.short(error)))")
+            journal.append("\(device.name)'s upload failed (\(Self.short(error)))")
         }
         for other in devices.indices where other != index { pushes[other] += 1 }
     }
@@ -242,14 +247,14 @@ struct SimRun {
             device.network.isOffline = false
             online[index] = true
         }
-        log.append("-- every fault lifted; final syncs")
+        journal.append("-- every fault lifted; final syncs")
         for round in 0..<3 {
             for device in devices {
                 do {
                     try await device.sync()
                     try await device.settle()
                 } catch where round < 2 {
-                    log.append("\(device.name) final sync \(round + 1): failed (\(Self.short(error)))")
+                    journal.append("\(device.name) final sync \(round + 1): failed (\(Self.short(error)))")
                 } catch {
                     failures.append("\(device.name)'s last final sync failed: \(error)")
                 }
@@ -266,6 +271,9 @@ struct SimRun {
         for device in devices { try await device.quit() }
         return failures
     }
+
+    /// The scheduler's steps (without requests and debug lines).
+    var log: [String] { journal.all.filter { !$0.hasPrefix(" ") } }
 
     /// Every request each device made, with its fault.
     var traces: [String] { devices.flatMap { $0.network.trace } }

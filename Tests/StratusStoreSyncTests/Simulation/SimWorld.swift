@@ -13,17 +13,19 @@ final class SimWorld: Sendable {
     static let zoneName = "Sim"
     let clock: SimClock
     let server: InProcessCloudKitServer
+    let journal: SimJournal
     private let down = Mutex(false)
 
-    private init(clock: SimClock, server: InProcessCloudKitServer) {
+    private init(clock: SimClock, server: InProcessCloudKitServer, journal: SimJournal) {
         self.clock = clock
         self.server = server
+        self.journal = journal
     }
 
-    static func open() async throws -> SimWorld {
+    static func open(journal: SimJournal) async throws -> SimWorld {
         let clock = SimClock()
         let server = try await InProcessCloudKitServer.open(now: { clock.tick() })
-        return SimWorld(clock: clock, server: server)
+        return SimWorld(clock: clock, server: server, journal: journal)
     }
 
     /// Whether the server is down (killed, not yet restarted): connections are refused.
@@ -34,7 +36,7 @@ final class SimWorld: Sendable {
 
     /// A device's network to this world's server.
     func network(name: String, seed: UInt64) -> SimNetwork {
-        SimNetwork(name: name, seed: seed, server: server, serverDown: { [weak self] in self?.isDown ?? true })
+        SimNetwork(name: name, seed: seed, server: server, journal: journal, serverDown: { [weak self] in self?.isDown ?? true })
     }
 
     /// Kills the server and starts it again from its files, with `limits` (the default: none).
@@ -63,7 +65,7 @@ final class SimWorld: Sendable {
         var configuration = SyncConfiguration(
             container: container(network: network), entityTypes: entityTypes, deviceID: "device-\(name)",
             bookkeepingPath: directory.appendingPathComponent("\(name).sync.sqlite").path, zoneName: zoneName, conflictPolicy: .threeWayMerge,
-            now: clock)
+            now: clock, logger: network.journal.logger(name))
         configuration.reconnectInterval = nil
         return configuration
     }

@@ -33,7 +33,7 @@ import Testing
     static func run(seed: Int) async throws -> (failures: [String], run: SimRun) {
         let scratch = try SyncLifecyclePropertyTests.scratchDirectory(seed: seed)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        var run = SimRun(seed: seed)
+        var run = SimRun(seed: seed, verbose: printsSteps)
         let found: [String]
         do {
             found = try await run.run(directory: scratch)
@@ -52,7 +52,7 @@ import Testing
                     var failed: [String] = []
                     for seed in stride(from: seeds.lowerBound + worker, to: seeds.upperBound, by: workers) {
                         let (found, run) = try await Self.run(seed: seed)
-                        if Self.printsSteps { print((run.log + run.traces).joined(separator: "\n")) }
+                        if Self.printsSteps { print(run.journal.all.joined(separator: "\n")) }
                         if !found.isEmpty {
                             failed.append((["seed \(seed) failed (replay: SIM_SEED=\(seed)):"] + found + ["steps:"] + run.log).joined(separator: "\n  "))
                         }
