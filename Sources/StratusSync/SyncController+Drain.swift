@@ -97,17 +97,34 @@ extension SyncController {
             if batch.count > 1 {
                 inFlightSeq = batch.last?.seq
                 defer { inFlightSeq = nil }
-                try await uploadBatch(batch)
+                try await unanswered(batch) { try await uploadBatch(batch) }
                 continue
             }
             inFlightSeq = entry.seq
             defer { inFlightSeq = nil }
             do {
-                try finish(entry, .success(try await uploadSave(entry)))
+                try finish(entry, .success(try await unanswered([entry]) { try await uploadSave(entry) }))
             } catch let error as SyncError {
                 try finish(entry, .failure(error))
                 await reportSave(entry, record: nil, error: error)
             }
+        }
+    }
+
+    /// Runs an upload of `entries`; when it fails without an answer, each new record among them
+    /// keeps what was sent as its base, without a change tag: if the create was applied, the retry
+    /// meets it as a conflict, and the three-way merge needs that version as the base — without
+    /// one, every field looked changed on both sides and a later edit made here lost to another
+    /// device's edit of another field (the sync simulator, seed 280).
+    private func unanswered<Result>(_ entries: [OutboxEntry], _ upload: () async throws -> Result) async throws -> Result {
+        do {
+            return try await upload()
+        } catch where Self.mayHaveBeenApplied(error) {
+            for entry in entries where entry.kind == .save {
+                guard try bookkeeping.base(entry.recordName) == nil else { continue }
+                try bookkeeping.setBase(entry.recordName, Self.base(of: try outgoingRecord(entry, base: nil)))
+            }
+            throw error
         }
     }
 
