@@ -154,6 +154,10 @@ extension SyncController {
     /// conflict it also marks the record for write-back, so the resolved values reach the store
     /// even if the process ends first.
     func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
+        // A fetch committed while this drain waited (a batch's answer) may have dropped the entry: its
+        // record's deletion won, and the base went with it. Sent now, the entry's fields alone would
+        // create a record of them (the sync simulator, seed 262: notes without a title appeared).
+        guard try bookkeeping.outboxEntries(for: entry.recordName).contains(where: { $0.seq == entry.seq }) else { return nil }
         let base = try bookkeeping.base(entry.recordName)
         let entry = try preparingAssets(entry, base: base)
         var record = try outgoingRecord(entry, base: base)
