@@ -31,6 +31,27 @@ final class AnswerLosingTransport: HTTPTransport {
     }
 }
 
+/// A transport that runs `before` (once armed) ahead of the next `records/modify`, while that
+/// request's drain waits for its answer.
+final class InterposingTransport: HTTPTransport {
+    private let inner: any HTTPTransport
+    private let pending = Mutex<(@Sendable () async -> Void)?>(nil)
+
+    init(_ inner: any HTTPTransport) { self.inner = inner }
+
+    func beforeNextModify(_ body: @escaping @Sendable () async -> Void) { pending.withLock { $0 = body } }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if request.url.path.hasSuffix("/records/modify"), let body = pending.withLock({ body in
+            defer { body = nil }
+            return body
+        }) {
+            await body()
+        }
+        return try await inner.send(request)
+    }
+}
+
 /// The sync bugs the deterministic simulator found (issue 17), one focused scene each.
 @Suite struct SyncSimulatorFindingsTests {
     private static func notes(onServer device: Device) async throws -> [String] {
@@ -158,6 +179,46 @@ final class AnswerLosingTransport: HTTPTransport {
             await a.sync.waitForIdle()
             #expect(Self.held(a) == ["n1|one|7", "n2|two, edited on A|1"])
             #expect(try await Self.notes(onServer: a) == ["n1|one|7", "n2|two, edited on A|1"])
+        }
+    }
+
+    /// A fetch delivers B's deletion of n1 while A's edit of it waits; the delegate holds
+    /// `finishSync`. A drain started meanwhile sends n1's edit; the commit (dropping the entry and
+    /// the base: the deletion won) lands while that request waits. The one-by-one fallback must not
+    /// upload the dropped entry, whose fields alone would create a record without a title (seed 262).
+    @Test func aDroppedEntryIsNotUploadedByADrainStartedBeforeTheCommit() async throws {
+        try await SyncWorld.run { world in
+            let network = InterposingTransport(SyncWorld.sharedTransport)
+            let a = try world.device("a", network: network)
+            let b = try world.device("b")
+            let note = make(Note.self, ["title": "n1", "body": "one", "rank": 1])
+            a.store.insert(note)
+            try await a.cloud(note).save()
+            try await a.sync.sync()
+            try await b.sync.sync()
+
+            a.transport.isOffline = true
+            note["body"] = "edited on A"
+            _ = try? await a.cloud(note).save()
+            let copy = try #require(b.store.all(Note.self).first)
+            b.store.remove(copy)
+            try await b.cloud(copy).delete()
+
+            a.transport.isOffline = false
+            a.store.autoFinish = false
+            _ = try? await a.sync.sync()  // the deletion is delivered and held
+            let held = a.store.state.withLock { $0.held }
+            try #require(!held.isEmpty, "the delegate holds the deletion's finishSync")
+            network.beforeNextModify {
+                for finish in held { try? await finish() }
+            }
+            a.store.autoFinish = true
+            let other = make(Note.self, ["title": "n2", "body": "two", "rank": 2])
+            a.store.insert(other)
+            _ = try? await a.cloud(other).save()
+            await a.sync.waitForIdle()
+            try await a.sync.sync()
+            #expect(try await Self.notes(onServer: a) == ["n2|two|2"], "no record made of n1's edited fields alone")
         }
     }
 }
