@@ -244,12 +244,23 @@ extension StoreBridge {
 }
 
 extension StoreBridge {
+    /// What an upload writes into an object that the store must learn: its record name and the
+    /// server's date. Its field values reach the store through fetches and write-backs of resolved
+    /// conflicts; written from an upload's snapshot later (the delayed write-back of uploads), a
+    /// stale one overwrote what a fetch had stored meanwhile (the sync simulator, seed 651).
+    var uploadedKeys: Set<String> { [syncIdKey, changeDateKey] }
+
     /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
     /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
-    func writeBack(_ objects: [any AnyStoreObject]) async throws {
+    ///
+    /// - Parameters:
+    ///   - objects: The objects whose dirty values go to the store.
+    ///   - onlyKeys: The keys written (the others are dropped); all when `nil`.
+    func writeBack(_ objects: [any AnyStoreObject], onlyKeys: Set<String>? = nil) async throws {
         let dirty = objects.compactMap { object -> (ObjectID, [String: (any Sendable)?])? in
             guard let id = object.objectID else { return nil }
-            let values = object.takeDirtyValues()
+            var values = object.takeDirtyValues()
+            if let onlyKeys { values = values.filter { onlyKeys.contains($0.key) } }
             return values.isEmpty ? nil : (id, values)
         }
         guard !dirty.isEmpty else { return }

@@ -72,7 +72,7 @@ final class StoreSyncDelegate: SyncDelegate {
                 try? await Task.sleep(for: .milliseconds(20))
                 guard let self else { return }
                 do {
-                    try await bridge.writeBack(self.takeUploaded())
+                    try await bridge.writeBack(self.takeUploaded(), onlyKeys: bridge.uploadedKeys)
                 } catch {
                     bridge.logger.error("could not write uploaded values back to the store: \(error)")
                 }
@@ -88,7 +88,7 @@ final class StoreSyncDelegate: SyncDelegate {
         let waiting = takeUploaded()
         guard !waiting.isEmpty else { return }
         do {
-            try await bridge.writeBack(waiting)
+            try await bridge.writeBack(waiting, onlyKeys: bridge.uploadedKeys)
         } catch {
             bridge.logger.error("could not write uploaded values back to the store: \(error)")
         }
