@@ -11,8 +11,8 @@ import Synchronization
 /// The deterministic sync simulator drives it: every request goes through the same ``Router``
 /// and ``CloudKitService`` as `stratus serve`, but one at a time from the simulator's scheduler,
 /// with a clock the simulator moves. ``restart(configure:)`` closes the service and the store and
-/// opens them again on the same files (optionally with other limits: a tight quota, a throttle),
-/// as a server killed and started again would.
+/// opens them again on the same files (optionally with other limits: a tight quota, a throttle,
+/// or from a backup put back meanwhile), as a server killed and started again would.
 ///
 /// ```swift
 /// let server = try await InProcessCloudKitServer.open(now: { clock.milliseconds() })
@@ -120,10 +120,17 @@ public final class InProcessCloudKitServer: Sendable {
     /// Stops the service and closes the store, then opens both again on the same files: what was
     /// committed is there, what was in memory (rate buckets, parked polls) is gone.
     ///
-    /// - Parameter configure: The configuration of the new incarnation (limits).
-    /// - Throws: When the store cannot be opened again.
-    public func restart(configure: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - configure: The configuration of the new incarnation (limits).
+    ///   - whileStopped: Runs between the stop and the start with the database's path (the
+    ///     store's files are `<path>`, `<path>-wal`, `<path>-shm`): copy them away as a backup, or
+    ///     put a backup back, as an operator restoring a database would.
+    /// - Throws: When the store cannot be opened again, or what `whileStopped` throws.
+    public func restart(
+        configure: (inout ServiceConfiguration) -> Void = { _ in }, whileStopped: (_ databasePath: String) throws -> Void = { _ in }
+    ) async throws {
         await halt()
+        try whileStopped(directory.path("stratus.sqlite"))
         let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), readerCount: 1)
         let running = Self.start(store: store, directory: directory, now: now, configure: configure)
         self.running.withLock { $0 = running }

@@ -18,7 +18,14 @@ struct SimRun {
     /// Steps left until a killed server comes back; limits in force until then.
     private var downFor = 0
     private var limitedFor = 0
-    /// Devices that have not synced since the zone was last deleted and made again.
+    /// Where the run's server backup is, once taken (and not yet restored).
+    private var backup: URL?
+    /// Whether the database was restored: a restore that the server moved past before a device
+    /// came back is not detected by its token (0009, "where this slice stops"); the documented
+    /// remedy, a forced sync on every device, runs at the end.
+    private var restored = false
+    private var directory = URL(fileURLWithPath: "/")
+    /// Devices that have not synced since the zone was last deleted and made again (or the database restored).
     private var stale: Set<Int> = []
     let journal: SimJournal
 
@@ -46,6 +53,7 @@ struct SimRun {
     }
 
     private mutating func run(_ world: SimWorld, directory: URL) async throws -> [String] {
+        self.directory = directory
         let count = 2 + next(3)
         let rates = FaultRates(dropped: next(60), answerLost: next(60), duplicated: next(40), tokenExpired: 0 * next(30))
         journal.append("seed \(seed): \(count) devices, \(rates)")
@@ -136,6 +144,22 @@ struct SimRun {
             oracle.zoneReset(step: step)
             stale = Set(devices.indices)
             journal.append("the zone is deleted and made again")
+        case 7 where downFor == 0 && limitedFor == 0:
+            // A backup, then later its restore: the database goes back in time, and every token
+            // handed out since is refused (the Stratus server's "expired" sync token).
+            if let backup {
+                try await world.restore(from: backup)
+                self.backup = nil
+                restored = true
+                oracle.zoneReset(step: step)
+                stale = Set(devices.indices)
+                journal.append("the server's database is restored from the backup")
+            } else {
+                let url = directory.appendingPathComponent("backup", isDirectory: true)
+                try await world.backUp(to: url)
+                backup = url
+                journal.append("the server's database is backed up")
+            }
         default:
             return
         }
@@ -247,7 +271,14 @@ struct SimRun {
             device.network.isOffline = false
             online[index] = true
         }
-        journal.append("-- every fault lifted; final syncs")
+        journal.append("-- every fault lifted; final syncs\(restored ? " (forced first: the database was restored)" : "")")
+        for device in devices where restored {
+            do {
+                try await device.forcedSync()
+            } catch {
+                journal.append("\(device.name) forced sync after the restore: failed (\(Self.short(error)))")
+            }
+        }
         for round in 0..<3 {
             for device in devices {
                 do {

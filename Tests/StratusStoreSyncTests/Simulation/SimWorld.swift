@@ -44,6 +44,31 @@ final class SimWorld: Sendable {
         try await server.restart { $0.quotas.defaults = limits }
     }
 
+    /// Stops the server, copies its database files to `backup` (replacing an earlier copy), starts it again.
+    func backUp(to backup: URL) async throws {
+        try await server.restart(whileStopped: { path in
+            try? FileManager.default.removeItem(at: backup)
+            try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: true)
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                let name = URL(fileURLWithPath: path + suffix).lastPathComponent
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: backup.appendingPathComponent(name).path)
+            }
+        })
+    }
+
+    /// Stops the server, puts the database files of `backup` in place of its own, starts it again:
+    /// the database restored from an earlier state (its sync tokens from the future are refused).
+    func restore(from backup: URL) async throws {
+        try await server.restart(whileStopped: { path in
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+                let name = URL(fileURLWithPath: path + suffix).lastPathComponent
+                let saved = backup.appendingPathComponent(name).path
+                if FileManager.default.fileExists(atPath: saved) { try FileManager.default.copyItem(atPath: saved, toPath: path + suffix) }
+            }
+        })
+    }
+
     /// The container a device's sync talks through: no retries but the SDK's own (its sleeps return
     /// at once), no reconnection timer (the scheduler decides when a device tries again).
     static func container(network: SimNetwork) -> Container {
