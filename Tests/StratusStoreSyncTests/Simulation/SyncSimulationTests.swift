@@ -2,7 +2,7 @@ import Foundation
 import StratusTesting
 import Testing
 
-/// The deterministic simulation of sync (issue 17; Documentation/0013).
+/// The deterministic simulation of sync (issue 17; Documentation/0016).
 ///
 /// Each seed builds a world in one process — two to four StratusStore + StratusStoreSync devices,
 /// one real `CloudKitService` over SQLite files answering in process (``InProcessCloudKitServer``),
