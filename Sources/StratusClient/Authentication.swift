@@ -1,6 +1,6 @@
 public import StratusCrypto
 
-/// How requests prove who they are (protocol.md §10).
+/// How requests prove who they are (Apple's CloudKit Web Services Reference: “Authentication”).
 ///
 /// Secrets never appear in `description` or `dump` output.
 ///

@@ -187,7 +187,7 @@ extension Database {
     }
 
     /// Turns a `BAD_REQUEST` about the sync token into ``StratusError/Code/changeTokenExpired``
-    /// (protocol.md §5.7: servers report invalid tokens as `BAD_REQUEST`).
+    /// (Documentation/0002-record-store.md, “Tokens”: servers report invalid tokens as `BAD_REQUEST`).
     static func tokenAware(_ error: StratusError, hadToken: Bool) -> StratusError {
         guard hadToken, error.code == .invalidArguments, let reason = error.reason?.lowercased(), reason.contains("token") else {
             return error

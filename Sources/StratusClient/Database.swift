@@ -12,7 +12,7 @@ public import StratusWire
 /// try await database.deleteRecord(withID: saved.recordID)
 /// ```
 public struct Database: Sendable {
-    /// The most operations one `records/modify` or `zones/modify` request may carry (protocol.md §11).
+    /// The most operations one `records/modify` or `zones/modify` request may carry (Apple's CloudKit Web Services Reference: “Limits and quotas”).
     public static let maximumOperationsPerRequest = 200
     /// The most records one response may carry, the default and largest `resultsLimit`.
     public static let maximumResultsPerResponse = 200

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Signs and verifies CloudKit server-to-server requests (protocol.md §10.3).
+/// Signs and verifies CloudKit server-to-server requests (Apple's CloudKit Web Services Reference: “Server-to-server keys”).
 ///
 /// A signed request carries three headers: the key ID, an ISO 8601 date, and
 /// a base64 ECDSA P-256/SHA-256 DER signature over

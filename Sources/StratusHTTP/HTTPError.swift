@@ -14,7 +14,7 @@ public protocol HTTPResponseError: Error {
 /// A whole-request failure rendered as a CloudKit error body.
 ///
 /// The body is `{"uuid", "serverErrorCode", "reason"[, "retryAfter"][, "redirectURL"]}`
-/// as in CloudKit Web Services (protocol.md §9.1).
+/// as in CloudKit Web Services (Apple's CloudKit Web Services Reference: “Shapes”).
 ///
 /// ```swift
 /// throw HTTPError.badRequest("missing key 'operations'")

@@ -3,7 +3,7 @@ import StratusServer
 import StratusWire
 
 /// Shares, their participants and minted short GUIDs on PostgreSQL: the SQLite tables
-/// (design note 0008), with `user_name` for SQLite's `user` (a reserved word here).
+/// (design note 0017), with `user_name` for SQLite's `user` (a reserved word here).
 enum PostgresShareSchema {
     static func register(in migrator: inout PostgresMigrator) {
         migrator.registerMigration("pg-v5-shares-participants-short-guids") { db in
@@ -51,7 +51,7 @@ enum PostgresShareSchema {
         migrator.registerMigration("pg-v8-share-hierarchy-moves") { db in
             try db.execute("""
                 -- Records that entered or left a record share's hierarchy (moved, deleted, or an
-                -- ancestor was), so the share's participants' change feeds show them (design note 0008).
+                -- ancestor was), so the share's participants' change feeds show them (design note 0017).
                 CREATE TABLE share_hierarchy_moves (
                     zone_id BIGINT NOT NULL,
                     seq BIGINT NOT NULL,

@@ -2,7 +2,7 @@ import StratusServer
 import StratusSQLite
 import StratusWire
 
-/// Shares, their participants and minted short GUIDs (design note 0008).
+/// Shares, their participants and minted short GUIDs (design note 0017).
 ///
 /// A migration of its own, registered after the usage migration.
 enum SQLiteShareSchema {
@@ -54,7 +54,7 @@ enum SQLiteShareSchema {
         migrator.registerMigration("share-v2-hierarchy-moves") { db in
             try db.execute(sql: """
                 -- Records that entered or left a record share's hierarchy (moved, deleted, or an
-                -- ancestor was), so the share's participants' change feeds show them (design note 0008).
+                -- ancestor was), so the share's participants' change feeds show them (design note 0017).
                 CREATE TABLE share_hierarchy_moves (
                     zone_id INTEGER NOT NULL,
                     seq INTEGER NOT NULL,

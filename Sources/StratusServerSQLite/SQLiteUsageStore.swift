@@ -2,7 +2,7 @@ import StratusServer
 import StratusSQLite
 import StratusWire
 
-/// The usage counters of storage quotas, one row per zone (design note 0008).
+/// The usage counters of storage quotas, one row per zone (design note 0017).
 ///
 /// A migration of its own, registered after the push migration.
 enum SQLiteUsageSchema {

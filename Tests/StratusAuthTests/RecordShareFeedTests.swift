@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// Change feeds through record shares (design note 0008): a participant sees the changes of the
+/// Change feeds through record shares (design note 0017): a participant sees the changes of the
 /// shared hierarchy — creations, updates, deletions, moves in and out — and nothing of the rest of the zone.
 @Suite struct RecordShareFeedTests {
     /// Names and values of records outside the hierarchy: no response body to the participant may contain them.

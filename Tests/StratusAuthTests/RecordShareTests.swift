@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// Record shares (protocol.md §2.3 `parent`/`share`, §3.1): a share's root and the records whose
+/// Record shares (Apple's CloudKit Web Services Reference: “Record dictionary” `parent`/`share`, “records/modify”): a share's root and the records whose
 /// `parent` chain leads to it, and nothing else of the zone, through the participant's shared database.
 @Suite struct RecordShareTests {
     static func note(_ name: String, parent: String? = nil, title: String, operation: String = "create", owner: String? = nil) -> String {

@@ -7,7 +7,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// Server-to-server signatures, verified exactly as protocol.md §10.3 says; every failure the same opaque 401.
+/// Server-to-server signatures, verified exactly as Apple's CloudKit Web Services Reference: “Server-to-server keys” says; every failure the same opaque 401.
 @Suite struct ServerToServerTests {
     /// A registered key and a way to sign requests with it at the server's time.
     struct Signer {

@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// Sharing (protocol.md §3.1, §3.5, §3.6, §5.1): share records, resolve and accept, and the shared database.
+/// Sharing (Apple's CloudKit Web Services Reference: “records/modify”, “records/resolve”, “records/accept”, “zones/list”): share records, resolve and accept, and the shared database.
 @Suite struct SharingTests {
     static func share(
         _ operation: String = "create", name: String = "cloudkit.zoneshare", forRecord: String? = nil, publicPermission: String = "NONE",

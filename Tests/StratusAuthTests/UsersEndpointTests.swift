@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// `users/*` (protocol.md §8): only discoverable users are found and reveal names.
+/// `users/*` (Apple's CloudKit Web Services Reference: “Users”): only discoverable users are found and reveal names.
 @Suite struct UsersEndpointTests {
     @Test func callerAnswersWithFlatKeysAndAUsersArray() async throws {
         try await withAuthServer { server in

@@ -3,7 +3,7 @@ import StratusClient
 import StratusWire
 import Testing
 
-/// The typed filter and sort builders produce exactly protocol.md §2.8's JSON, with type tags.
+/// The typed filter and sort builders produce exactly Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”'s JSON, with type tags.
 @Suite struct QueryFilterTests {
     static let place = Location(latitude: 48.5, longitude: 2.25)
     static let date = Date(timeIntervalSince1970: 1_747_999_812)
@@ -66,7 +66,7 @@ import Testing
                 == #"{"ascending":true,"fieldName":"place","relativeLocation":{"type":"LOCATION","value":{"latitude":48.5,"longitude":2.25}}}"#)
     }
 
-    /// The query dictionary matches protocol.md's example request.
+    /// The query dictionary matches the example request of Apple's CloudKit Web Services Reference.
     @Test func queryMatchesTheProtocolExample() throws {
         let query = Query(
             recordType: "Note",

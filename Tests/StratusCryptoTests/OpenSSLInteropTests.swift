@@ -4,7 +4,7 @@ import StratusServerCrypto
 import Testing
 
 /// Keys and signatures must interoperate with the `openssl` command line in both directions,
-/// since developers make server-to-server keys with it (protocol.md §10.3).
+/// since developers make server-to-server keys with it (Apple's CloudKit Web Services Reference: “Server-to-server keys”).
 @Suite(.enabled(if: OpenSSLCommandLine.isAvailable, "needs /usr/bin/openssl"))
 struct OpenSSLInteropTests {
     let message = Data(

@@ -82,8 +82,12 @@ import Testing
             try await a.documents.startWatching()
             try Data("auto".utf8).write(to: a.root.appendingPathComponent("auto.txt"))
             try await waitFor(timeout: .seconds(30)) { (try? await a.documents.documents().map(\.path)) == ["auto.txt"] }
+            // NB: listed on A is not yet uploaded (the watcher's upload may still be running): B syncs until it arrives.
+            try await waitFor(timeout: .seconds(30)) {
+                _ = try? await b.sync()
+                return (try? b.read("auto.txt")) == "auto"
+            }
             await a.documents.stopWatching()
-            try await b.sync()
             #expect(try b.read("auto.txt") == "auto")
         }
     }

@@ -5,7 +5,7 @@ import StratusWire
 import Synchronization
 import Testing
 
-/// Change feeds: `records/changes`, `changes/zone`, `zones/changes`, `changes/database` (protocol.md §5).
+/// Change feeds: `records/changes`, `changes/zone`, `zones/changes`, `changes/database` (Apple's CloudKit Web Services Reference: “Zones and change tracking”).
 @Suite struct ChangeFeedConformanceTests {
     static let backends = RecordStoreBackend.allCases
 

@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// Every comparator of protocol.md §2.8, positive and negative, over the five ``Items``.
+/// Every comparator of Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”, positive and negative, over the five ``Items``.
 @Suite struct QueryComparatorTests {
     /// A filter written as wire JSON and the names it keeps, in record-name order.
     struct Case: CustomStringConvertible {

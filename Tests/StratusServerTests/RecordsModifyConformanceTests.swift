@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// `records/modify` semantics, the same on every back end (protocol.md §3.1).
+/// `records/modify` semantics, the same on every back end (Apple's CloudKit Web Services Reference: “records/modify”).
 @Suite struct RecordsModifyConformanceTests {
     static let backends = RecordStoreBackend.allCases
 

@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// Reference actions: DELETE_SELF cascades, VALIDATE guards (protocol.md §2.5).
+/// Reference actions: DELETE_SELF cascades, VALIDATE guards (Apple's CloudKit Web Services Reference: “Reference dictionary”).
 @Suite struct ReferencesConformanceTests {
     static let backends = RecordStoreBackend.allCases
 

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// `zones/list`, `zones/lookup`, `zones/modify` and the scope rules of protocol.md §1.4.
+/// `zones/list`, `zones/lookup`, `zones/modify` and the scope rules of Apple's CloudKit Web Services Reference: “Database scope rules”.
 @Suite struct ZonesConformanceTests {
     static let backends = RecordStoreBackend.allCases
 

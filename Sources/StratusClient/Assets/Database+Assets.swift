@@ -13,7 +13,7 @@ extension Database {
     /// Uploads every asset made with `Asset(fileURL:)` in `records` and puts the receipts in their fields.
     ///
     /// Per zone, one `assets/upload` (≤ 200 fields) asks for URLs; each file is `POST`ed to its URL and
-    /// the CDN's `singleFile` replaces the field value (protocol.md §4).
+    /// the CDN's `singleFile` replaces the field value (Apple's CloudKit Web Services Reference: “Assets”).
     func uploadingAssets(of records: [Record]) async throws -> [Record] {
         var pending: [PendingUpload] = []
         for (index, record) in records.enumerated() {

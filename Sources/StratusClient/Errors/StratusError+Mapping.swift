@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 extension StratusError.Code {
-    /// The code for a server's `serverErrorCode` and HTTP status (protocol.md §9.2).
+    /// The code for a server's `serverErrorCode` and HTTP status (Apple's CloudKit Web Services Reference: “serverErrorCode values”).
     ///
     /// Documented codes map one to one; the codes CloudKit JS adds (`SERVICE_UNAVAILABLE`,
     /// `INVALID_ARGUMENTS`, `LIMIT_EXCEEDED`, …) are understood too; a `BAD_REQUEST` that says a

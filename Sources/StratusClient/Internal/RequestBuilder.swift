@@ -16,7 +16,7 @@ final class WebAuthTokenStore: Sendable {
     }
 }
 
-/// Builds the exact HTTP request CloudKit Web Services expects for an operation (protocol.md §1, §10).
+/// Builds the exact HTTP request CloudKit Web Services expects for an operation (Apple's CloudKit Web Services Reference: “Transport and URL layout”, “Authentication”).
 struct RequestBuilder: Sendable {
     /// The response header carrying a refreshed web auth token.
     static let webAuthTokenHeader = "X-Apple-CloudKit-Web-Auth-Token"

@@ -2,7 +2,7 @@ public import StratusWire
 
 /// One condition of a query, built from typed keys and values; conditions of a query are ANDed.
 ///
-/// Each factory stands for one comparator of protocol.md §2.8, so a filter never needs parsing,
+/// Each factory stands for one comparator of Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”, so a filter never needs parsing,
 /// and each value is sent with its type tag (`IN` lists carry `*_LIST` tags).
 ///
 /// ```swift

@@ -11,7 +11,7 @@ public import StratusWire
 /// }
 /// ```
 ///
-/// protocol.md §7.4.
+/// Documentation/0007-push-and-assets.md, “The web courier”.
 public struct CloudNotification: Sendable, Hashable {
     /// What fired: a query, a zone or a database subscription.
     public enum Kind: String, Sendable, Hashable {

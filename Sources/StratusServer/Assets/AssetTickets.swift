@@ -48,7 +48,7 @@ struct AssetDownloadTicket: Codable, Hashable {
 ///
 /// The key is the hex of the first 20 bytes of the content's SHA-256; the
 /// `fileChecksum` is those bytes behind a `0x01` prefix, in base64 — the shape
-/// Apple's checksums have (protocol.md §2.6). Same bytes, same key and checksum.
+/// Apple's checksums have (Apple's CloudKit Web Services Reference: “Asset dictionary”). Same bytes, same key and checksum.
 enum AssetChecksum {
     /// The content key of `data`.
     static func key(of data: Data) -> String {

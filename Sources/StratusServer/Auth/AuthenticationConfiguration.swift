@@ -2,7 +2,7 @@ public import Foundation
 import StratusCrypto
 public import StratusServerCrypto
 
-/// How a ``CloudKitService`` authenticates requests (protocol.md §10).
+/// How a ``CloudKitService`` authenticates requests (Apple's CloudKit Web Services Reference: “Authentication”).
 ///
 /// By default credentials are **required**: API tokens, web auth tokens and server-to-server
 /// signatures, checked against the service's ``AccountStore``. **Open mode** — no credentials,

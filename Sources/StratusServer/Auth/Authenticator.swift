@@ -6,7 +6,7 @@ import StratusLogging
 import StratusWire
 import Synchronization
 
-/// Checks the credentials of CloudKit requests (protocol.md §10) and says who calls.
+/// Checks the credentials of CloudKit requests (Apple's CloudKit Web Services Reference: “Authentication”) and says who calls.
 ///
 /// Three schemes: an API token alone (anonymous, public reads), an API token
 /// with a web auth token (a signed-in user), or a server-to-server signature (the
@@ -186,7 +186,7 @@ final class Authenticator: Sendable {
         return session
     }
 
-    /// Checks the server-to-server headers exactly as protocol.md §10.3 says.
+    /// Checks the server-to-server headers exactly as Apple's CloudKit Web Services Reference: “Server-to-server keys” says.
     private func verifySignature(
         _ headers: SignatureHeaders, _ request: HTTPRequest, container: String, environment: Environment
     ) async throws -> Principal {

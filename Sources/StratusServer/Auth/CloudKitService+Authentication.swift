@@ -72,7 +72,7 @@ extension CloudKitService {
         }
     }
 
-    /// Who calls, checked against what the operation and database need (protocol.md §1.4, §10.4).
+    /// Who calls, checked against what the operation and database need (Apple's CloudKit Web Services Reference: “Database scope rules”; Documentation/0006-authentication.md, “Isolation”).
     ///
     /// - Throws: ``ServiceError`` `AUTHENTICATION_FAILED` (401) for bad credentials or a
     ///   server-to-server key outside the public database or on `users/*`;

@@ -2,7 +2,7 @@ import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
-    /// `users/caller`, `users/current`, `users/discover`, `users/lookup/email|id|contacts` (protocol.md §8).
+    /// `users/caller`, `users/current`, `users/discover`, `users/lookup/email|id|contacts` (Apple's CloudKit Web Services Reference: “Users”).
     ///
     /// Only discoverable users are found by others, and only they reveal names;
     /// the caller always sees its own. Unknown and undiscoverable users are simply

@@ -1,6 +1,6 @@
 import StratusWire
 
-/// Builds the `{aps, ck}` JSON a courier poll delivers (protocol.md §7.4).
+/// Builds the `{aps, ck}` JSON a courier poll delivers (Documentation/0007-push-and-assets.md, “The web courier”).
 enum NotificationPayload {
     /// The database scope number of `ck.*.dbs`: 1 public, 2 private, 3 shared.
     static func scopeNumber(_ scope: DatabaseScope) -> Int {

@@ -1,6 +1,6 @@
 import StratusWire
 
-/// Decides whether a subscription fires for a record change (protocol.md §6).
+/// Decides whether a subscription fires for a record change (Apple's CloudKit Web Services Reference: “Subscriptions”).
 ///
 /// A query subscription fires on a creation when the new record matches, on
 /// an update when the record matches before or after it (so a record leaving

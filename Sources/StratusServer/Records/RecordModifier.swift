@@ -293,7 +293,7 @@ struct RecordModifier {
     }
 }
 
-/// Service limits from protocol.md §11.
+/// Service limits from Apple's CloudKit Web Services Reference: “Limits and quotas”.
 public struct ServiceLimits: Hashable, Sendable {
     /// Operations per `records/modify` (and other modify) request.
     public var maximumOperationsPerRequest = 200

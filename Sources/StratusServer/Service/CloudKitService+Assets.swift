@@ -5,7 +5,7 @@ import StratusWire
 import Synchronization
 
 extension CloudKitService {
-    /// The URL template of asset uploads (the "CDN" POST of protocol.md §4.2).
+    /// The URL template of asset uploads (the "CDN" POST of Apple's CloudKit Web Services Reference: “Upload the bytes to the CDN”).
     public static let assetUploadTemplate = "/assets/upload/{ticket}"
     /// The URL template of asset downloads; the last segment is the client's `${f}` file name.
     public static let assetDownloadTemplate = "/assets/download/{ticket}/{file...}"

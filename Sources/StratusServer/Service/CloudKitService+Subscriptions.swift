@@ -38,7 +38,7 @@ extension CloudKitService {
     /// `subscriptions/modify`: creates, replaces and deletes subscriptions, each on its own.
     ///
     /// Creating an ID that exists returns the existing subscription unchanged (Apple's
-    /// behaviour, protocol.md §6.4); a delete is acknowledged with `{subscriptionID}` only. A
+    /// behaviour, Documentation/0007-push-and-assets.md, “Subscriptions”); a delete is acknowledged with `{subscriptionID}` only. A
     /// user has at most ``PushConfiguration/maximumSubscriptionsPerUser`` subscriptions per
     /// database; a create past it fails with `QUOTA_EXCEEDED`.
     func modifySubscriptions(_ context: RequestContext) async throws -> HTTPResponse {

@@ -3,7 +3,7 @@ import StratusCrypto
 import StratusHTTP
 import StratusWire
 
-/// `assets/upload` and the upload route it hands out (protocol.md §4.2), with the checks that keep
+/// `assets/upload` and the upload route it hands out (Apple's CloudKit Web Services Reference: “Upload the bytes to the CDN”), with the checks that keep
 /// uploads from exhausting the server: each URL works once, for at most the bytes its quota had
 /// room for, and its ticket is checked on the request head before any byte is read; the body goes
 /// to disk as it arrives (Documentation/0007-push-and-assets.md, "Uploads").

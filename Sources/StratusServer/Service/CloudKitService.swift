@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Registers `/database/1/{container}/{environment}/{database}/{operation...}`
 /// on a router and answers every records, zones and change-feed operation of
-/// protocol.md, the same for every back end.
+/// CloudKit Web Services, the same for every back end.
 ///
 /// ```swift
 /// let service = CloudKitService(store: store, configuration: .init(tokenSecret: secret), logger: logger)
@@ -168,7 +168,7 @@ public final class CloudKitService: Sendable {
         knownContainers.withLock { _ = $0.insert(container) }
     }
 
-    /// protocol.md §1.4: what each database scope allows.
+    /// Apple's CloudKit Web Services Reference: “Database scope rules”: what each database scope allows.
     private func checkScope(_ operation: EndpointOperation, _ scope: DatabaseScope) throws(ServiceError) {
         switch (operation, scope) {
         case (.recordsChanges, .public), (.changesZone, .public), (.changesDatabase, .public), (.zonesChanges, .public):

@@ -8,7 +8,7 @@ public import StratusHTTP
 /// configuration.limits.maximumRecordSize = 512 << 10
 /// ```
 public struct ServiceConfiguration: Sendable {
-    /// Request and record limits (protocol.md §11).
+    /// Request and record limits (Apple's CloudKit Web Services Reference: “Limits and quotas”).
     public var limits = ServiceLimits()
     /// The key that seals sync tokens and continuation markers; keep it stable across restarts.
     public var tokenSecret: Data
@@ -28,7 +28,7 @@ public struct ServiceConfiguration: Sendable {
     public var push = PushConfiguration()
     /// Asset storage: directory, size limit, URL lifetimes, garbage collection (design note 0007).
     public var assets = AssetConfiguration()
-    /// Request rates and storage quotas per container (design note 0008).
+    /// Request rates and storage quotas per container (design note 0017).
     public var quotas = QuotaConfiguration()
     /// The base of the URLs this server hands out (sign-in and verification links, courier, asset
     /// upload and download), such as `https://stratus.example.com`.

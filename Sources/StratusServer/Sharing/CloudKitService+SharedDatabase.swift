@@ -3,7 +3,7 @@ import StratusHTTP
 import StratusWire
 
 extension CloudKitService {
-    /// What the shared database answers (protocol.md §1.4, §5.1): the zones other users shared
+    /// What the shared database answers (Apple's CloudKit Web Services Reference: “Database scope rules”, “zones/list”): the zones other users shared
     /// with the caller, and their records, read and (with `READ_WRITE`) written.
     static let sharedDatabaseOperations: Set<EndpointOperation> = [
         .zonesList, .zonesLookup, .recordsLookup, .recordsQuery, .recordsChanges, .recordsModify, .changesZone, .changesDatabase,

@@ -36,7 +36,7 @@ extension CloudKitService {
         try SecureRandom.base64URLToken(byteCount: 18)
     }
 
-    /// `records/resolve` and `records/accept` (public database, signed-in user; protocol.md §3.5, §3.6).
+    /// `records/resolve` and `records/accept` (public database, signed-in user; Apple's CloudKit Web Services Reference: “records/resolve”, “records/accept”).
     func resolveShares(_ context: RequestContext, accept: Bool) async throws -> HTTPResponse {
         let scope = context.database.scope
         guard scope == .public else {

@@ -1,6 +1,6 @@
 import StratusWire
 
-/// Share records and short GUIDs in a `records/modify`, applied in its transaction (design note 0008).
+/// Share records and short GUIDs in a `records/modify`, applied in its transaction (design note 0017).
 ///
 /// A `cloudkit.share` record is stored as an ordinary record (fields `{}`) so change feeds
 /// carry it; its root, public permission and participants live beside it in the store's

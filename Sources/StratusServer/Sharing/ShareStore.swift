@@ -79,7 +79,7 @@ public struct ShareGrant: Hashable, Sendable {
 }
 
 /// A record that entered or left a record share's hierarchy: itself moved or deleted, or an
-/// ancestor was (design note 0008).
+/// ancestor was (design note 0017).
 public struct HierarchyMove: Hashable, Sendable {
     /// The zone change sequence of the move (the moved or deleted record's change).
     public var sequence: Int64
@@ -96,7 +96,7 @@ public struct HierarchyMove: Hashable, Sendable {
     }
 }
 
-/// Share reads: an optional capability of a ``RecordStoreReader`` (design note 0008).
+/// Share reads: an optional capability of a ``RecordStoreReader`` (design note 0017).
 ///
 /// A back end whose transactions conform supports sharing; on others share records
 /// are refused and the shared database stays empty.

@@ -1,6 +1,6 @@
 /// `assets/rereference`: get write-side asset dictionaries for existing asset fields.
 ///
-/// CloudKit reference: Referencing Existing Assets (assets/rereference); protocol.md §4.5.
+/// CloudKit reference: Referencing Existing Assets (assets/rereference); Apple's CloudKit Web Services Reference: “assets/rereference”.
 public enum AssetsRereference: WireEndpoint {
     /// `assets/rereference`.
     public static let operation = EndpointOperation.assetsRereference

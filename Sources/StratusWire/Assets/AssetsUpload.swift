@@ -3,7 +3,7 @@
 /// Step 2 POSTs the bytes to each URL; the CDN answers ``AssetUploadReceipt``, whose
 /// ``AssetUploadReceipt/singleFile`` becomes the field value in `records/modify`.
 ///
-/// CloudKit reference: Uploading Assets (assets/upload); protocol.md §4.1.
+/// CloudKit reference: Uploading Assets (assets/upload); Apple's CloudKit Web Services Reference: “assets/upload — request upload URLs”.
 public enum AssetsUpload: WireEndpoint {
     /// `assets/upload`.
     public static let operation = EndpointOperation.assetsUpload
@@ -86,7 +86,7 @@ public enum AssetsUpload: WireEndpoint {
 
 /// The CDN's reply to an upload POST: `{"singleFile": {…}}`.
 ///
-/// CloudKit reference: Uploading Assets; protocol.md §4.2.
+/// CloudKit reference: Uploading Assets; Apple's CloudKit Web Services Reference: “Upload the bytes to the CDN”.
 public struct AssetUploadReceipt: Hashable, Sendable, Codable {
     /// The asset dictionary to put, verbatim, in the record's field value.
     public var singleFile: Asset

@@ -1,6 +1,6 @@
 /// Which database a request addresses: the `{database}` path segment.
 ///
-/// CloudKit reference: Composing Web Service Requests; protocol.md §1.1, §1.4.
+/// CloudKit reference: Composing Web Service Requests; Apple's CloudKit Web Services Reference: “URL template”, “Database scope rules”.
 public enum DatabaseScope: String, Hashable, Sendable, Codable, CaseIterable {
     /// `public`: shared by all users of the app.
     case `public`

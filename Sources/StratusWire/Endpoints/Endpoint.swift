@@ -11,7 +11,7 @@
 /// let parsed = try Endpoint(path: "/device/1/iCloud.com.example.App/production/tokens/create")
 /// ```
 ///
-/// CloudKit reference: Composing Web Service Requests; protocol.md §1.1.
+/// CloudKit reference: Composing Web Service Requests; Apple's CloudKit Web Services Reference: “URL template”.
 public struct Endpoint: Hashable, Sendable {
     /// The protocol version segment; `1` is the only one that has existed.
     public static let version = "1"

@@ -8,7 +8,7 @@
 ///
 /// (Not named `Operation`, which Foundation already declares.)
 ///
-/// CloudKit reference: the endpoint pages of the Web Services Reference; protocol.md §1.5.
+/// CloudKit reference: the endpoint pages of the Web Services Reference; Apple's CloudKit Web Services Reference: “Endpoint catalogue”.
 public enum EndpointOperation: String, Hashable, Sendable, Codable, CaseIterable {
     /// `records/modify`.
     case recordsModify = "records/modify"

@@ -15,7 +15,7 @@
 /// }
 /// ```
 ///
-/// CloudKit reference: Error Codes; protocol.md §9.1.
+/// CloudKit reference: Error Codes; Apple's CloudKit Web Services Reference: “Shapes”.
 public struct ErrorResponse: Error, Hashable, Sendable, Codable {
     /// A unique ID for the failed request, for support.
     public var uuid: String

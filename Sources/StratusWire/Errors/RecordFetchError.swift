@@ -4,7 +4,7 @@
 /// {"recordName":"t0","serverErrorCode":"CONFLICT","reason":"…","uuid":"9a1…"}
 /// ```
 ///
-/// CloudKit reference: Types ("Record Fetch Error Dictionary"); protocol.md §2.12.
+/// CloudKit reference: Types ("Record Fetch Error Dictionary"); Apple's CloudKit Web Services Reference: “Error dictionaries”.
 public struct RecordFetchError: Error, Hashable, Sendable, Codable {
     /// The record the error is about.
     public var recordName: String?

@@ -9,7 +9,7 @@
 /// code.isRetryable   // false: refetch first
 /// ```
 ///
-/// CloudKit reference: Error Codes; protocol.md §9.2.
+/// CloudKit reference: Error Codes; Apple's CloudKit Web Services Reference: “serverErrorCode values”.
 public struct ServerErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The wire string, such as `"NOT_FOUND"`.
     public var rawValue: String

@@ -1,6 +1,6 @@
 /// A per-share failure in `records/resolve` and `records/accept`: the ShortGUID Fetch Error dictionary.
 ///
-/// CloudKit reference: Types ("ShortGUID Fetch Error Dictionary"); protocol.md §2.11.
+/// CloudKit reference: Types ("ShortGUID Fetch Error Dictionary"); Apple's CloudKit Web Services Reference: “Sharing dictionaries”.
 public struct ShortGUIDFetchError: Error, Hashable, Sendable, Codable {
     /// A human-readable explanation.
     public var reason: String?

@@ -1,6 +1,6 @@
 /// A per-subscription failure: the Subscription Fetch Error dictionary.
 ///
-/// CloudKit reference: Types ("Subscription Fetch Error Dictionary"); protocol.md §2.12.
+/// CloudKit reference: Types ("Subscription Fetch Error Dictionary"); Apple's CloudKit Web Services Reference: “Error dictionaries”.
 public struct SubscriptionFetchError: Error, Hashable, Sendable, Codable {
     /// The subscription the error is about.
     public var subscriptionID: String?

@@ -4,7 +4,7 @@
 /// {"zoneID":{"zoneName":"Gone"},"serverErrorCode":"ZONE_NOT_FOUND","reason":"zone not found"}
 /// ```
 ///
-/// CloudKit reference: Types ("Zone Fetch Error Dictionary"); protocol.md §2.2, §2.12.
+/// CloudKit reference: Types ("Zone Fetch Error Dictionary"); Apple's CloudKit Web Services Reference: “Zone dictionary and zone error”, “Error dictionaries”.
 public struct ZoneFetchError: Error, Hashable, Sendable, Codable {
     /// The zone the error is about.
     public var zoneID: ZoneID?

@@ -9,7 +9,7 @@ public import Foundation
 /// ``localFileURL`` (a file a client will upload) is not part of the dictionary: it is never encoded
 /// or decoded, so nothing received from the network can make a client read a local file.
 ///
-/// CloudKit reference: Types ("Asset Dictionary"); protocol.md §2.6.
+/// CloudKit reference: Types ("Asset Dictionary"); Apple's CloudKit Web Services Reference: “Asset dictionary”.
 public struct Asset: Hashable, Sendable, Codable {
     /// The content checksum (base64), also the CDN path component.
     public var fileChecksum: String?

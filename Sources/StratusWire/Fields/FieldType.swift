@@ -4,7 +4,7 @@
 /// written `ASSETID`/`ASSETID_LIST`; the aliases `ASSET`/`ASSET_LIST` are accepted on input.
 /// `UNKNOWN_LIST` is the tag CloudKit uses for an empty list whose element type is unknown.
 ///
-/// CloudKit reference: Types ("Record Field Dictionary"); protocol.md §2.4.
+/// CloudKit reference: Types ("Record Field Dictionary"); Apple's CloudKit Web Services Reference: “Record field (field value) dictionary”.
 public enum FieldType: RawRepresentable, Hashable, Sendable, CaseIterable, Codable, CustomStringConvertible {
     /// `STRING`.
     case string

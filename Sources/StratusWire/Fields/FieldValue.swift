@@ -13,7 +13,7 @@ public import Foundation
 /// let data = try WireCoding.encode(record)   // … "due":{"type":"TIMESTAMP","value":…} …
 /// ```
 ///
-/// CloudKit reference: Types ("Record Field Dictionary"); protocol.md §2.4.
+/// CloudKit reference: Types ("Record Field Dictionary"); Apple's CloudKit Web Services Reference: “Record field (field value) dictionary”.
 public enum FieldValue: Hashable, Sendable {
     /// `STRING`.
     case string(String)

@@ -2,7 +2,7 @@
 ///
 /// `timestamp` must be whole milliseconds, like every TIMESTAMP.
 ///
-/// CloudKit reference: Types ("Location Dictionary"); protocol.md §2.7.
+/// CloudKit reference: Types ("Location Dictionary"); Apple's CloudKit Web Services Reference: “Location dictionary”.
 public struct Location: Hashable, Sendable, Codable {
     /// Latitude in degrees.
     public var latitude: Double

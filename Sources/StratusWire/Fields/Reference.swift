@@ -7,7 +7,7 @@
 /// let owner = Reference(recordName: "p1", action: .deleteSelf)
 /// ```
 ///
-/// CloudKit reference: Types ("Reference Dictionary"); protocol.md §2.5.
+/// CloudKit reference: Types ("Reference Dictionary"); Apple's CloudKit Web Services Reference: “Reference dictionary”.
 public struct Reference: Hashable, Sendable, Codable {
     /// The target record's name.
     public var recordName: String

@@ -1,6 +1,6 @@
 /// Which APNs / web courier service a token belongs to: `development` or `production` (an open set).
 ///
-/// CloudKit reference: Creating APNs Tokens (tokens/create); protocol.md §7.1.
+/// CloudKit reference: Creating APNs Tokens (tokens/create); Apple's CloudKit Web Services Reference: “tokens/create”.
 public struct APNsEnvironment: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The wire string.
     public var rawValue: String

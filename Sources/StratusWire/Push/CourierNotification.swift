@@ -6,7 +6,7 @@
 ///        "qry":{"sid":"sub-1","rid":"B61C8113-…","fo":1,"zid":"_defaultZone","zoid":"_aca0fa…","dbs":1}}}
 /// ```
 ///
-/// protocol.md §7.4 (not documented by Apple; shape from live observation).
+/// Documentation/0007-push-and-assets.md, “The web courier” (not documented by Apple; shape from live observation).
 public struct CourierNotification: Hashable, Sendable, Codable {
     /// The standard APNs dictionary; absent when the subscription has no notification info.
     public var aps: APS?

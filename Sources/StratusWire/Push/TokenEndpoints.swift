@@ -1,6 +1,6 @@
 /// `tokens/create` (under `/device/1/…`): mint an APNs token and its web courier URL.
 ///
-/// CloudKit reference: Creating APNs Tokens (tokens/create); protocol.md §7.1.
+/// CloudKit reference: Creating APNs Tokens (tokens/create); Apple's CloudKit Web Services Reference: “tokens/create”.
 public enum TokensCreate: WireEndpoint {
     /// `tokens/create`.
     public static let operation = EndpointOperation.tokensCreate
@@ -48,7 +48,7 @@ public enum TokensCreate: WireEndpoint {
 
 /// `tokens/register` (under `/device/1/…`): bind a token to the signed-in user.
 ///
-/// CloudKit reference: Registering Tokens (tokens/register); protocol.md §7.2.
+/// CloudKit reference: Registering Tokens (tokens/register); Apple's CloudKit Web Services Reference: “tokens/register”.
 public enum TokensRegister: WireEndpoint {
     /// `tokens/register`.
     public static let operation = EndpointOperation.tokensRegister

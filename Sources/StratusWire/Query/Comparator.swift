@@ -3,7 +3,7 @@
 /// Every value in Apple's Types table plus `LIST_CONTAINS_ANY` from CloudKit JS. An unknown
 /// comparator fails decoding (the server answers `BAD_REQUEST`).
 ///
-/// CloudKit reference: Types ("Filter Dictionary"); protocol.md §2.8.
+/// CloudKit reference: Types ("Filter Dictionary"); Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”.
 public enum Comparator: String, Hashable, Sendable, Codable, CaseIterable {
     /// Field equals the value.
     case equals = "EQUALS"

@@ -6,7 +6,7 @@
 /// let nearby = Filter(.field("place"), .near, .location(Location(latitude: 48.85, longitude: 2.35)), distance: 500)
 /// ```
 ///
-/// CloudKit reference: Types ("Filter Dictionary"); protocol.md §2.8.
+/// CloudKit reference: Types ("Filter Dictionary"); Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”.
 public struct Filter: Hashable, Sendable, Codable {
     /// The field compared (`fieldName` or `systemFieldName`).
     public var target: FieldTarget

@@ -9,7 +9,7 @@
 ///     sortBy: [Sort(.system(.createdTimestamp), ascending: false)])
 /// ```
 ///
-/// CloudKit reference: Types ("Query Dictionary"); protocol.md §2.8.
+/// CloudKit reference: Types ("Query Dictionary"); Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”.
 public struct Query: Hashable, Sendable, Codable {
     /// The record type to search.
     public var recordType: String

@@ -4,7 +4,7 @@
 /// let newestFirst = Sort(.system(.createdTimestamp), ascending: false)
 /// ```
 ///
-/// CloudKit reference: Types ("Sort Descriptor Dictionary"); protocol.md §2.8.
+/// CloudKit reference: Types ("Sort Descriptor Dictionary"); Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”.
 public struct Sort: Hashable, Sendable, Codable {
     /// The field sorted on (`fieldName` or `systemFieldName`).
     public var target: FieldTarget

@@ -3,7 +3,7 @@
 /// The raw value is the `systemFieldName` spelling; ``indexName`` is the `___`-prefixed index
 /// field name, which ``init(wireName:)`` also accepts.
 ///
-/// CloudKit reference: Types ("System fields"); protocol.md §2.8.
+/// CloudKit reference: Types ("System fields"); Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort”.
 public enum SystemFieldName: String, Hashable, Sendable, Codable, CaseIterable {
     /// The record name (`___recordId`).
     case recordName

@@ -17,7 +17,7 @@
 ///
 /// The share record type is spelled ``shareRecordType`` (`cloudkit.share`) on the wire.
 ///
-/// CloudKit reference: Types ("Record Dictionary"); protocol.md §2.3.
+/// CloudKit reference: Types ("Record Dictionary"); Apple's CloudKit Web Services Reference: “Record dictionary”.
 public struct Record: Hashable, Sendable {
     /// The record's name, unique in its zone; omit on `create` to let the server pick a UUID.
     public var recordName: String?

@@ -15,7 +15,7 @@
 /// }
 /// ```
 ///
-/// CloudKit reference: Modifying Records (records/modify); protocol.md §3.1.
+/// CloudKit reference: Modifying Records (records/modify); Apple's CloudKit Web Services Reference: “records/modify”.
 public struct RecordOperation: Hashable, Sendable {
     /// The seven `operationType` values.
     public enum OperationType: String, Hashable, Sendable, Codable, CaseIterable {

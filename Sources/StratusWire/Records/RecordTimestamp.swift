@@ -2,7 +2,7 @@
 ///
 /// Set by the server; clients must not send it.
 ///
-/// CloudKit reference: Types ("Timestamp Dictionary"); protocol.md §2.3.
+/// CloudKit reference: Types ("Timestamp Dictionary"); Apple's CloudKit Web Services Reference: “Record dictionary”.
 public struct RecordTimestamp: Hashable, Sendable, Codable {
     /// When, in whole milliseconds since 1970.
     public var timestamp: Timestamp

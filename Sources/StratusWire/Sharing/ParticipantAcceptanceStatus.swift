@@ -2,7 +2,7 @@
 ///
 /// An open set: values a server sends that are not listed here are kept, not rejected.
 ///
-/// CloudKit reference: Types ("Share Participant Dictionary"); protocol.md §2.11.
+/// CloudKit reference: Types ("Share Participant Dictionary"); Apple's CloudKit Web Services Reference: “Sharing dictionaries”.
 public struct ParticipantAcceptanceStatus: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The wire string.
     public var rawValue: String

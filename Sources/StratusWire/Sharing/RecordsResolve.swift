@@ -1,6 +1,6 @@
 /// `records/resolve` (public database): preview shares by short GUID before accepting.
 ///
-/// CloudKit reference: Fetching Share Metadata (records/resolve); protocol.md §3.5.
+/// CloudKit reference: Fetching Share Metadata (records/resolve); Apple's CloudKit Web Services Reference: “records/resolve”.
 public enum RecordsResolve: WireEndpoint {
     /// `records/resolve`.
     public static let operation = EndpointOperation.recordsResolve
@@ -34,7 +34,7 @@ public enum RecordsResolve: WireEndpoint {
 
 /// `records/accept` (public database): accept shares; same body shapes as `records/resolve`.
 ///
-/// CloudKit reference: Accepting Share Records (records/accept); protocol.md §3.6.
+/// CloudKit reference: Accepting Share Records (records/accept); Apple's CloudKit Web Services Reference: “records/accept”.
 public enum RecordsAccept: WireEndpoint {
     /// `records/accept`.
     public static let operation = EndpointOperation.recordsAccept

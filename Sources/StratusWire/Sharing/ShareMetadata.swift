@@ -1,6 +1,6 @@
 /// What a share URL leads to: the ShortGUID Result dictionary.
 ///
-/// CloudKit reference: Types ("ShortGUID Result Dictionary"); protocol.md §2.11.
+/// CloudKit reference: Types ("ShortGUID Result Dictionary"); Apple's CloudKit Web Services Reference: “Sharing dictionaries”.
 public struct ShareMetadata: Hashable, Sendable, Codable {
     /// A participant the server thinks may be the caller.
     public struct PotentialMatch: Hashable, Sendable, Codable {

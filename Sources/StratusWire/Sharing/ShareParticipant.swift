@@ -6,7 +6,7 @@
 ///     permission: .readWrite, type: .user, acceptanceStatus: .invited)
 /// ```
 ///
-/// CloudKit reference: Types ("Share Participant Dictionary"); protocol.md §2.11.
+/// CloudKit reference: Types ("Share Participant Dictionary"); Apple's CloudKit Web Services Reference: “Sharing dictionaries”.
 public struct ShareParticipant: Hashable, Sendable, Codable {
     /// Who the participant is.
     public var userIdentity: UserIdentity?

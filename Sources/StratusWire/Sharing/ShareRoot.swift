@@ -1,6 +1,6 @@
 /// The record a new share covers: the `forRecord` dictionary `{recordName, recordChangeTag}`.
 ///
-/// CloudKit reference: Types ("Record Dictionary", `forRecord`); protocol.md §2.3, §3.1.
+/// CloudKit reference: Types ("Record Dictionary", `forRecord`); Apple's CloudKit Web Services Reference: “Record dictionary”, “records/modify”.
 public struct ShareRoot: Hashable, Sendable, Codable {
     /// The root record's name.
     public var recordName: String

@@ -1,6 +1,6 @@
 /// A share to resolve or accept: the ShortGUID dictionary of `records/resolve` and `records/accept`.
 ///
-/// CloudKit reference: Types ("ShortGUID Dictionary"); protocol.md §2.11, §3.5.
+/// CloudKit reference: Types ("ShortGUID Dictionary"); Apple's CloudKit Web Services Reference: “Sharing dictionaries”, “records/resolve”.
 public struct ShortGUID: Hashable, Sendable, Codable {
     /// The short GUID from the share URL.
     public var value: String

@@ -1,6 +1,6 @@
 /// How a subscription's push is presented: the Notification Info dictionary.
 ///
-/// CloudKit reference: Types ("Notification Info Dictionary"); protocol.md §2.9.
+/// CloudKit reference: Types ("Notification Info Dictionary"); Apple's CloudKit Web Services Reference: “Subscription and notification-info dictionaries”.
 public struct NotificationInfo: Hashable, Sendable, Codable {
     /// The alert text.
     public var alertBody: String?

@@ -7,7 +7,7 @@
 ///     notificationInfo: NotificationInfo(alertBody: "New note", shouldBadge: true))
 /// ```
 ///
-/// CloudKit reference: Types ("Subscription Dictionary"); protocol.md §2.9.
+/// CloudKit reference: Types ("Subscription Dictionary"); Apple's CloudKit Web Services Reference: “Subscription and notification-info dictionaries”.
 public struct Subscription: Hashable, Sendable, Codable {
     /// The client-chosen ID.
     public var subscriptionID: String

@@ -1,6 +1,6 @@
 /// `subscriptions/list` (GET): every subscription of the caller in the database.
 ///
-/// CloudKit reference: Fetching All Subscriptions (subscriptions/list); protocol.md §6.1.
+/// CloudKit reference: Fetching All Subscriptions (subscriptions/list); Apple's CloudKit Web Services Reference: “subscriptions/list”.
 public enum SubscriptionsList: WireEndpoint {
     /// `subscriptions/list`.
     public static let operation = EndpointOperation.subscriptionsList
@@ -12,7 +12,7 @@ public enum SubscriptionsList: WireEndpoint {
 
 /// `subscriptions/lookup`: fetch subscriptions by ID.
 ///
-/// CloudKit reference: Fetching Subscriptions by Identifier (subscriptions/lookup); protocol.md §6.2.
+/// CloudKit reference: Fetching Subscriptions by Identifier (subscriptions/lookup); Apple's CloudKit Web Services Reference: “subscriptions/lookup”.
 public enum SubscriptionsLookup: WireEndpoint {
     /// `subscriptions/lookup`.
     public static let operation = EndpointOperation.subscriptionsLookup
@@ -49,7 +49,7 @@ public enum SubscriptionsLookup: WireEndpoint {
 
 /// `subscriptions/modify`: create, update and delete subscriptions.
 ///
-/// CloudKit reference: Modifying Subscriptions (subscriptions/modify); protocol.md §6.3.
+/// CloudKit reference: Modifying Subscriptions (subscriptions/modify); Apple's CloudKit Web Services Reference: “subscriptions/modify”.
 public enum SubscriptionsModify: WireEndpoint {
     /// `subscriptions/modify`.
     public static let operation = EndpointOperation.subscriptionsModify

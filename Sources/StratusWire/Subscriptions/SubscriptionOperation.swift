@@ -3,7 +3,7 @@
 /// A delete needs only the ID, so it is written as `{"subscriptionID": …}` and any other keys
 /// in a received delete are ignored.
 ///
-/// CloudKit reference: Modifying Subscriptions (subscriptions/modify); protocol.md §6.3.
+/// CloudKit reference: Modifying Subscriptions (subscriptions/modify); Apple's CloudKit Web Services Reference: “subscriptions/modify”.
 public enum SubscriptionOperation: Hashable, Sendable, Codable {
     /// Create a subscription.
     case create(Subscription)

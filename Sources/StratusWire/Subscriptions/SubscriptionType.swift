@@ -1,6 +1,6 @@
 /// A subscription's kind: `query` or `zone` (an open set; `database` exists natively).
 ///
-/// CloudKit reference: Types ("Subscription Dictionary"); protocol.md §2.9.
+/// CloudKit reference: Types ("Subscription Dictionary"); Apple's CloudKit Web Services Reference: “Subscription and notification-info dictionaries”.
 public struct SubscriptionType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The wire string.
     public var rawValue: String

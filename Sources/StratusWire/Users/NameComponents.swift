@@ -1,6 +1,6 @@
 /// The parts of a person's name: the Name Components dictionary.
 ///
-/// CloudKit reference: Types ("Name Components Dictionary"); protocol.md §2.10.
+/// CloudKit reference: Types ("Name Components Dictionary"); Apple's CloudKit Web Services Reference: “User dictionaries”.
 public struct NameComponents: Hashable, Sendable, Codable {
     /// "Dr."
     public var namePrefix: String?

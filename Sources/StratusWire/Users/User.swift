@@ -3,7 +3,7 @@
 /// Returned by `users/current`, `users/lookup/email` (with ``emailAddress``), `users/lookup/id`
 /// and `users/lookup/contacts`.
 ///
-/// CloudKit reference: Types ("User Dictionary"); protocol.md §2.10.
+/// CloudKit reference: Types ("User Dictionary"); Apple's CloudKit Web Services Reference: “User dictionaries”.
 public struct User: Hashable, Sendable, Codable {
     /// The user's record name.
     public var userRecordName: String?

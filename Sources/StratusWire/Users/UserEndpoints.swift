@@ -1,6 +1,6 @@
 /// `users/caller` (GET, public): the signed-in user's identity.
 ///
-/// CloudKit reference: Fetching Current User Identity (users/caller); protocol.md §8.1.
+/// CloudKit reference: Fetching Current User Identity (users/caller); Apple's CloudKit Web Services Reference: “GET …/public/users/caller”.
 public enum UsersCaller: WireEndpoint {
     /// `users/caller`.
     public static let operation = EndpointOperation.usersCaller
@@ -37,7 +37,7 @@ public enum UsersCaller: WireEndpoint {
 
 /// `users/current` (GET, public, deprecated): the signed-in user as a User dictionary.
 ///
-/// CloudKit reference: Fetching Current User (users/current); protocol.md §8.2.
+/// CloudKit reference: Fetching Current User (users/current); Apple's CloudKit Web Services Reference: “GET …/public/users/current”.
 public enum UsersCurrent: WireEndpoint {
     /// `users/current`.
     public static let operation = EndpointOperation.usersCurrent
@@ -50,7 +50,7 @@ public enum UsersCurrent: WireEndpoint {
 /// `users/discover` (public): discoverable users by email, phone or record name (POST), or all
 /// discoverable contacts (GET, with an empty request).
 ///
-/// CloudKit reference: Discovering User Identities (users/discover); protocol.md §8.3, §8.4.
+/// CloudKit reference: Discovering User Identities (users/discover); Apple's CloudKit Web Services Reference: “POST …/public/users/discover”, “GET …/public/users/discover”.
 public enum UsersDiscover: WireEndpoint {
     /// `users/discover`.
     public static let operation = EndpointOperation.usersDiscover
@@ -84,7 +84,7 @@ public enum UsersDiscover: WireEndpoint {
 
 /// `users/lookup/email` (public, deprecated): users by email address.
 ///
-/// CloudKit reference: Looking Up Users by Email (users/lookup/email); protocol.md §8.5.
+/// CloudKit reference: Looking Up Users by Email (users/lookup/email); Apple's CloudKit Web Services Reference: “Legacy lookups”.
 public enum UsersLookupEmail: WireEndpoint {
     /// `users/lookup/email`.
     public static let operation = EndpointOperation.usersLookupEmail
@@ -96,7 +96,7 @@ public enum UsersLookupEmail: WireEndpoint {
 
 /// `users/lookup/id` (public, deprecated): users by record name.
 ///
-/// CloudKit reference: Looking Up Users by ID (users/lookup/id); protocol.md §8.5.
+/// CloudKit reference: Looking Up Users by ID (users/lookup/id); Apple's CloudKit Web Services Reference: “Legacy lookups”.
 public enum UsersLookupID: WireEndpoint {
     /// `users/lookup/id`.
     public static let operation = EndpointOperation.usersLookupID
@@ -108,7 +108,7 @@ public enum UsersLookupID: WireEndpoint {
 
 /// `users/lookup/contacts` (public, deprecated): users among the caller's contacts; no request keys.
 ///
-/// CloudKit reference: Looking Up Contacts (users/lookup/contacts); protocol.md §8.5.
+/// CloudKit reference: Looking Up Contacts (users/lookup/contacts); Apple's CloudKit Web Services Reference: “Legacy lookups”.
 public enum UsersLookupContacts: WireEndpoint {
     /// `users/lookup/contacts`.
     public static let operation = EndpointOperation.usersLookupContacts

@@ -2,7 +2,7 @@
 ///
 /// Only discoverable users expose ``nameComponents``.
 ///
-/// CloudKit reference: Types ("User Identity Dictionary"); protocol.md §2.10.
+/// CloudKit reference: Types ("User Identity Dictionary"); Apple's CloudKit Web Services Reference: “User dictionaries”.
 public struct UserIdentity: Hashable, Sendable, Codable {
     /// The user's record name (`_` + 32 hex characters on Apple's service).
     public var userRecordName: String?

@@ -2,7 +2,7 @@
 ///
 /// Also the item shape of `users/lookup/email` and `users/lookup/id` requests.
 ///
-/// CloudKit reference: Types ("User Identity Lookup Info Dictionary"); protocol.md §2.10.
+/// CloudKit reference: Types ("User Identity Lookup Info Dictionary"); Apple's CloudKit Web Services Reference: “User dictionaries”.
 public struct UserLookupInfo: Hashable, Sendable, Codable {
     /// The user's email address.
     public var emailAddress: String?

@@ -3,7 +3,7 @@
 /// Full results (`zones/list`, `zones/lookup`, `zones/modify`) carry ``syncToken`` and ``atomic``;
 /// change feeds (`changes/database`) carry only ``zoneID`` and, for removed zones, `deleted: true`.
 ///
-/// CloudKit reference: Types ("Zone Dictionary"); protocol.md §2.2.
+/// CloudKit reference: Types ("Zone Dictionary"); Apple's CloudKit Web Services Reference: “Zone dictionary and zone error”.
 public struct Zone: Hashable, Sendable, Codable {
     /// The zone's ID.
     public var zoneID: ZoneID

@@ -9,7 +9,7 @@
 /// let theirs = ZoneID(zoneName: "Projects", ownerRecordName: "_0123456789abcdef0123456789abcdef")
 /// ```
 ///
-/// CloudKit reference: Types ("Zone ID Dictionary"); protocol.md §2.1.
+/// CloudKit reference: Types ("Zone ID Dictionary"); Apple's CloudKit Web Services Reference: “Zone ID dictionary”.
 public struct ZoneID: Hashable, Sendable, Codable {
     /// The zone's name; `_defaultZone` for the default zone.
     public var zoneName: String

@@ -4,7 +4,7 @@
 /// let request = ZonesModify.Request(operations: [.create(ZoneID(zoneName: "Projects"))])
 /// ```
 ///
-/// CloudKit reference: Modifying Zones (zones/modify); protocol.md §5.3.
+/// CloudKit reference: Modifying Zones (zones/modify); Apple's CloudKit Web Services Reference: “zones/modify”.
 public struct ZoneOperation: Hashable, Sendable, Codable {
     /// The two zone operation types.
     public enum OperationType: String, Hashable, Sendable, Codable, CaseIterable {

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Assets: upload URLs, the upload POST, attaching, downloading with ranges, dedup, collection (protocol.md §4).
+/// Assets: upload URLs, the upload POST, attaching, downloading with ranges, dedup, collection (Apple's CloudKit Web Services Reference: “Assets”).
 @Suite struct AssetTests {
     static let backends = RecordStoreBackend.allCases
 

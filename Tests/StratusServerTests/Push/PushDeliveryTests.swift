@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Subscriptions firing through the web courier, live over loopback (protocol.md §6, §7).
+/// Subscriptions firing through the web courier, live over loopback (Apple's CloudKit Web Services Reference: “Subscriptions”, “Push delivery: APNs tokens and the web courier”).
 @Suite struct PushDeliveryTests {
     static let backends = RecordStoreBackend.allCases
 

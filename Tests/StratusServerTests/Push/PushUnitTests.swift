@@ -126,7 +126,7 @@ import Testing
         (Filter(.field("tags"), .containsAnyTokens, .string("URGENT")), true),
     ]
 
-    /// Every comparator of protocol.md §2.8 on a record with each kind of field.
+    /// Every comparator of Apple's CloudKit Web Services Reference: “Query, filter, comparator, sort” on a record with each kind of field.
     @Test(arguments: cases) func comparatorMatchesAsSpecified(_ filter: Filter, _ expected: Bool) {
         #expect(RecordFilterEvaluator.matches(filter, Self.record) == expected)
     }
@@ -182,7 +182,7 @@ extension CourierStateMachine {
     }
 }
 
-/// The `{aps, ck}` payload reflects the subscription's notification info (protocol.md §7.4).
+/// The `{aps, ck}` payload reflects the subscription's notification info (Documentation/0007-push-and-assets.md, “The web courier”).
 @Suite struct NotificationPayloadTests {
     static let zone = ZoneRow(
         rowID: 1, database: DatabaseKey(container: "iCloud.c", environment: .development, scope: .private, owner: "_alice"),

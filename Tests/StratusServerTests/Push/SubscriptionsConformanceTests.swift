@@ -4,7 +4,7 @@ import StratusTesting
 import StratusWire
 import Testing
 
-/// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify` (protocol.md §6).
+/// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify` (Apple's CloudKit Web Services Reference: “Subscriptions”).
 @Suite struct SubscriptionsConformanceTests {
     static let backends = RecordStoreBackend.allCases
 

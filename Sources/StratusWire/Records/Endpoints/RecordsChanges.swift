@@ -3,7 +3,7 @@
 /// Loop while ``Response/moreComing`` is `true`, sending back ``Response/syncToken``. Deleted
 /// records appear as tombstones (`{"recordName":…,"deleted":true}`).
 ///
-/// CloudKit reference: Fetching Record Changes (records/changes); protocol.md §3.4, §5.7.
+/// CloudKit reference: Fetching Record Changes (records/changes); Apple's CloudKit Web Services Reference: “records/changes”; Documentation/0002-record-store.md, “Tokens”.
 public enum RecordsChanges: WireEndpoint {
     /// `records/changes`.
     public static let operation = EndpointOperation.recordsChanges

@@ -1,6 +1,6 @@
 /// `records/lookup`: fetch records by name (strongly consistent).
 ///
-/// CloudKit reference: Fetching Records Using Record Names (records/lookup); protocol.md §3.2.
+/// CloudKit reference: Fetching Records Using Record Names (records/lookup); Apple's CloudKit Web Services Reference: “records/lookup”.
 public enum RecordsLookup: WireEndpoint {
     /// `records/lookup`.
     public static let operation = EndpointOperation.recordsLookup

@@ -6,7 +6,7 @@
 ///     zoneID: ZoneID(zoneName: "Projects"))
 /// ```
 ///
-/// CloudKit reference: Modifying Records (records/modify); protocol.md §3.1.
+/// CloudKit reference: Modifying Records (records/modify); Apple's CloudKit Web Services Reference: “records/modify”.
 public enum RecordsModify: WireEndpoint {
     /// `records/modify`.
     public static let operation = EndpointOperation.recordsModify

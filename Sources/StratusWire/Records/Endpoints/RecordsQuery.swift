@@ -1,6 +1,6 @@
 /// `records/query`: search records with filters and sorts, one page at a time.
 ///
-/// CloudKit reference: Fetching Records Using a Query (records/query); protocol.md §3.3.
+/// CloudKit reference: Fetching Records Using a Query (records/query); Apple's CloudKit Web Services Reference: “records/query”.
 public enum RecordsQuery: WireEndpoint {
     /// `records/query`.
     public static let operation = EndpointOperation.recordsQuery

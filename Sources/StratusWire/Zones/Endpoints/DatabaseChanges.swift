@@ -1,6 +1,6 @@
 /// `changes/database`: zones changed since a sync token (the cheap "anything new?" probe).
 ///
-/// CloudKit reference: Fetching Database Changes (changes/database); protocol.md §5.5.
+/// CloudKit reference: Fetching Database Changes (changes/database); Apple's CloudKit Web Services Reference: “changes/database”.
 public enum DatabaseChanges: WireEndpoint {
     /// `changes/database`.
     public static let operation = EndpointOperation.changesDatabase

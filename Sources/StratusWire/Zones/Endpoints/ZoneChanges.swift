@@ -1,6 +1,6 @@
 /// `changes/zone`: the records changed in several zones, each since its own sync token.
 ///
-/// CloudKit reference: Fetching Record Zone Changes (changes/zone); protocol.md §5.6.
+/// CloudKit reference: Fetching Record Zone Changes (changes/zone); Apple's CloudKit Web Services Reference: “changes/zone”.
 public enum ZoneChanges: WireEndpoint {
     /// `changes/zone`.
     public static let operation = EndpointOperation.changesZone

@@ -3,7 +3,7 @@
 /// The token key is `metaSyncToken` in both directions; a request that sends `syncToken` is
 /// ignored by Apple's server, which replays the first page forever.
 ///
-/// CloudKit reference: Fetching Zone Changes (zones/changes); protocol.md §5.4.
+/// CloudKit reference: Fetching Zone Changes (zones/changes); Apple's CloudKit Web Services Reference: “zones/changes”.
 public enum ZonesChanges: WireEndpoint {
     /// `zones/changes`.
     public static let operation = EndpointOperation.zonesChanges

@@ -1,6 +1,6 @@
 /// `zones/list` (GET): every zone of the database.
 ///
-/// CloudKit reference: Fetching All Zones (zones/list); protocol.md §5.1.
+/// CloudKit reference: Fetching All Zones (zones/list); Apple's CloudKit Web Services Reference: “zones/list”.
 public enum ZonesList: WireEndpoint {
     /// `zones/list`.
     public static let operation = EndpointOperation.zonesList

@@ -1,6 +1,6 @@
 /// `zones/lookup`: fetch zones by ID.
 ///
-/// CloudKit reference: Fetching Zones by Identifier (zones/lookup); protocol.md §5.2.
+/// CloudKit reference: Fetching Zones by Identifier (zones/lookup); Apple's CloudKit Web Services Reference: “zones/lookup”.
 public enum ZonesLookup: WireEndpoint {
     /// `zones/lookup`.
     public static let operation = EndpointOperation.zonesLookup

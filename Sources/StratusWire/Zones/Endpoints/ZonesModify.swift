@@ -1,6 +1,6 @@
 /// `zones/modify`: create and delete custom zones (private database only).
 ///
-/// CloudKit reference: Modifying Zones (zones/modify); protocol.md §5.3.
+/// CloudKit reference: Modifying Zones (zones/modify); Apple's CloudKit Web Services Reference: “zones/modify”.
 public enum ZonesModify: WireEndpoint {
     /// `zones/modify`.
     public static let operation = EndpointOperation.zonesModify
