@@ -35,7 +35,7 @@ build: deps
 test: build
 	Scripts/check-client-graph.sh
 	Scripts/fake-apns.sh install
-	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/test-postgres.sh run swift test --skip-build
+	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
 	Scripts/test-schemathesis.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 Fuzz/Scripts/fuzz.sh
 	Scripts/test-sanitized.sh thread
