@@ -37,7 +37,7 @@ export ASAN_OPTIONS="log_path=$reports/asan detect_leaks=0 ${ASAN_OPTIONS:-}"
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SANITIZER_PARALLELISM:-48}"
 
 status=0
-Scripts/test-postgres.sh run swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" || status=$?
+Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" || status=$?
 
 found=$(find "$reports" -type f | sort)
 if [ -n "$found" ]; then
