@@ -51,8 +51,14 @@ struct DataDirectory {
 
     var storePath: String { url.appendingPathComponent("stratus.sqlite").path }
 
-    /// Where asset files live (content-addressed).
+    /// Where asset files live (content-addressed) by default: `assets/` in the directory.
     var assetsURL: URL { url.appendingPathComponent("assets", isDirectory: true) }
+
+    /// Where asset files live: `--assets-directory` (or `STRATUS_ASSETS_DIRECTORY`), else ``assetsURL``.
+    func assetsDirectory(_ options: Options) -> URL {
+        let given = options.string("assets-directory", default: "")
+        return given.isEmpty ? assetsURL : URL(fileURLWithPath: given, isDirectory: true).standardizedFileURL
+    }
 
     func openStore(logger: Logger) async throws -> any RecordStore & AccountStore {
         if isPostgres { return try await PostgresRecordStore.open(url: database, logger: logger) }

@@ -23,10 +23,8 @@ extension ServeCommand {
     static func applyStorage(
         _ options: Options, dataDirectory: DataDirectory, logger: Logger, to configuration: inout ServiceConfiguration
     ) throws {
-        let assetsDirectory = options.string("assets-directory", default: "")
-        configuration.assets.directory =
-            assetsDirectory.isEmpty ? dataDirectory.assetsURL : URL(fileURLWithPath: assetsDirectory, isDirectory: true).standardizedFileURL
-        if dataDirectory.isPostgres, assetsDirectory.isEmpty {
+        configuration.assets.directory = dataDirectory.assetsDirectory(options)
+        if dataDirectory.isPostgres, options.string("assets-directory", default: "").isEmpty {
             logger.notice("assets live in \(dataDirectory.assetsURL.path); with several nodes, give them one shared --assets-directory")
         }
         configuration.assets.maximumSize = try options.integer("asset-limit-mb", default: 50, in: 1...4096) << 20

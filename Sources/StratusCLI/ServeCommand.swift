@@ -118,9 +118,7 @@ enum ServeCommand {
         configuration.tls = try tlsIdentity(options)
         try checkExposure(options, host: configuration.host, tls: configuration.tls, authenticated: security.authentication.requiresAuthentication)
         let dataDirectory = try DataDirectory(options)
-        let backups = try ScheduledBackups.configured(
-            options, dataDirectory: dataDirectory,
-            assets: URL(fileURLWithPath: options.string("assets-directory", default: dataDirectory.assetsURL.path), isDirectory: true))
+        let backups = try ScheduledBackups.configured(options, dataDirectory: dataDirectory, assets: dataDirectory.assetsDirectory(options))
         let store = try await dataDirectory.openStore(logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         security.apply(to: &serviceConfiguration)

@@ -27,7 +27,7 @@ enum BackupCommand {
         guard !dataDirectory.isPostgres else {
             throw CLIError("\(command) reads and writes SQLite data directories; for PostgreSQL use pg_dump and copy the assets directory (Documentation/0015-operations.md, \"Backups\")")
         }
-        let assets = URL(fileURLWithPath: options.string("assets-directory", default: dataDirectory.assetsURL.path), isDirectory: true)
+        let assets = dataDirectory.assetsDirectory(options)
         if command == "backup" {
             try backup(to: archive, from: dataDirectory, assets: assets)
         } else {
