@@ -87,9 +87,9 @@ final class TLSMemory: @unchecked Sendable {
     private let priorities: UnsafeMutablePointer<CChar>
 
     init(identity: TLSIdentity, priorities: String) {
-        certificate = Self.copy(identity.certificateCString)
-        key = Self.copy(identity.keyCString)
-        self.priorities = Self.copy(Array(priorities.utf8CString))
+        certificate = Self.copy(identity.certificatePEM)
+        key = Self.copy(identity.keyPEM)
+        self.priorities = Self.copy(Data(priorities.utf8))
     }
 
     deinit {
@@ -107,9 +107,11 @@ final class TLSMemory: @unchecked Sendable {
         ]
     }
 
-    private static func copy(_ bytes: [CChar]) -> UnsafeMutablePointer<CChar> {
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count)
-        buffer.initialize(from: bytes, count: bytes.count)
+    /// `bytes` and a terminating NUL, in memory this object owns.
+    private static func copy(_ bytes: Data) -> UnsafeMutablePointer<CChar> {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (offset, byte) in bytes.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
+        buffer[bytes.count] = 0
         return buffer
     }
 }

@@ -75,13 +75,4 @@ public struct TLSIdentity: Sendable, Equatable {
     private static func contains(_ data: Data, _ marker: String) -> Bool {
         data.range(of: Data(marker.utf8)) != nil
     }
-
-    /// The PEM bytes with a terminating NUL, as libmicrohttpd reads them.
-    var certificateCString: [CChar] { Self.cString(certificatePEM) }
-    /// The key's PEM bytes with a terminating NUL.
-    var keyCString: [CChar] { Self.cString(keyPEM) }
-
-    private static func cString(_ data: Data) -> [CChar] {
-        data.map { CChar(bitPattern: $0) } + [0]
-    }
 }
