@@ -7,7 +7,7 @@ import StratusWire
 extension PostgresStoreTransaction {
     // MARK: Subscriptions
 
-    private static func subscription(_ database: DatabaseKey) -> (PostgresRow) throws -> StoredSubscription {
+    static func subscription(_ database: DatabaseKey) -> (PostgresRow) throws -> StoredSubscription {
         { row in
             StoredSubscription(
                 database: database, subscriber: try row[0],

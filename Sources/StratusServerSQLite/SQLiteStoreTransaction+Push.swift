@@ -7,11 +7,11 @@ import StratusWire
 extension SQLiteStoreTransaction {
     // MARK: Subscriptions
 
-    private static func databaseArguments(_ database: DatabaseKey) -> [any SQLiteValueConvertible] {
+    static func databaseArguments(_ database: DatabaseKey) -> [any SQLiteValueConvertible] {
         [database.container, database.environment.rawValue, database.scope.rawValue, database.owner]
     }
 
-    private static func subscription(_ database: DatabaseKey) -> (SQLiteRow) throws -> StoredSubscription {
+    static func subscription(_ database: DatabaseKey) -> (SQLiteRow) throws -> StoredSubscription {
         { row in
             let body: Data = try row[1]
             return StoredSubscription(
