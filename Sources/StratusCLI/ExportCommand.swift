@@ -5,11 +5,10 @@ import StratusServer
 /// `stratus export <container> --output DIR` and `stratus import DIR`: one container in the
 /// portable format, between back ends and servers (Documentation/0020-export-format.md).
 enum ExportCommand {
-    static let usage = """
+    static var usage: String {
+        """
         stratus export <container> --output DIR [--data-dir ./.stratus | --database postgres://…] [--assets-directory DIR]
         stratus import DIR [--data-dir ./.stratus | --database postgres://…] [--assets-directory DIR]
-        stratus import --from URL --container ID (--key-id ID --key-file PEM | --api-token T --web-auth-token W) …
-                       (stratus import --help)
 
         export writes one container — its schema, zones, records (latest versions, with their
         change tags), shares, short GUIDs, subscriptions, the server's accounts with their
@@ -22,9 +21,13 @@ enum ExportCommand {
         from SQLite to PostgreSQL and back, or to another server. Sync tokens and sign-in
         sessions do not carry over: clients refetch (their records keep their change tags) and
         users sign in again.
+
+        \(RemoteImportCommand.usage)
         """
+    }
 
     static func run(_ command: String, _ options: Options) async throws {
+        if command == "import", !options.string("from", default: "").isEmpty { return try await RemoteImportCommand.run(options) }
         let known: Set<String> = command == "export" ? ["output", "data-dir", "database", "assets-directory"] : ["data-dir", "database", "assets-directory"]
         let unknown = options.unknownFlags(known: known)
         guard unknown.isEmpty else { throw CLIError("unknown flag(s): \(unknown.map { "--" + $0 }.joined(separator: ", "))\n\n\(usage)") }

@@ -143,14 +143,7 @@ final class DataImport {
             let record = StoredRecord(
                 zoneRowID: zone.row.rowID, recordName: line.recordName, recordType: line.recordType, changeTag: line.changeTag, fields: fields,
                 created: line.created.stored, modified: line.modified.stored, changeSequence: line.changeSequence)
-            let edges = RecordModifier.references(in: fields).flatMap { field, references in
-                references.map {
-                    ReferenceEdge(
-                        sourceZoneRowID: zone.row.rowID, sourceRecordName: line.recordName, fieldName: field, targetZoneRowID: zone.row.rowID,
-                        targetRecordName: $0.recordName, action: $0.action ?? ReferenceAction.none)
-                }
-            }
-            try tx.putRecord(record, references: edges)
+            try tx.putRecord(record, references: ImportRules.edges(of: record))
             let keys = AssetAdmission.references(of: record)
             if !keys.isEmpty { try tx.replaceAssetReferences(zoneRowID: zone.row.rowID, recordName: line.recordName, keys: keys, now: now) }
             zone.lastSequence = line.changeSequence

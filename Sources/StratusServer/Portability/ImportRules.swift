@@ -72,6 +72,17 @@ enum ImportRules {
         return fields
     }
 
+    /// The reference edges a record's fields hold, within its zone (the store indexes them by target).
+    static func edges(of record: StoredRecord) -> [ReferenceEdge] {
+        RecordModifier.references(in: record.fields).flatMap { field, references in
+            references.map {
+                ReferenceEdge(
+                    sourceZoneRowID: record.zoneRowID, sourceRecordName: record.recordName, fieldName: field, targetZoneRowID: record.zoneRowID,
+                    targetRecordName: $0.recordName, action: $0.action ?? ReferenceAction.none)
+            }
+        }
+    }
+
     /// An asset value as the store keeps it (checksum and size), naming content the export carries.
     private static func stored(_ asset: Asset, field: String, _ sizes: [String: Int64], at place: String) throws -> Asset {
         // A value whose checksum is not one of a Stratus content key (saved while assets were off)
