@@ -33,13 +33,8 @@ import Testing
         let first = try await TestCertificate.make(in: scratch.url, name: "first")
         let second = try await TestCertificate.make(in: scratch.url, name: "second")
         let stranger = try await TestCertificate.make(in: scratch.url, name: "stranger")
-        let served = (certificate: scratch.url.appendingPathComponent("served.crt"), key: scratch.url.appendingPathComponent("served.key"))
-        func install(_ files: TestCertificate.Files) throws {
-            for (from, to) in [(files.certificate, served.certificate), (files.key, served.key)] {
-                try? FileManager.default.removeItem(at: to)
-                try FileManager.default.copyItem(at: from, to: to)
-            }
-        }
+        let served = ServedCertificate(in: scratch.url)
+        func install(_ files: TestCertificate.Files) throws { try served.install(files) }
         try install(first)
         let serve = ["--open", "--tls-certificate", served.certificate.path, "--tls-key", served.key.path, "--log-level", "info"]
         try await WebServeProcess.with(serve) { server in
