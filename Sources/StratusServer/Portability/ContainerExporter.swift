@@ -12,9 +12,11 @@ import StratusWire
 /// that did not finish, and an import refuses it.
 ///
 /// ```swift
-/// let exporter = ContainerExporter(store: store, accounts: store, assets: try AssetFileStore(directory: assets), source: "sqlite")
-/// let manifest = try await exporter.export(container: "iCloud.com.example.Notes", to: URL(fileURLWithPath: "notes-export"))
-/// print(manifest.counts.records)
+/// func exportNotes(from store: any RecordStore & AccountStore, assetsDirectory: URL) async throws {
+///     let exporter = ContainerExporter(store: store, accounts: store, assets: try AssetFileStore(directory: assetsDirectory), source: "sqlite")
+///     let manifest = try await exporter.export(container: "iCloud.com.example.Notes", to: URL(fileURLWithPath: "notes-export"))
+///     print(manifest.counts.records)
+/// }
 /// ```
 public struct ContainerExporter: Sendable {
     let store: any RecordStore

@@ -10,9 +10,11 @@ public import Foundation
 /// refetch, users sign in again); see Documentation/0020-export-format.md.
 ///
 /// ```swift
-/// let importer = ContainerImporter(store: store, accounts: store, assets: try AssetFileStore(directory: assets))
-/// let summary = try await importer.importDirectory(URL(fileURLWithPath: "notes-export"))
-/// print("\(summary.records) records")
+/// func importNotes(into store: any RecordStore & AccountStore, assetsDirectory: URL) async throws {
+///     let importer = ContainerImporter(store: store, accounts: store, assets: try AssetFileStore(directory: assetsDirectory))
+///     let summary = try await importer.importDirectory(URL(fileURLWithPath: "notes-export"))
+///     print("\(summary.records) records")
+/// }
 /// ```
 public struct ContainerImporter: Sendable {
     let store: any RecordStore
@@ -23,14 +25,19 @@ public struct ContainerImporter: Sendable {
     public struct Summary: Sendable {
         /// The container imported.
         public var container: String
-        /// Accounts added, and accounts the target already had.
+        /// Accounts added.
         public var usersAdded: Int
+        /// Accounts the target already had (the same user record name and e-mail address).
         public var usersKept: Int
         /// API tokens and keys added.
         public var credentialsAdded: Int
+        /// Zones made.
         public var zones: Int
+        /// Records loaded.
         public var records: Int
+        /// Shares loaded.
         public var shares: Int
+        /// Subscriptions loaded.
         public var subscriptions: Int
         /// Asset contents the export carried.
         public var assets: Int

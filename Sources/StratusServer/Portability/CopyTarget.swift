@@ -39,9 +39,14 @@ public struct CopiedRecord: Sendable {
 /// source's history, and reusing them could hand a client's stale tag a match.
 ///
 /// ```swift
-/// let target = CopyTarget(store: store, assets: try AssetFileStore(directory: assetsURL))
-/// try await target.prepare(container: "iCloud.com.example.Notes")
-/// try await target.apply(saved: records, deleted: [], zoneName: "Notes", in: database)
+/// import StratusWire
+///
+/// func copy(_ records: [CopiedRecord], into store: any RecordStore, assetsDirectory: URL) async throws {
+///     let target = CopyTarget(store: store, assets: try AssetFileStore(directory: assetsDirectory))
+///     try await target.prepare(container: "iCloud.com.example.Notes")
+///     let database = DatabaseKey(container: "iCloud.com.example.Notes", environment: .development, scope: .public, owner: DatabaseKey.publicOwner)
+///     try await target.apply(saved: records, deleted: [], zoneName: ZoneID.defaultZoneName, in: database)
+/// }
 /// ```
 public struct CopyTarget: Sendable {
     let store: any RecordStore

@@ -71,14 +71,23 @@ public struct ExportManifest: Codable, Hashable, Sendable {
 
     /// How many lines (or files) of each kind.
     public struct Counts: Codable, Hashable, Sendable {
+        /// Lines of `users.jsonl`.
         public var users = 0
+        /// Lines of `api-tokens.jsonl`.
         public var apiTokens = 0
+        /// Lines of `server-keys.jsonl`.
         public var serverKeys = 0
+        /// Lines of `zones.jsonl`.
         public var zones = 0
+        /// Lines of `records.jsonl`.
         public var records = 0
+        /// Lines of `shares.jsonl`.
         public var shares = 0
+        /// Lines of `short-guids.jsonl`.
         public var shortGUIDs = 0
+        /// Lines of `subscriptions.jsonl`.
         public var subscriptions = 0
+        /// Files in `assets/`.
         public var assets = 0
         /// The bytes of every asset.
         public var assetBytes: Int64 = 0

@@ -5,7 +5,9 @@
 /// can be exported (`stratus export`, Documentation/0020-export-format.md).
 ///
 /// ```swift
-/// let databases = try await store.read { tx in try (tx as? any ExportStoreReader)?.databases(of: "iCloud.com.example.Notes") ?? [] }
+/// func databases(in store: any RecordStore) async throws -> [DatabaseKey] {
+///     try await store.read { tx in try (tx as? any ExportStoreReader)?.databases(of: "iCloud.com.example.Notes") ?? [] }
+/// }
 /// ```
 public protocol ExportStoreReader {
     /// Every database of the container that holds or held a zone, in (environment, scope, owner) order.
