@@ -71,9 +71,11 @@ import Testing
             token = try await BackupRestoreTests.changes(server, token: nil).token
             let writers = (0..<Self.writers).map { writer in
                 Task {
+                    // Paced a little, so eight writers load the server without starving the rest of the suite.
                     for index in 0..<100_000 where !ledger.stopped {
                         let batch = "w\(writer)-\(index)"
                         if (try? await Self.saveBatch(server, batch)) == true { ledger.acknowledge(batch, writer: writer) }
+                        try? await Task.sleep(for: .milliseconds(5))
                     }
                 }
             }
