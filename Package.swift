@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "stratus", targets: ["StratusCLI"]),
         .library(name: "StratusWire", targets: ["StratusWire"]),
+        .library(name: "StratusSQL", targets: ["StratusSQL"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
         .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
@@ -55,8 +56,10 @@ let package = Package(
 
         // Layer 2: wire model, drivers, crypto, HTTP without I/O.
         .target(name: "StratusWire"),
-        .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
-        .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusLogging"]),
+        // The SQL vocabulary both drivers implement: interpolated SQL with bound values, rows, the executor.
+        .target(name: "StratusSQL"),
+        .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusSQL", "StratusLogging"]),
+        .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusSQL", "StratusLogging"]),
         // Client-side crypto: CryptoKit on Apple platforms, OpenSSL's libcrypto on Linux only.
         .target(name: "StratusCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
         // Server-only crypto (Argon2id, sealing, HKDF, signature checks): never in a client's graph.
@@ -150,7 +153,7 @@ let package = Package(
         .target(
             name: "StratusDocExamples",
             dependencies: [
-                "StratusWire", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
+                "StratusWire", "StratusSQL", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
                 "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
             ],
@@ -161,11 +164,14 @@ let package = Package(
         .testTarget(name: "StratusLoggingTests", dependencies: ["StratusLogging"]),
         .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire", "StratusTesting"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
+        .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusSQL", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusServerCrypto", "StratusTesting"]),
         .testTarget(
             name: "StratusPostgresTests",
-            dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusServerAPNs", "StratusWire", "StratusTesting"]
+            dependencies: [
+                "StratusPostgres", "StratusSQL", "StratusSQLite", "StratusServerPostgres", "StratusServer", "StratusServerAPNs", "StratusWire",
+                "StratusTesting",
+            ]
         ),
         .testTarget(
             name: "StratusServerTests",
