@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "StratusMetrics", targets: ["StratusMetrics"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
+        .library(name: "StratusServerSQL", targets: ["StratusServerSQL"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusServerPostgres", targets: ["StratusServerPostgres"]),
         .library(name: "StratusServerAPNs", targets: ["StratusServerAPNs"]),
@@ -108,15 +109,18 @@ let package = Package(
             dependencies: ["StratusStore", "StratusSync", "StratusClient", "StratusLogging"]
         ),
 
-        // Layer 4: storage back ends.
+        // Layer 4: storage back ends; the stores that are the same on both are written once, over StratusSQL.
+        .target(name: "StratusServerSQL", dependencies: ["StratusServer", "StratusWire", "StratusSQL"]),
         .target(
             name: "StratusServerSQLite",
-            dependencies: ["StratusServer", "StratusWire", "StratusSQLite", "StratusLogging", "StratusMetrics"]
+            dependencies: ["StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusSQLite", "StratusLogging", "StratusMetrics"]
         ),
 
         .target(
             name: "StratusServerPostgres",
-            dependencies: ["StratusServer", "StratusWire", "StratusPostgres", "StratusLogging", "StratusMetrics"]
+            dependencies: [
+                "StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusPostgres", "StratusLogging", "StratusMetrics",
+            ]
         ),
 
         // Layer 4: APNs delivery over HTTP/2 (libcurl with nghttp2), composed in by `stratus serve`.
@@ -154,7 +158,7 @@ let package = Package(
             name: "StratusDocExamples",
             dependencies: [
                 "StratusWire", "StratusSQL", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
-                "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
+                "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
             ],
             path: "Examples/DocComments"
@@ -176,8 +180,8 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusServerSQLite", "StratusServerAPNs", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging",
-                "StratusCrypto", "StratusServerCrypto", "StratusMetrics",
+                "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerAPNs", "StratusWire", "StratusHTTP", "StratusTesting",
+                "StratusLogging", "StratusSQL", "StratusCrypto", "StratusServerCrypto", "StratusMetrics",
             ]
         ),
         .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),
