@@ -30,8 +30,19 @@ let commonGivens: [String: String] = [
 let moduleGivens: [String: [String: String]] = [
     "StratusSQLite": [
         "db": "SQLiteConnection", "id": "Int64", "data": "Data", "zone": "String", "name": "String", "path": "String",
-        "pool": "SQLiteDatabasePool", "migrator": "SQLiteMigrator", "statement": "SQLiteStatement",
+        "pool": "SQLiteDatabasePool", "migrator": "SQLiteMigrator", "statement": "SQLiteStatement", "body": "String",
+        "insert": "SQLiteStatement", "notes": "[(body: String, id: Int64)]", "batch": "[(zone: String, name: String, data: Data)]",
+        "retryLater": "() -> Void", "reject": "(any Error) -> Void",
     ],
+    "StratusPostgres": [
+        "db": "PostgresConnection", "connection": "PostgresConnection", "pool": "PostgresConnectionPool", "url": "String",
+        "body": "String", "name": "String", "target": "String", "id": "Int64", "owner": "String", "zoneID": "Int64",
+        "wake": "(String) -> Void",
+    ],
+    "StratusServerPostgres": [
+        "store": "PostgresRecordStore", "service": "CloudKitService", "configuration": "ServiceConfiguration",
+    ],
+    "StratusServerSQLite": ["configuration": "ServiceConfiguration"],
     "StratusTesting": ["server": "TestCloudKitServer"],
     "StratusClient": [
         "inbox": "ZoneID", "projects": "ZoneID", "cutoff": "Date", "here": "Location", "apiToken": "String", "sessionToken": "String",
@@ -54,6 +65,7 @@ let givenModules: [String: String] = [
     "Location": "StratusWire", "SyncController": "StratusSync", "DocumentsContainer": "StratusDocuments",
     "ObjectContext": "StratusStore", "PersistentContainer": "StratusStore", "ObjectModel": "StratusStore", "HistoryToken?": "StratusStore", "ManagedObject": "StratusStore",
     "Logger": "StratusLogging", "SQLiteConnection": "StratusSQLite", "TestCloudKitServer": "StratusTesting", "Router": "StratusHTTP",
+    "CloudKitService": "StratusServer", "ServiceConfiguration": "StratusServer",
 ]
 
 /// The givens `body` uses and does not declare, as `name: Type` parameters.

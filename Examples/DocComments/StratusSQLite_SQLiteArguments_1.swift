@@ -3,9 +3,11 @@
 import Foundation
 import StratusSQLite
 
-private func example(db: SQLiteConnection, id: Int64) async throws {
+private func example(body: String, db: SQLiteConnection, id: Int64, notes: [(body: String, id: Int64)]) async throws {
+    var body = body
     var db = db
     var id = id
+    var notes = notes
     try db.execute("INSERT INTO notes (id, body, due) VALUES (?, ?, ?)", [id, "Buy milk", nil])
     try db.execute("UPDATE notes SET body = :body WHERE id = :id", ["id": id, "body": "Buy oat milk"])
 }

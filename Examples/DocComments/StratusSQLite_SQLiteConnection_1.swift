@@ -3,8 +3,10 @@
 import Foundation
 import StratusSQLite
 
-private func example(id: Int64) async throws {
+private func example(body: String, id: Int64, notes: [(body: String, id: Int64)]) async throws {
+    var body = body
     var id = id
+    var notes = notes
     let db = try SQLiteConnection(path: "/tmp/notes.sqlite")
     try db.execute(sql: """
         CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);

@@ -3,7 +3,8 @@
 import Foundation
 import StratusSQLite
 
-private func example(id: Int64, statement: SQLiteStatement) async throws {
+private func example(body: String, id: Int64, statement: SQLiteStatement) async throws {
+    var body = body
     var id = id
     var statement = statement
     try statement.execute(["id": 7, "body": "Hello"])

@@ -3,8 +3,10 @@
 import Foundation
 import StratusSQLite
 
-private func example(db: SQLiteConnection) async throws {
+private func example(body: String, db: SQLiteConnection, notes: [(body: String, id: Int64)]) async throws {
+    var body = body
     var db = db
+    var notes = notes
     let value: SQLiteValue = .text("Zoë")
     try db.execute("INSERT INTO notes (body) VALUES (?)", [value])
     let stored = try db.fetchOne("SELECT body FROM notes") { row in row.value(at: 0) }

@@ -3,6 +3,9 @@
 import Foundation
 import StratusServer
 
-private func example() async throws {
-    let lease = RateLease(granted: 0, remaining: 0.4)  // empty: retry in (1 - 0.4) / rate seconds
+private func isShared(_ store: any RecordStore) -> Bool {
+    switch store.rateBucketSharing {
+    case .perNode: false  // this node counts its own requests
+    case .shared: true  // every node draws from the store's buckets
+    }
 }

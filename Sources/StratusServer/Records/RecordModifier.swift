@@ -312,9 +312,18 @@ public struct ServiceLimits: Hashable, Sendable {
     public init() {}
 }
 
-/// Change tags: the zone change sequence of a record's version, in base 36.
-enum ChangeTags {
-    static func tag(for sequence: Int64) -> String { String(sequence, radix: 36) }
+/// Change tags: the zone change sequence of a record's version, in base 36 — made here only, for
+/// the service and for the back ends that write tombstones.
+///
+/// ```swift
+/// ChangeTags.tag(for: 1_296)  // "100"
+/// ```
+public enum ChangeTags {
+    /// The change tag of the version with zone change sequence `sequence`.
+    ///
+    /// - Parameter sequence: The record's change sequence.
+    /// - Returns: The sequence in base 36.
+    public static func tag(for sequence: Int64) -> String { String(sequence, radix: 36) }
 }
 
 extension RecordModifier {

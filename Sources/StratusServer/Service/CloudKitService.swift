@@ -65,7 +65,10 @@ public final class CloudKitService: Sendable {
             wake: { tokens in courier.signal(tokens) }, apns: apns
         )
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
-        self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()
+        switch store.rateBucketSharing {
+        case .perNode: self.rateLimiter = RateLimiter()
+        case .shared(let buckets): self.rateLimiter = LeasedRateLimiter(shared: buckets, logger: logger)
+        }
     }
 
     /// The URL template of every database operation.
