@@ -9,7 +9,7 @@ SERVE_FLAGS ?=
 # Open mode (no accounts, one user) keeps `make serve` easy to try; `make serve SERVE_MODE=` requires credentials.
 SERVE_MODE ?= --open
 
-.PHONY: serve test test-tsan test-asan fuzz deps build bench clean
+.PHONY: serve test test-tsan test-asan test-simulation fuzz deps build bench clean
 
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
@@ -51,6 +51,11 @@ test-tsan: deps
 
 test-asan: deps
 	Scripts/test-sanitized.sh address
+
+# The deterministic sync simulator's 1,000 seeds (SIM_SEED=N or a..<b replays; Documentation/0017);
+# not in make test until its last flaky seeds are fixed.
+test-simulation: build
+	STRATUS_SIMULATION=1 swift test --skip-build --filter SyncSimulationTests
 
 bench: deps
 	@Scripts/install-deps.sh --bench

@@ -285,12 +285,30 @@ extension StoreBridge {
 }
 
 extension StoreBridge {
+    /// What an upload writes into an object that the store must learn: its record name and the
+    /// server's date. Its field values reach the store through fetches and write-backs of resolved
+    /// conflicts; written from an upload's snapshot later (the delayed write-back of uploads), a
+    /// stale one overwrote what a fetch had stored meanwhile (the sync simulator, seed 651).
+    /// Each entity's own sync-ID and change-date keys (they may differ per entity).
+    func uploadedKeys(_ entityName: String) -> Set<String> {
+        guard let info = infos[entityName] else { return [] }
+        return [info.syncIdKey, info.changeDateKey]
+    }
+
     /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
     /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
-    func writeBack(_ objects: [any AnyStoreObject]) async throws {
+    ///
+    /// - Parameters:
+    ///   - objects: The objects whose dirty values go to the store.
+    ///   - uploadedOnly: Write only each object's ``uploadedKeys(_:)`` (the others are dropped).
+    func writeBack(_ objects: [any AnyStoreObject], uploadedOnly: Bool = false) async throws {
         let dirty = objects.compactMap { object -> (ObjectID, DirtyValues)? in
             guard let id = object.objectID else { return nil }
-            let values = object.takeDirtyValues()
+            var values = object.takeDirtyValues()
+            if uploadedOnly {
+                let kept = uploadedKeys(id.entityName)
+                values = values.filter { kept.contains($0.key) }
+            }
             return values.isEmpty ? nil : (id, DirtyValues(values: values))
         }
         guard !dirty.isEmpty else { return }

@@ -104,13 +104,25 @@ extension SyncController {
 
     /// Fetches every record of the zone and re-applies it; records this device synced that the
     /// server does not have are queued again. A pass limited to some types keeps the token where it is.
+    ///
+    /// The zone's own log names what was deleted in it (the feed from no token lists its
+    /// tombstones): such a record was deleted on purpose — by another device after the zone was
+    /// made again, or before the restore — not lost, so its deletion is applied (and wins over an
+    /// edit waiting here, decision 28) instead of the record being created again.
     private func fetchWholeZone(only: Set<String>?, recovery: Bool) async throws -> SyncChanges {
         let startToken = try bookkeeping.changeToken
         let feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: nil)
         // A pass limited to some types keeps the token where it is (unset on a device that never fetched).
         var batch = PendingBatch(startToken: startToken, endToken: only == nil ? feed.changeToken : startToken, generation: generation)
         batch.endsRecovery = recovery
-        let fetched = FetchedRecords(records: try feed.modifications(), deletions: [], full: true, only: only, missing: .lost)
+        var deletions: [(name: String, recordType: String?)] = []
+        for deletion in feed.deletions where deletion.recordType.map({ only?.contains($0) ?? true }) ?? (only == nil) {
+            let name = deletion.recordID.recordName
+            // Only what this device knows of: the log keeps every tombstone the zone ever had.
+            guard try bookkeeping.base(name) != nil || !(try bookkeeping.outboxEntries(for: name)).isEmpty else { continue }
+            deletions.append((name, deletion.recordType))
+        }
+        let fetched = FetchedRecords(records: try feed.modifications(), deletions: deletions, full: true, only: only, missing: .lost)
         return try await deliver(fetched, batch: batch)
     }
 
