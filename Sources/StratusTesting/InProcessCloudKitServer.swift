@@ -42,7 +42,7 @@ public final class InProcessCloudKitServer: Sendable {
     public let directory: TemporaryDirectory
     private let now: @Sendable () -> Int64
     private let running: Mutex<Running?>
-    /// How many times the server was started (1 after ``open(now:configure:)``).
+    /// How many times the server was started (1 after ``open(in:now:configure:)``).
     private let starts = Mutex(0)
 
     private init(directory: TemporaryDirectory, now: @escaping @Sendable () -> Int64, running: Running) {
@@ -55,13 +55,15 @@ public final class InProcessCloudKitServer: Sendable {
     /// Opens a fresh server in a new directory with the test container created, in open mode.
     ///
     /// - Parameters:
+    ///   - parent: Where its directory goes (the simulator's scratch directory, in memory); the
+    ///     system temporary directory by default.
     ///   - now: The service's clock, in milliseconds since 1970.
     ///   - configure: Adjusts the service configuration (limits).
     /// - Throws: When the store cannot be created.
     public static func open(
-        now: @escaping @Sendable () -> Int64, configure: (inout ServiceConfiguration) -> Void = { _ in }
+        in parent: URL? = nil, now: @escaping @Sendable () -> Int64, configure: (inout ServiceConfiguration) -> Void = { _ in }
     ) async throws -> InProcessCloudKitServer {
-        let directory = try TemporaryDirectory(prefix: "stratus-sim-server")
+        let directory = try TemporaryDirectory(prefix: "stratus-sim-server", in: parent)
         let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), readerCount: 1)
         _ = try await store.write { try $0.createContainer(TestCloudKitServer.container, createdAt: 0) }
         let running = Self.start(store: store, directory: directory, now: now, configure: configure)

@@ -54,7 +54,7 @@ final class InterposingTransport: HTTPTransport {
 
 /// The sync bugs the deterministic simulator found (issue 17), one focused scene each.
 @Suite struct SyncSimulatorFindingsTests {
-    private static func notes(onServer device: Device) async throws -> [String] {
+    static func notes(onServer device: Device) async throws -> [String] {
         let database = device.sync.configuration.container.privateCloudDatabase
         let changes = try await database.allRecordZoneChanges(inZoneWith: device.sync.zoneID, since: nil)
         return try changes.modifications().filter { $0.recordType == "Note" }.map { record in
@@ -62,7 +62,19 @@ final class InterposingTransport: HTTPTransport {
         }.sorted()
     }
 
-    private static func held(_ device: Device) -> [String] {
+    /// A (behind `network`) uploads n1 and n2 (ranks 1 and 2); B fetches them.
+    static func twoNotes(_ world: SyncWorld, network: some HTTPTransport) async throws -> (a: Device, b: Device, second: Note) {
+        let a = try world.device("a", network: network)
+        let b = try world.device("b")
+        let first = make(Note.self, ["title": "n1", "body": "one", "rank": 1])
+        let second = make(Note.self, ["title": "n2", "body": "two", "rank": 2])
+        a.store.insert(first, second)
+        try await a.sync.upload([.save(first, keys: nil), .save(second, keys: nil)])
+        try await b.sync.sync()
+        return (a, b, second)
+    }
+
+    static func held(_ device: Device) -> [String] {
         device.store.all(Note.self).map { "\($0.title ?? "-")|\($0.body ?? "-")|\($0["rank"] as? Int ?? -1)" }.sorted()
     }
 
@@ -156,13 +168,7 @@ final class InterposingTransport: HTTPTransport {
     @Test func anEntryThatSendsNothingDoesNotHideAFetchedVersion() async throws {
         try await SyncWorld.run { world in
             let network = AnswerLosingTransport(SyncWorld.sharedTransport)
-            let a = try world.device("a", network: network)
-            let b = try world.device("b")
-            let first = make(Note.self, ["title": "n1", "body": "one", "rank": 1])
-            let second = make(Note.self, ["title": "n2", "body": "two", "rank": 1])
-            a.store.insert(first, second)
-            try await a.sync.upload([.save(first, keys: nil), .save(second, keys: nil)])
-            try await b.sync.sync()
+            let (a, b, second) = try await Self.twoNotes(world, network: network)
 
             a.transport.isOffline = true
             _ = try? await a.sync.syncEntities(forced: true)  // rechecks both: nothing differs, the entries wait
@@ -177,8 +183,8 @@ final class InterposingTransport: HTTPTransport {
 
             try await a.sync.sync()
             await a.sync.waitForIdle()
-            #expect(Self.held(a) == ["n1|one|7", "n2|two, edited on A|1"])
-            #expect(try await Self.notes(onServer: a) == ["n1|one|7", "n2|two, edited on A|1"])
+            #expect(Self.held(a) == ["n1|one|7", "n2|two, edited on A|2"])
+            #expect(try await Self.notes(onServer: a) == ["n1|one|7", "n2|two, edited on A|2"])
         }
     }
 

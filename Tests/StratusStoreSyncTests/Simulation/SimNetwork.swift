@@ -19,7 +19,9 @@ enum RequestFault: String, Sendable, CaseIterable {
     /// Sent twice (a retransmission): the server applies both, the client sees the second answer.
     case duplicated
     /// A `changes/zone` with a token answered as a server that compacted its log answers:
-    /// `BAD_REQUEST` "the sync token has expired" (the SDK's `changeTokenExpired`).
+    /// `BAD_REQUEST` "the sync token has expired" (the SDK's `changeTokenExpired`) where the server
+    /// would have taken the token; the device's next fetch from no token lists no tombstones
+    /// (compacted with the log).
     case tokenExpired
 }
 
@@ -82,6 +84,8 @@ final class SimNetwork: HTTPTransport {
         var rates = FaultRates()
         var offline = false
         var trace: [String] = []
+        /// Whether a token was refused as expired, until the fetch from no token that follows.
+        var compacted = false
     }
 
     private let server: InProcessCloudKitServer
@@ -140,7 +144,15 @@ final class SimNetwork: HTTPTransport {
         if serverDown() { throw URLError(.cannotConnectToHost) }
         switch fault {
         case .none:
-            return await deliver(request)
+            var answer = await deliver(request)
+            // The first fetch from no token after an expiry: the server compacted its log, tombstones too.
+            if operation == "changes/zone", state.withLock({ state in
+                defer { state.compacted = false }
+                return state.compacted && !String(decoding: request.body, as: UTF8.self).contains("\"syncToken\"")
+            }) {
+                answer.body = (try? CompactedChangeLog.withoutTombstones(answer.body)) ?? answer.body
+            }
+            return answer
         case .dropped:
             throw URLError(.networkConnectionLost)
         case .answerLost:
@@ -150,8 +162,13 @@ final class SimNetwork: HTTPTransport {
             _ = await deliver(request)
             return await deliver(request)
         case .tokenExpired:
-            let body = #"{"uuid":"sim","serverErrorCode":"BAD_REQUEST","reason":"the sync token has expired; fetch again without a token to resync"}"#
-            return TransportResponse(status: 400, headers: [HTTPHeaderField("Content-Type", "application/json")], body: Data(body.utf8))
+            // Only a token the server would take expires: one it refuses for data it lost (the zone
+            // made again, the database restored) is refused as such by a compacting server too.
+            let real = await deliver(request)
+            // (`changes/zone` refuses per zone, inside a 200.)
+            guard real.status == 200, !String(decoding: real.body, as: UTF8.self).contains("\"serverErrorCode\"") else { return real }
+            state.withLock { $0.compacted = true }
+            return CompactedChangeLog.expiredTokenAnswer
         }
     }
 

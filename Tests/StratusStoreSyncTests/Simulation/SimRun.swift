@@ -43,7 +43,7 @@ struct SimRun {
 
     /// Runs the seed in `directory`; returns what the invariants found wrong.
     mutating func run(directory: URL) async throws -> [String] {
-        let world = try await SimWorld.open(journal: journal)
+        let world = try await SimWorld.open(journal: journal, directory: directory)
         do {
             let failures = try await run(world, directory: directory)
             await world.stop()
@@ -60,7 +60,7 @@ struct SimRun {
         let count = 2 + next(3)
         var rates = FaultRates(dropped: next(60), answerLost: next(60), duplicated: next(40))
         // Drawn always, so a seed's sequence does not depend on the switch; off unless asked for
-        // (`SIM_EXPIRE_TOKENS=1`): the client's known limit against a compacting server (0017).
+        // (`SIM_EXPIRE_TOKENS=1`): the client's known limit against a compacting server (0018).
         let expiry = next(30)
         if Self.expiresTokens { rates.tokenExpired = expiry }
         journal.append("seed \(seed): \(count) devices, \(rates)")

@@ -22,9 +22,12 @@ final class SimWorld: Sendable {
         self.journal = journal
     }
 
-    static func open(journal: SimJournal) async throws -> SimWorld {
+    /// A new world whose server keeps its files in `directory` (the seed's scratch directory, in
+    /// memory where the system has one: fsyncs cost nothing there, and the server's restart from
+    /// its files is the same).
+    static func open(journal: SimJournal, directory: URL) async throws -> SimWorld {
         let clock = SimClock()
-        let server = try await InProcessCloudKitServer.open(now: { clock.tick() })
+        let server = try await InProcessCloudKitServer.open(in: directory, now: { clock.tick() })
         return SimWorld(clock: clock, server: server, journal: journal)
     }
 

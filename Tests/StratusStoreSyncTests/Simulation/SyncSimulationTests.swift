@@ -2,7 +2,7 @@ import Foundation
 import StratusTesting
 import Testing
 
-/// The deterministic simulation of sync (issue 17; Documentation/0017).
+/// The deterministic simulation of sync (issue 17; Documentation/0018).
 ///
 /// Each seed builds a world in one process — two to four StratusStore + StratusStoreSync devices,
 /// one real `CloudKitService` over SQLite files answering in process (``InProcessCloudKitServer``),
@@ -20,7 +20,7 @@ import Testing
 /// prints them for every seed, with every request and its fault.
 ///
 /// Not yet part of `make test`: under heavy load 1–3 of 1,000 seeds still diverge (races left in
-/// the library; each passes alone — Documentation/0017, "Still open"), and a flaky seed must not
+/// the library; each passes alone — Documentation/0018, "Still open"), and a flaky seed must not
 /// fail CI. `make test-simulation` (or `STRATUS_SIMULATION=1`, or any `SIM_SEED`) runs it.
 @Suite(.enabled(if: SimulationGate.isEnabled, "make test-simulation, STRATUS_SIMULATION=1 or SIM_SEED runs the simulator"))
 struct SyncSimulationTests {
@@ -59,7 +59,7 @@ struct SyncSimulationTests {
                         let (found, run) = try await Self.run(seed: seed)
                         if Self.printsSteps { print(run.journal.all.joined(separator: "\n")) }
                         if !found.isEmpty {
-                            failed.append((["seed \(seed) failed (replay: SIM_SEED=\(seed)):"] + found + ["steps:"] + run.log).joined(separator: "\n  "))
+                            failed.append((["seed \(seed) failed (replay: SIM_SEED=\(seed) SIM_LOG=1 swift test --skip-build --filter SyncSimulationTests):"] + found + ["steps:"] + run.log).joined(separator: "\n  "))
                         }
                     }
                     return failed
