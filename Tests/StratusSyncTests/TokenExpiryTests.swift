@@ -42,7 +42,7 @@ final class TokenExpiringTransport: HTTPTransport {
     /// B deletes n1 while A's token expires; A has an edit of n2 and a new n3 waiting. A's sync
     /// fetches the whole zone: n1, which A had synced and the server no longer has, was deleted —
     /// it is deleted on A, not uploaded again (a recovery did that: deleted records came back,
-    /// `SIM_EXPIRE_TOKENS=1`, seed 231) — while A's edit and its new note go up.
+    /// the simulator's token-expiry fault) — while A's edit and its new note go up.
     @Test func afterAnExpiredTokenARecordTheServerNoLongerHasWasDeleted() async throws {
         try await SyncWorld.run { world in
             let network = TokenExpiringTransport(SyncWorld.sharedTransport)

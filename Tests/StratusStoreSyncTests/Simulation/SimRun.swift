@@ -35,9 +35,6 @@ struct SimRun {
         random = SeededGenerator(seed: UInt64(seed) &* 0x2545_F491_4F6C_DD1D &+ 17)
     }
 
-    /// `SIM_EXPIRE_TOKENS=1`: `changes/zone` requests with a token are sometimes answered "expired".
-    static var expiresTokens: Bool { ProcessInfo.processInfo.environment["SIM_EXPIRE_TOKENS"] == "1" }
-
     private mutating func next(_ bound: Int) -> Int { Int(random.next() % UInt64(max(1, bound))) }
     private mutating func chance(_ perThousand: Int) -> Bool { next(1000) < perThousand }
 
@@ -59,10 +56,7 @@ struct SimRun {
         self.directory = directory
         let count = 2 + next(3)
         var rates = FaultRates(dropped: next(60), answerLost: next(60), duplicated: next(40))
-        // Drawn always, so a seed's sequence does not depend on the switch; off unless asked for
-        // (`SIM_EXPIRE_TOKENS=1`): the client's known limit against a compacting server (0018).
-        let expiry = next(30)
-        if Self.expiresTokens { rates.tokenExpired = expiry }
+        rates.tokenExpired = next(30)
         journal.append("seed \(seed): \(count) devices, \(rates)")
         for index in 0..<count {
             let name = "d\(index)"

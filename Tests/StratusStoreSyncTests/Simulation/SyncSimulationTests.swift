@@ -9,7 +9,8 @@ import Testing
 /// a simulated clock — and runs a few dozen random steps from a seeded scheduler: app edits of
 /// related notes and folders, syncs, forced syncs, relaunches, the network off and on, pushes
 /// (delivered, dropped, duplicated, delayed), and faults: requests dropped, answers lost after the
-/// commit, requests duplicated, sync tokens expired, the server killed and started again from its
+/// commit, requests duplicated, sync tokens expired (by a compacting server, or refused after the
+/// zone was made again or the database restored), the server killed and started again from its
 /// files, a tight quota or a throttle for some steps, the zone deleted and made again, device
 /// clocks off by seconds or an hour. Then every fault is lifted, every device syncs, and
 /// ``SimOracle`` checks: all devices hold what the server holds, no duplicates, no deleted note
@@ -19,9 +20,8 @@ import Testing
 /// (`swift test --filter SyncSimulationTests`); a failure prints the seed's steps, `SIM_LOG=1`
 /// prints them for every seed, with every request and its fault.
 ///
-/// Not yet part of `make test`: under heavy load 1–3 of 1,000 seeds still diverge (races left in
-/// the library; each passes alone — Documentation/0018, "Still open"), and a flaky seed must not
-/// fail CI. `make test-simulation` (or `STRATUS_SIMULATION=1`, or any `SIM_SEED`) runs it.
+/// `make test` runs it after the suite (`STRATUS_SIMULATION=1`), never retried: a failing seed
+/// fails the run and prints how to replay it. `make test-simulation` runs it alone.
 @Suite(.enabled(if: SimulationGate.isEnabled, "make test-simulation, STRATUS_SIMULATION=1 or SIM_SEED runs the simulator"))
 struct SyncSimulationTests {
     static var seeds: Range<Int> {
