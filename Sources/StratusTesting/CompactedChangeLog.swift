@@ -8,9 +8,15 @@ public import StratusClient
 /// lists the records, but no tombstones (compacted with the log).
 ///
 /// ```swift
-/// if expiring { return CompactedChangeLog.expiredTokenAnswer }
-/// var answer = try await inner.send(request)
-/// answer.body = try CompactedChangeLog.withoutTombstones(answer.body)
+/// import StratusClient
+/// import StratusTesting
+///
+/// func compacting(_ request: TransportRequest, expired: Bool, through inner: any HTTPTransport) async throws -> TransportResponse {
+///     if expired { return CompactedChangeLog.expiredTokenAnswer }
+///     var answer = try await inner.send(request)
+///     answer.body = try CompactedChangeLog.withoutTombstones(answer.body)
+///     return answer
+/// }
 /// ```
 public enum CompactedChangeLog {
     /// `BAD_REQUEST`: the sync token has expired (the SDK's `changeTokenExpired`), naming no lost data.
