@@ -127,7 +127,7 @@ extension PostgresStoreTransaction {
                         modified_device = $5
                     WHERE zone_id = $6 AND record_name = $7
                     """,
-                    [sequence, ChangeTags.tag(for: sequence), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+                    [sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
                 ),
                 PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
                 PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),

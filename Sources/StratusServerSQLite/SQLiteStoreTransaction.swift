@@ -254,7 +254,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
             UPDATE records SET deleted = 1, fields = NULL, seq = ?, change_tag = ?, modified_at = ?, modified_by = ?, modified_device = ?
             WHERE zone_id = ? AND record_name = ?
             """,
-            [sequence, ChangeTags.tag(for: sequence), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+            [sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
         )
         try removeReferences(from: name, inZone: zoneRowID)
         try SQLiteFieldIndex.remove(recordName: name, zoneRowID: zoneRowID, db)
