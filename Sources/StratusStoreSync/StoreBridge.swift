@@ -54,8 +54,10 @@ final class StoreBridge: Sendable {
             guard let entity = container.model.entity(named: name) else {
                 throw SyncError(.unknownEntityType, "mapping \(mapping) names entity '\(name)', which the store's model does not have")
             }
-            let syncIdKey = mapping.syncIdKey.isEmpty ? syncIdKey : mapping.syncIdKey
-            let changeDateKey = mapping.changeDateKey.isEmpty ? changeDateKey : mapping.changeDateKey
+            let declaredSyncIdKey = mapping.declaredSyncIdKey(mapping.syncIdKey)
+            let declaredChangeDateKey = mapping.declaredChangeDateKey(mapping.changeDateKey)
+            let syncIdKey = declaredSyncIdKey.isEmpty ? syncIdKey : declaredSyncIdKey
+            let changeDateKey = declaredChangeDateKey.isEmpty ? changeDateKey : declaredChangeDateKey
             var types: [String: AttributeType] = [:]
             for key in Set(mapping.attributes.keys).union([syncIdKey, changeDateKey]) {
                 guard let attribute = entity.attribute(named: key) else {

@@ -48,8 +48,8 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
 
     static var entityName: String { Mapping.entityName }
     static var recordType: String { Mapping.recordType }
-    static var syncIdKey: String { Mapping.syncIdKey }
-    static var changeDateKey: String { Mapping.changeDateKey }
+    static var syncIdKey: String { Mapping.declaredSyncIdKey(Mapping.syncIdKey) }
+    static var changeDateKey: String { Mapping.declaredChangeDateKey(Mapping.changeDateKey) }
     static var isWeak: Bool { Mapping.isWeak }
     static var mapping: [String: String] { Mapping.attributes }
     static var references: [String: String] { Mapping.toOne.mapValues(\.field) }

@@ -5,7 +5,7 @@ public import Foundation
 /// ```swift
 /// let directory = try TemporaryDirectory()
 /// defer { directory.remove() }
-/// let pool = try SQLiteDatabasePool(configuration: SQLiteConfiguration(path: directory.path("db.sqlite")))
+/// try Data("draft".utf8).write(to: URL(fileURLWithPath: directory.path("note.txt")))
 /// ```
 ///
 /// The name is made unique by `mkdtemp(3)`, so parallel tests never share a directory.

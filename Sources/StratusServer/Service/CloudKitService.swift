@@ -10,6 +10,9 @@ import Synchronization
 /// CloudKit Web Services, the same for every back end.
 ///
 /// ```swift
+/// import StratusHTTP
+/// import StratusServer
+///
 /// let service = CloudKitService(store: store, configuration: .init(tokenSecret: secret), logger: logger)
 /// var router = Router(logger: logger)
 /// service.register(on: &router)
