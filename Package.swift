@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "stratus", targets: ["StratusCLI"]),
         .library(name: "StratusWire", targets: ["StratusWire"]),
+        .library(name: "StratusSQL", targets: ["StratusSQL"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
         .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusCrypto", targets: ["StratusCrypto"]),
@@ -26,6 +27,7 @@ let package = Package(
         .library(name: "StratusMetrics", targets: ["StratusMetrics"]),
         .library(name: "StratusTesting", targets: ["StratusTesting"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
+        .library(name: "StratusServerSQL", targets: ["StratusServerSQL"]),
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusServerPostgres", targets: ["StratusServerPostgres"]),
         .library(name: "StratusServerAPNs", targets: ["StratusServerAPNs"]),
@@ -55,8 +57,10 @@ let package = Package(
 
         // Layer 2: wire model, drivers, crypto, HTTP without I/O.
         .target(name: "StratusWire"),
-        .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusLogging"]),
-        .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusLogging"]),
+        // The SQL vocabulary both drivers implement: interpolated SQL with bound values, rows, the executor.
+        .target(name: "StratusSQL"),
+        .target(name: "StratusSQLite", dependencies: ["CSQLite", "StratusSQL", "StratusLogging"]),
+        .target(name: "StratusPostgres", dependencies: ["CLibPQ", "StratusSQL", "StratusLogging"]),
         // Client-side crypto: CryptoKit on Apple platforms, OpenSSL's libcrypto on Linux only.
         .target(name: "StratusCrypto", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
         // Server-only crypto (Argon2id, sealing, HKDF, signature checks): never in a client's graph.
@@ -105,15 +109,18 @@ let package = Package(
             dependencies: ["StratusStore", "StratusSync", "StratusClient", "StratusLogging"]
         ),
 
-        // Layer 4: storage back ends.
+        // Layer 4: storage back ends; the stores that are the same on both are written once, over StratusSQL.
+        .target(name: "StratusServerSQL", dependencies: ["StratusServer", "StratusWire", "StratusSQL"]),
         .target(
             name: "StratusServerSQLite",
-            dependencies: ["StratusServer", "StratusWire", "StratusSQLite", "StratusLogging", "StratusMetrics"]
+            dependencies: ["StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusSQLite", "StratusLogging", "StratusMetrics"]
         ),
 
         .target(
             name: "StratusServerPostgres",
-            dependencies: ["StratusServer", "StratusWire", "StratusPostgres", "StratusLogging", "StratusMetrics"]
+            dependencies: [
+                "StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusPostgres", "StratusLogging", "StratusMetrics",
+            ]
         ),
 
         // Layer 4: APNs delivery over HTTP/2 (libcurl with nghttp2), composed in by `stratus serve`.
@@ -150,8 +157,8 @@ let package = Package(
         .target(
             name: "StratusDocExamples",
             dependencies: [
-                "StratusWire", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
-                "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
+                "StratusWire", "StratusSQL", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
+                "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
             ],
             path: "Examples/DocComments"
@@ -161,17 +168,20 @@ let package = Package(
         .testTarget(name: "StratusLoggingTests", dependencies: ["StratusLogging"]),
         .testTarget(name: "StratusMetricsTests", dependencies: ["StratusMetrics"]),
         .testTarget(name: "StratusWireTests", dependencies: ["StratusWire", "StratusTesting"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusTesting"]),
+        .testTarget(name: "StratusSQLiteTests", dependencies: ["StratusSQLite", "StratusSQL", "StratusTesting"]),
         .testTarget(name: "StratusCryptoTests", dependencies: ["StratusCrypto", "StratusServerCrypto", "StratusTesting"]),
         .testTarget(
             name: "StratusPostgresTests",
-            dependencies: ["StratusPostgres", "StratusServerPostgres", "StratusServer", "StratusServerAPNs", "StratusWire", "StratusTesting"]
+            dependencies: [
+                "StratusPostgres", "StratusSQL", "StratusSQLite", "StratusServerPostgres", "StratusServer", "StratusServerAPNs", "StratusWire",
+                "StratusTesting",
+            ]
         ),
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusServerSQLite", "StratusServerAPNs", "StratusWire", "StratusHTTP", "StratusTesting", "StratusLogging",
-                "StratusCrypto", "StratusServerCrypto", "StratusMetrics",
+                "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerAPNs", "StratusWire", "StratusHTTP", "StratusTesting",
+                "StratusLogging", "StratusSQL", "StratusCrypto", "StratusServerCrypto", "StratusMetrics",
             ]
         ),
         .testTarget(name: "StratusStoreTests", dependencies: ["StratusStore", "StratusTesting"]),

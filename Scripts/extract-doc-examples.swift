@@ -6,9 +6,14 @@
 //
 // Sources: the ```swift blocks of doc comments (`///`) under Sources/, and of the guides in
 // Documentation/ that app developers copy from (GUIDES below). Each block becomes one file:
-// - its imports, plus `Foundation` and the module it documents (what a reader of that module has);
+// - its imports, plus `Foundation` (and `FoundationNetworking` where it exists) and the module it
+//   documents (what a reader of that module has); `@testable` for the example of a declaration that
+//   is not public (maintainers' documentation; debug builds, as `make build`, allow it);
 // - its declarations at file scope, made `private` so two examples may use one name;
-// - or, when it has statements, those statements in a `private func` (async, throwing).
+// - or, when it has statements, those statements in a `private func` (async, throwing) whose
+//   parameters are the "givens" it uses (below).
+// The types examples use without declaring them (`Book`, `UploadFile`) are declared by hand in
+// Examples/DocComments/Givens/; an example must not declare a type of the same name at file scope.
 // A block that is not meant to compile as written is fenced ```text (or ```sh, ```json) instead.
 // With --check, nothing is written: exit status 1 when a generated file is missing or differs.
 import Foundation
@@ -30,61 +35,151 @@ let commonGivens: [String: String] = [
 let moduleGivens: [String: [String: String]] = [
     "StratusSQLite": [
         "db": "SQLiteConnection", "id": "Int64", "data": "Data", "zone": "String", "name": "String", "path": "String",
-        "pool": "SQLiteDatabasePool", "migrator": "SQLiteMigrator", "statement": "SQLiteStatement",
+        "pool": "SQLiteDatabasePool", "migrator": "SQLiteMigrator", "statement": "SQLiteStatement", "body": "String",
+        "insert": "SQLiteStatement", "notes": "[(body: String, id: Int64)]", "batch": "[(zone: String, name: String, data: Data)]",
+        "retryLater": "() -> Void", "reject": "(any Error) -> Void",
     ],
-    "StratusTesting": ["server": "TestCloudKitServer"],
+    "StratusPostgres": [
+        "db": "PostgresConnection", "connection": "PostgresConnection", "pool": "PostgresConnectionPool", "url": "String",
+        "body": "String", "name": "String", "target": "String", "id": "Int64", "owner": "String", "zoneID": "Int64",
+        "wake": "(String) -> Void",
+    ],
+    "StratusServerPostgres": [
+        "store": "PostgresRecordStore", "service": "CloudKitService", "configuration": "ServiceConfiguration",
+    ],
+    "StratusServerSQLite": ["configuration": "ServiceConfiguration"],
+    "StratusTesting": [
+        "server": "TestCloudKitServer", "derSignature": "Data", "key": "P256PrivateKey", "message": "Data", "token": "String",
+        "directory": "TemporaryDirectory", "ada": "TestCloudKitServer.SignedInUser", "router": "Router", "titles": "() -> [String]",
+        "port": "UInt16",
+    ],
     "StratusClient": [
         "inbox": "ZoneID", "projects": "ZoneID", "cutoff": "Date", "here": "Location", "apiToken": "String", "sessionToken": "String",
         "id": "String", "send": "(String) -> Void", "refresh": "(ZoneID) async -> Void", "fetchChanges": "(ZoneID?) async throws -> Void",
-        "fetchEverythingChanged": "() async throws -> Void",
+        "fetchEverythingChanged": "() async throws -> Void", "deviceToken": "Data", "userInfo": "[AnyHashable: Any]",
     ],
-    "StratusHTTP": ["router": "Router"],
+    "StratusCrypto": ["key": "P256PrivateKey", "header": "String", "claims": "String", "message": "Data"],
+    "StratusServerCrypto": [
+        "serverSecret": "Data", "publicKey": "P256PublicKey", "signature": "Data", "key": "P256PrivateKey", "message": "Data",
+        "attempt": "String", "header": "String", "keyID": "String",
+    ],
+    "StratusHTTP": [
+        "router": "Router", "request": "HTTPRequest", "isValid": "@escaping @Sendable (String?) -> Bool",
+        "store": "@escaping @Sendable ((any HTTPBodySink)?) async throws -> HTTPResponse",
+        "handle": "@escaping @Sendable (HTTPRequest) async throws -> HTTPResponse",
+    ],
+    "StratusHTTPServer": ["router": "Router", "server": "HTTPServer", "certificate": "URL", "key": "URL"],
+    "StratusMetrics": ["metrics": "MetricsRegistry"],
+    "StratusServerAPNs": ["service": "CloudKitService", "metrics": "MetricsRegistry"],
+    "StratusServer": [
+        "secret": "Data", "dataDirectory": "URL", "upload": "URL", "files": "AssetFileStore", "store": "any RecordStore",
+        "accounts": "any AccountStore", "configuration": "ServiceConfiguration", "admin": "AccountAdministration", "router": "Router",
+        "service": "CloudKitService", "server": "HTTPServer", "identity": "ServerToServerSignature.Identity", "signedAt": "Int64",
+        "tolerance": "Int64", "now": "Int64", "replayed": "any Error", "metrics": "MetricsRegistry", "delivery": "APNsDelivery",
+        "credentials": "APNsCredentials", "transport": "any APNsTransport", "headers": "[(name: String, value: String)]",
+        "body": "[UInt8]", "deviceToken": "String", "fanout": "PushFanout", "schema": "Schema", "query": "StratusWire.Query",
+        "buckets": "any SharedRateBuckets", "limits": "QuotaLimits", "data": "Data", "current": "Schema", "caFile": "String",
+        "tx": "any RecordStoreWriter", "zone": "ZoneRow", "record": "StoredRecord", "database": "DatabaseKey",
+        "ticket": "AssetUploadTicket", "ledger": "UploadTicketLedger",
+    ],
     "StratusStore": [
         "container": "PersistentContainer", "book": "ManagedObject", "note": "ManagedObject", "url": "URL", "model": "ObjectModel",
-        "token": "HistoryToken?",
+        "token": "HistoryToken?", "id": "ObjectID", "authorID": "ObjectID",
+        "enqueueUpload": "(ObjectID, HistoryChange.Kind, Set<String>) -> Void",
     ],
     "StratusDocuments": ["url": "URL", "root": "URL"],
     "StratusWire": ["body": "Data", "record": "StratusWire.Record", "response": "RecordsQuery.Response"],
-    "StratusHTTPServer": ["router": "Router"],
 ]
 
-/// The module of each given's type, imported with it (the given comes from outside the example).
-let givenModules: [String: String] = [
-    "Database": "StratusClient", "Container": "StratusClient", "Record": "StratusClient", "ZoneID": "StratusWire",
-    "Location": "StratusWire", "SyncController": "StratusSync", "DocumentsContainer": "StratusDocuments",
-    "ObjectContext": "StratusStore", "PersistentContainer": "StratusStore", "ObjectModel": "StratusStore", "HistoryToken?": "StratusStore", "ManagedObject": "StratusStore",
-    "Logger": "StratusLogging", "SQLiteConnection": "StratusSQLite", "TestCloudKitServer": "StratusTesting", "Router": "StratusHTTP",
+/// The modules of each given's type, imported with it (the given comes from outside the example).
+let givenModules: [String: [String]] = [
+    "Database": ["StratusClient"], "Container": ["StratusClient"], "Record": ["StratusClient"], "ZoneID": ["StratusWire"],
+    "Location": ["StratusWire"], "SyncController": ["StratusSync"], "DocumentsContainer": ["StratusDocuments"],
+    "ObjectContext": ["StratusStore"], "PersistentContainer": ["StratusStore"], "ObjectModel": ["StratusStore"],
+    "HistoryToken?": ["StratusStore"], "ManagedObject": ["StratusStore"], "Logger": ["StratusLogging"],
+    "SQLiteConnection": ["StratusSQLite"], "TestCloudKitServer": ["StratusTesting"], "TestCloudKitServer.SignedInUser": ["StratusTesting"],
+    "Router": ["StratusHTTP"], "HTTPServer": ["StratusHTTPServer"], "P256PrivateKey": ["StratusCrypto"], "P256PublicKey": ["StratusCrypto"],
+    "MetricsRegistry": ["StratusMetrics"], "CloudKitService": ["StratusServer"], "StratusWire.Query": ["StratusWire"],
+    "ServerToServerSignature.Identity": ["StratusCrypto", "StratusServerCrypto"],
+    "ServiceConfiguration": ["StratusServer"],
 ]
 
 /// The givens `body` uses and does not declare, as `name: Type` parameters.
 func givens(of body: [String], module: String?) -> [String] {
     let table = commonGivens.merging(module.flatMap { moduleGivens[$0] } ?? [:]) { _, own in own }
-    // Code only: a name in a comment is not a use.
-    let text = body.map { line in line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? line }.joined(separator: "\n")
+    // Code only: a name in a comment or in the text of a string literal is not a use.
+    let text = body.map(codeOnly).joined(separator: "\n")
     var used: [String] = []
     for (name, type) in table.sorted(by: { $0.key < $1.key }) {
         let use = try? Regex("(^|[^.\\w])\(name)(?![\\w:])")
         let declaration = try? Regex("(let|var|func|case|for)\\s+\(name)\\b|\\b\(name)\\s+in\\b")
         // A given is used before the example declares a name like it (`context.perform { context in … }`).
         guard let use, let declaration, let firstUse = text.firstMatch(of: use) else { continue }
-        if let firstDeclaration = text.firstMatch(of: declaration), firstDeclaration.range.lowerBound <= firstUse.range.lowerBound { continue }
+        // The match starts at the character before the name, unless the name starts the text.
+        let start = firstUse.range.lowerBound
+        let usedAt = text[start...].hasPrefix(name) ? start : text.index(after: start)
+        if let firstDeclaration = text.firstMatch(of: declaration), firstDeclaration.range.lowerBound <= usedAt { continue }
         used.append("\(name): \(type)")
     }
     return used
+}
+
+/// `line` without its comment and the text of its string literals (interpolated code is kept).
+func codeOnly(_ line: String) -> String {
+    let characters = Array(line)
+    var code = ""
+    var inString = false
+    var interpolation = 0  // open parentheses of an interpolation
+    var index = 0
+    while index < characters.count {
+        let character = characters[index]
+        let next = index + 1 < characters.count ? characters[index + 1] : nil
+        index += 1
+        if inString, interpolation > 0 {
+            interpolation += character == "(" ? 1 : character == ")" ? -1 : 0
+            code.append(interpolation == 0 ? " " : character)
+        } else if inString {
+            if character == "\\" {
+                index += 1
+                if next == "(" { interpolation = 1 }
+            } else if character == "\"" {
+                inString = false
+                code.append(character)
+            }
+        } else if character == "/", next == "/" {
+            break
+        } else {
+            inString = character == "\""
+            code.append(character)
+        }
+    }
+    return code
 }
 
 struct Example {
     let origin: String  // path:line
     let module: String?
     let lines: [String]
+    /// Whether the documented declaration is not public: the example imports its module `@testable`.
+    var documentsInternal = false
 }
 
-/// The ```swift blocks of `text`; `prefix` is what starts each line of the block (`///` or nothing).
-func blocks(in text: String, prefix: String) -> [(line: Int, lines: [String])] {
-    var found: [(Int, [String])] = []
+/// Whether `line`, the first after a doc comment, declares something outside the module's public
+/// interface: a top-level declaration without `public` or `open` (an extension's members are judged
+/// by their own comments; a protocol's requirements are as public as the protocol).
+func declaresInternal(_ line: String) -> Bool {
+    guard let first = line.first, first != " ", !line.hasPrefix("extension ") else { return false }
+    return !line.hasPrefix("public ") && !line.hasPrefix("open ") && !line.contains(" public ")
+}
+
+/// The ```swift blocks of `text`; `prefix` is what starts each line of the block (`///` or nothing),
+/// each with the first line after its doc comment (the declaration it documents).
+func blocks(in text: String, prefix: String) -> [(line: Int, lines: [String], declaration: String)] {
+    var found: [(Int, [String], String)] = []
     var current: [String]?
     var start = 0
-    for (index, raw) in text.components(separatedBy: "\n").enumerated() {
+    let all = text.components(separatedBy: "\n")
+    for (index, raw) in all.enumerated() {
         let trimmed = raw.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix(prefix) else {
             current = nil
@@ -98,7 +193,11 @@ func blocks(in text: String, prefix: String) -> [(line: Int, lines: [String])] {
                 start = index + 1
             }
         } else if body.trimmingCharacters(in: .whitespaces) == "```" {
-            found.append((start, current ?? []))
+            let after = all[(index + 1)...].first { line in
+                let code = line.trimmingCharacters(in: .whitespaces)
+                return prefix.isEmpty || !(code.hasPrefix("///") || code.hasPrefix("//") || code.hasPrefix("@"))
+            }
+            found.append((start, current ?? [], after ?? ""))
             current = nil
         } else {
             current?.append(prefix.isEmpty ? raw : body)
@@ -111,17 +210,20 @@ let declarationStarts = [
     "final class ", "class ", "struct ", "enum ", "actor ", "func ", "let ", "var ", "protocol ", "typealias ", "extension ",
     "public ", "private ", "fileprivate ", "internal ", "nonisolated ", "@",
 ]
+/// Lines that neither declare nor run anything (a macro such as `#expect` is a statement).
+let compilerDirectives = ["#if ", "#elseif ", "#else", "#endif"]
 let privatizable = ["final class ", "class ", "struct ", "enum ", "actor ", "func ", "let ", "var ", "protocol ", "typealias "]
 
-/// Whether every top-level line of `body` belongs to a declaration, and not all of them are bindings
-/// (`let count = try await …` is a statement in an example).
+/// Whether every top-level line of `body` belongs to a declaration, and not every one is a binding
+/// nor does any binding run anything (`let count = try await …` is a statement in an example).
 func isDeclarations(_ body: [String]) -> Bool {
     let topLevel = body.filter { !$0.isEmpty && !$0.hasPrefix(" ") && !$0.hasPrefix("}") && !$0.hasPrefix("//") }
-    if topLevel.allSatisfy({ $0.hasPrefix("let ") || $0.hasPrefix("var ") }) { return false }
+    let bindings = topLevel.filter { $0.hasPrefix("let ") || $0.hasPrefix("var ") }
+    if bindings.count == topLevel.count || bindings.contains(where: { $0.contains("try ") || $0.contains("await ") }) { return false }
     var depth = 0
     for line in body {
         let code = line.trimmingCharacters(in: .whitespaces)
-        if depth == 0, !code.isEmpty, !code.hasPrefix("//"), !code.hasPrefix("}"), !code.hasPrefix("#"),
+        if depth == 0, !code.isEmpty, !code.hasPrefix("//"), !code.hasPrefix("}"), !compilerDirectives.contains(where: code.hasPrefix),
             !declarationStarts.contains(where: code.hasPrefix)
         {
             return false
@@ -133,18 +235,19 @@ func isDeclarations(_ body: [String]) -> Bool {
 
 /// The file for one example.
 func render(_ example: Example) -> String {
-    var imports: [String] = ["import Foundation"]
-    if let module = example.module { imports.append("import \(module)") }
+    var imports: [String] = ["import Foundation", "#if canImport(FoundationNetworking)", "import FoundationNetworking", "#endif"]
+    let documented = example.module.map { (example.documentsInternal ? "@testable " : "") + "import \($0)" }
+    if let documented { imports.append(documented) }
     var body: [String] = []
     for given in givens(of: example.lines, module: example.module) {
-        let type = given.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        if let module = givenModules[type] { imports.append("import \(module)") }
+        for module in givenModules[givenType(given)] ?? [] { imports.append("import \(module)") }
     }
     for line in example.lines {
         let code = line.trimmingCharacters(in: .whitespaces)
         if code.hasPrefix("import ") || code.hasPrefix("@testable import ") {
+            if let documented, documented.hasSuffix(code) { continue }
             imports.append(code)
-        } else {
+        } else if !body.isEmpty || !code.isEmpty {
             body.append(line)
         }
     }
@@ -165,12 +268,32 @@ func render(_ example: Example) -> String {
     } else {
         let given = givens(of: body, module: example.module)
         output.append("private func example(\(given.joined(separator: ", "))) async throws {")
-        // Givens are variables, as the example's own would be (`record["rank"] = 3`).
-        output += given.map { "    var \($0.prefix { $0 != ":" }) = \($0.prefix { $0 != ":" })" }
+        // A given the example changes is a variable, as the example's own would be (`record["rank"] = 3`).
+        let code = body.map(codeOnly).joined(separator: "\n")
+        for name in given.map(givenName) where isChanged(name, in: code) || mutatedValueTypes.contains(givenType(given.first { givenName($0) == name } ?? "")) {
+            output.append("    var \(name) = \(name)")
+        }
         output += body.map { $0.isEmpty ? "" : "    " + $0 }
         output.append("}")
     }
     return output.joined(separator: "\n") + "\n"
+}
+
+/// `name: Type` → `name`.
+func givenName(_ given: String) -> String { String(given.prefix { $0 != ":" }) }
+
+/// `name: Type` → `Type`.
+func givenType(_ given: String) -> String { String(given.dropFirst(givenName(given).count + 1)).trimmingCharacters(in: .whitespaces) }
+
+/// Value types whose mutating methods examples call (`router.use(…)`).
+let mutatedValueTypes: Set<String> = ["Router"]
+
+/// Whether `code` assigns to `name`, one of its members or subscripts, passes it `inout`, or calls a
+/// mutating method of a value type on it.
+func isChanged(_ name: String, in code: String) -> Bool {
+    let assignment = try? Regex("(^|[^.\\w])\(name)([.?!\\w]|\\[[^\\]]*\\])*\\s*[-+*/]?=[^=]|&\(name)\\b")
+    if let assignment, code.contains(assignment) { return true }
+    return false
 }
 
 /// `Sources/<Module>/…` → `<Module>`.
@@ -194,7 +317,9 @@ for path in sourcePaths.sorted() {
     let text = (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)) ?? ""
     let stem = path.split(separator: "/").dropFirst().joined(separator: "_").replacingOccurrences(of: ".swift", with: "")
     for (number, block) in blocks(in: text, prefix: "///").enumerated() {
-        examples.append(("\(stem)_\(number + 1)", Example(origin: "\(path):\(block.line)", module: module(of: path), lines: block.lines)))
+        var example = Example(origin: "\(path):\(block.line)", module: module(of: path), lines: block.lines)
+        example.documentsInternal = declaresInternal(block.declaration)
+        examples.append(("\(stem)_\(number + 1)", example))
     }
 }
 for path in guides {

@@ -8,7 +8,8 @@ extension HTTPRequest {
     /// names the problem and the path of the bad key.
     ///
     /// ```swift
-    /// let body = try request.decodeJSON(ModifyRecordsRequest.self)
+    /// struct Rename: Decodable { var title: String }
+    /// let body = try request.decodeJSON(Rename.self)
     /// ```
     ///
     /// - Throws: ``HTTPError`` with status 400.

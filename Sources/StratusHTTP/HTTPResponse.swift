@@ -3,7 +3,7 @@ public import Foundation
 /// One HTTP response with its whole body.
 ///
 /// ```swift
-/// return try HTTPResponse.json(["status": "ok"])
+/// let response = try HTTPResponse.json(["status": "ok"])
 /// ```
 public struct HTTPResponse: Sendable {
     /// The status code.

@@ -11,7 +11,7 @@ public import StratusLogging
 /// router.use(CORSMiddleware())
 /// router.immediate(.get, "/health") { _ in .text("ok") }
 /// router.route(.post, "/database/1/{container}/{environment}/{database}/{operation...}") { request in
-///     try await service.handle(request)
+///     try await handle(request)
 /// }
 /// ```
 ///

@@ -12,6 +12,9 @@ import Synchronization
 /// resume it when they return, so a long-poll holds no thread while it waits.
 ///
 /// ```swift
+/// import StratusHTTP
+/// import StratusHTTPServer
+///
 /// var router = Router()
 /// router.immediate(.get, "/health") { _ in .text("ok") }
 /// let server = HTTPServer(configuration: .init(), responder: router, logger: logger)

@@ -6,7 +6,7 @@ import Foundation
 /// SIGHUP's default action (ending the process) is turned off while the observer lives.
 ///
 /// ```swift
-/// let reload = ReloadSignal { try? server.reloadTLS(TLSIdentity(certificateFile: cert, keyFile: key)) }
+/// let reload = ReloadSignal { try? server.reloadTLS(TLSIdentity(certificateFile: certificate, keyFile: key)) }
 /// defer { reload.cancel() }
 /// ```
 // Safety: the source is set once in init; DispatchSource's cancel is safe from any thread.

@@ -19,15 +19,18 @@ public struct PostgresRow: Sendable {
     ///
     /// - Throws: ``PostgresError`` (``PostgresError/Code/decoding``) when the column is `NULL` or does not parse.
     public subscript<T: PostgresDecodable>(index: Int) -> T {
-        get throws {
-            guard let text = values[index] else {
-                throw PostgresError(code: .decoding, message: "column \(index) is NULL, expected \(T.self)", sql: sql)
-            }
-            guard let value = T(postgresText: text) else {
-                throw PostgresError(code: .decoding, message: "column \(index) does not read as \(T.self)", sql: sql)
-            }
-            return value
+        get throws { try decoded(at: index) }
+    }
+
+    /// The column at `index`, which must not be `NULL` (the subscript's reading, callable without type context).
+    func decoded<T: PostgresDecodable>(at index: Int, as type: T.Type = T.self) throws -> T {
+        guard let text = values[index] else {
+            throw PostgresError(code: .decoding, message: "column \(index) is NULL, expected \(T.self)", sql: sql)
         }
+        guard let value = T(postgresText: text) else {
+            throw PostgresError(code: .decoding, message: "column \(index) does not read as \(T.self)", sql: sql)
+        }
+        return value
     }
 
     /// The column at `index`, or `nil` when it is `NULL`.

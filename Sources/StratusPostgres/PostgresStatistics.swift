@@ -14,7 +14,7 @@ import Darwin
 ///
 /// ```swift
 /// let before = PostgresStatistics.snapshot()
-/// try await store.write { … }
+/// try connection.execute("SELECT 1")
 /// let spent = PostgresStatistics.snapshot() - before
 /// print(spent.roundTrips, spent.waitNanoseconds, spent.commitNanoseconds)
 /// ```

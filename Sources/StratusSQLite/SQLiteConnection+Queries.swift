@@ -52,7 +52,7 @@ extension SQLiteConnection {
     ///
     /// ```swift
     /// let notes = try db.fetchAll("SELECT id, body FROM notes WHERE id > ?", [0]) { row in
-    ///     Note(id: try row[0], body: try row[1])
+    ///     (id: try row[0] as Int64, body: try row[1] as String)
     /// }
     /// ```
     ///

@@ -12,6 +12,7 @@ public import StratusLogging
 /// let pool = try SQLiteDatabasePool(configuration: SQLiteConfiguration(path: path), logger: logger)
 /// try await migrator.migrate(pool)
 ///
+/// let body = "Buy milk"
 /// let id = try await pool.write { db in
 ///     try db.execute("INSERT INTO notes (body) VALUES (?)", [body])
 ///     return db.lastInsertRowID
@@ -79,6 +80,7 @@ public final class SQLiteDatabasePool: SQLiteDatabase {
     /// Writes run one at a time, in the order they were called.
     ///
     /// ```swift
+    /// let notes = [(body: "Buy milk", id: Int64(1)), (body: "Call Ana", id: Int64(2))]
     /// try await pool.write { db in
     ///     for note in notes { try db.execute("INSERT INTO notes (body) VALUES (?)", binding: note.body) }
     /// }

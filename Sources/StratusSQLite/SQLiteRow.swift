@@ -40,13 +40,16 @@ public struct SQLiteRow {
     /// - Parameter index: The 0-based column index.
     /// - Throws: ``SQLiteError`` with ``SQLiteError/Code/mismatch`` if the value does not convert to `Value`.
     public subscript<Value: SQLiteValueConvertible>(_ index: Int) -> Value {
-        get throws {
-            let value = self.value(at: index)
-            guard let converted = Value(sqliteValue: value) else {
-                throw mismatch(value, at: index, as: Value.self)
-            }
-            return converted
+        get throws { try converted(at: index) }
+    }
+
+    /// The value at `index` converted (the subscript's reading, callable without type context).
+    func converted<Value: SQLiteValueConvertible>(at index: Int, as type: Value.Type = Value.self) throws -> Value {
+        let value = self.value(at: index)
+        guard let converted = Value(sqliteValue: value) else {
+            throw mismatch(value, at: index, as: Value.self)
         }
+        return converted
     }
 
     /// Reads and converts the value of the column called `name` (case-insensitive).

@@ -23,9 +23,11 @@ public import Foundation
 /// Conform your own types by converting to and from ``SQLiteValue``:
 ///
 /// ```swift
+/// import StratusWire
+///
 /// extension ChangeTag: SQLiteValueConvertible {
-///     var sqliteValue: SQLiteValue { .text(rawValue) }
-///     init?(sqliteValue: SQLiteValue) {
+///     public var sqliteValue: SQLiteValue { .text(rawValue) }
+///     public init?(sqliteValue: SQLiteValue) {
 ///         guard case .text(let text) = sqliteValue else { return nil }
 ///         self.init(rawValue: text)
 ///     }

@@ -28,6 +28,9 @@ extension ServerToServerSignature {
     /// The identity of a signature header value (base64 DER `SEQUENCE { r, s }`) made with `keyID`.
     ///
     /// ```swift
+    /// import StratusCrypto
+    /// import StratusServerCrypto
+    ///
     /// let identity = ServerToServerSignature.replayIdentity(ofSignature: header, keyID: keyID)
     /// ```
     ///

@@ -1,9 +1,11 @@
-import Foundation
 import StratusPostgres
+import StratusServerSQL
+import StratusSQL
 public import StratusServer
 import StratusWire
 
-/// Accounts, sessions, API tokens and server-to-server keys in the same PostgreSQL database as the records.
+/// Accounts, sessions, API tokens and server-to-server keys in the same PostgreSQL database as the records
+/// (the statements are `SQLAccountTransaction`'s, shared with SQLite).
 ///
 /// Reads run in a read-only snapshot; writes in their own transaction (a unique index keeps
 /// e-mail addresses unique across nodes).
@@ -11,17 +13,18 @@ extension PostgresRecordStore: AccountStore {
     /// Runs `body` in a read-only snapshot.
     public func readAccounts<T: Sendable>(_ body: @escaping @Sendable (any AccountStoreReader) throws -> T) async throws -> T {
         try await pool.withConnection { db in
-            try db.transaction(isolation: .repeatableRead, readOnly: true) { db in try body(PostgresAccountTransaction(db)) }
+            try db.transaction(isolation: .repeatableRead, readOnly: true) { db in try body(SQLAccountTransaction(db)) }
         }
     }
 
-    /// Runs `body` in one serializable transaction, run again when PostgreSQL reports a serialization failure.
+    /// Runs `body` in one serializable transaction, run again when PostgreSQL reports a serialization failure:
+    /// `body` may run more than once, so it must have no effect outside the database.
     public func writeAccounts<T: Sendable>(_ body: @escaping @Sendable (any AccountStoreWriter) throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
                 return try await pool.withConnection { db in
-                    try db.transaction(isolation: .serializable) { db in try body(PostgresAccountTransaction(db)) }
+                    try db.transaction(isolation: .serializable) { db in try body(SQLAccountTransaction(db)) }
                 }
             } catch let error as PostgresError where error.isTransient && attempt < Self.maximumAttempts {
                 attempt += 1
@@ -34,242 +37,10 @@ extension PostgresRecordStore: AccountStore {
 enum PostgresAccountSchema {
     static func register(in migrator: inout PostgresMigrator) {
         migrator.registerMigration("pg-v1-accounts-sessions-tokens-keys") { db in
-            try db.execute("""
-                -- People who sign in; the e-mail address is stored lowercased.
-                CREATE TABLE users (
-                    record_name TEXT PRIMARY KEY,
-                    email TEXT NOT NULL UNIQUE,
-                    name_components BYTEA NOT NULL,
-                    discoverable BOOLEAN NOT NULL DEFAULT false,
-                    password_hash TEXT,
-                    created_at BIGINT NOT NULL
-                );
-
-                -- Web auth sessions; their tokens are sealed, never stored.
-                CREATE TABLE web_auth_sessions (
-                    id TEXT PRIMARY KEY,
-                    user_record_name TEXT NOT NULL,
-                    container TEXT NOT NULL,
-                    keep_signed_in BOOLEAN NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    newest_token_used_at BIGINT NOT NULL,
-                    revoked_at BIGINT
-                );
-                CREATE INDEX web_auth_sessions_by_user ON web_auth_sessions (user_record_name);
-
-                -- API tokens by the SHA-256 of the token.
-                CREATE TABLE api_tokens (
-                    token_hash TEXT PRIMARY KEY,
-                    prefix TEXT NOT NULL,
-                    container TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    sign_in_callback_url TEXT,
-                    allowed_origins TEXT NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    revoked_at BIGINT
-                );
-                CREATE INDEX api_tokens_by_container ON api_tokens (container, environment);
-
-                -- Server-to-server public keys.
-                CREATE TABLE server_keys (
-                    key_id TEXT PRIMARY KEY,
-                    container TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    name TEXT NOT NULL,
-                    public_key_pem TEXT NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    revoked_at BIGINT
-                );
-                CREATE INDEX server_keys_by_container ON server_keys (container, environment);
-                """)
+            try db.execute(SQLAccountSchema.tables(.postgres))
         }
         migrator.registerMigration("pg-accounts-v2-email-verified") { db in
-            // When the owner of the address proved it; NULL for accounts made before verification existed.
-            try db.execute("ALTER TABLE users ADD COLUMN email_verified_at BIGINT")
+            try db.execute(SQLAccountSchema.emailVerifiedColumn(.postgres))
         }
-    }
-}
-
-/// The account primitives on one PostgreSQL connection inside one transaction.
-///
-/// Confined to the connection's queue for the life of one `readAccounts` or `writeAccounts`.
-final class PostgresAccountTransaction: AccountStoreWriter {
-    private let db: PostgresConnection
-
-    init(_ db: PostgresConnection) {
-        self.db = db
-    }
-
-    // MARK: Users
-
-    private static let userColumns = "record_name, email, name_components, discoverable, password_hash, created_at, email_verified_at"
-
-    private static func user(_ row: PostgresRow) throws -> UserAccount {
-        let names: Data = try row[2]
-        return UserAccount(
-            userRecordName: try row[0], emailAddress: try row[1],
-            nameComponents: try JSONDecoder().decode(NameComponents.self, from: names), isDiscoverable: try row[3],
-            passwordHash: try row[4], createdAt: try row[5], emailVerifiedAt: try row[6]
-        )
-    }
-
-    private static func encode(_ names: NameComponents) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try encoder.encode(names)
-    }
-
-    func user(recordName: String) throws -> UserAccount? {
-        try db.queryFirst("SELECT \(Self.userColumns) FROM users WHERE record_name = $1", [recordName]).map(Self.user)
-    }
-
-    func user(emailAddress: String) throws -> UserAccount? {
-        try db.queryFirst("SELECT \(Self.userColumns) FROM users WHERE email = $1", [emailAddress]).map(Self.user)
-    }
-
-    func users() throws -> [UserAccount] {
-        try db.query("SELECT \(Self.userColumns) FROM users ORDER BY email", []).map(Self.user)
-    }
-
-    func insertUser(_ user: UserAccount) throws -> Bool {
-        try db.execute(
-            "INSERT INTO users (\(Self.userColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
-            [
-                user.userRecordName, user.emailAddress, try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.createdAt,
-                user.emailVerifiedAt,
-            ]
-        ) == 1
-    }
-
-    func updateUser(_ user: UserAccount) throws {
-        try db.execute(
-            "UPDATE users SET name_components = $1, discoverable = $2, password_hash = $3, email_verified_at = $4 WHERE record_name = $5",
-            [try Self.encode(user.nameComponents), user.isDiscoverable, user.passwordHash, user.emailVerifiedAt, user.userRecordName]
-        )
-    }
-
-    // MARK: Sessions
-
-    private static let sessionColumns = "id, user_record_name, container, keep_signed_in, created_at, newest_token_used_at, revoked_at"
-
-    func session(id: String) throws -> WebAuthSession? {
-        try db.queryFirst("SELECT \(Self.sessionColumns) FROM web_auth_sessions WHERE id = $1", [id]).map { row in
-            WebAuthSession(
-                sessionID: try row[0], userRecordName: try row[1], container: try row[2], keepSignedIn: try row[3],
-                createdAt: try row[4], newestTokenUsedAt: try row[5], revokedAt: try row[6]
-            )
-        }
-    }
-
-    func insertSession(_ session: WebAuthSession) throws {
-        try db.execute(
-            "INSERT INTO web_auth_sessions (\(Self.sessionColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            [
-                session.sessionID, session.userRecordName, session.container, session.keepSignedIn, session.createdAt,
-                session.newestTokenUsedAt, session.revokedAt,
-            ]
-        )
-    }
-
-    func noteTokenUse(sessionID: String, issuedAt: Int64) throws {
-        try db.execute(
-            "UPDATE web_auth_sessions SET newest_token_used_at = $1 WHERE id = $2 AND newest_token_used_at < $3",
-            [issuedAt, sessionID, issuedAt]
-        )
-    }
-
-    func revokeSession(id: String, at time: Int64) throws {
-        try db.execute("UPDATE web_auth_sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [time, id])
-    }
-
-    func revokeSessions(ofUser userRecordName: String, at time: Int64) throws {
-        try db.execute(
-            "UPDATE web_auth_sessions SET revoked_at = $1 WHERE user_record_name = $2 AND revoked_at IS NULL", [time, userRecordName]
-        )
-    }
-
-    // MARK: API tokens
-
-    private static let tokenColumns =
-        "token_hash, prefix, container, environment, name, sign_in_callback_url, allowed_origins, created_at, revoked_at"
-
-    private static func token(_ row: PostgresRow) throws -> APITokenRecord {
-        let environment: String = try row[3]
-        guard let environmentValue = Environment(rawValue: environment) else {
-            throw PostgresStoreCorruption(message: "API token \(try row[1] as String)… has environment '\(environment)'")
-        }
-        let origins: String = try row[6]
-        return APITokenRecord(
-            tokenHash: try row[0], prefix: try row[1], container: try row[2], environment: environmentValue, name: try row[4],
-            signInCallbackURL: try row[5], allowedOrigins: origins.split(separator: "\n").map(String.init),
-            createdAt: try row[7], revokedAt: try row[8]
-        )
-    }
-
-    func apiToken(hash: String) throws -> APITokenRecord? {
-        try db.queryFirst("SELECT \(Self.tokenColumns) FROM api_tokens WHERE token_hash = $1", [hash]).map(Self.token)
-    }
-
-    func apiTokens(container: String?) throws -> [APITokenRecord] {
-        guard let container else {
-            return try db.query("SELECT \(Self.tokenColumns) FROM api_tokens ORDER BY created_at DESC, prefix", []).map(Self.token)
-        }
-        return try db.query(
-            "SELECT \(Self.tokenColumns) FROM api_tokens WHERE container = $1 ORDER BY created_at DESC, prefix", [container]
-        ).map(Self.token)
-    }
-
-    func insertAPIToken(_ token: APITokenRecord) throws {
-        try db.execute(
-            "INSERT INTO api_tokens (\(Self.tokenColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            [
-                token.tokenHash, token.prefix, token.container, token.environment.rawValue, token.name, token.signInCallbackURL,
-                token.allowedOrigins.joined(separator: "\n"), token.createdAt, token.revokedAt,
-            ]
-        )
-    }
-
-    func revokeAPIToken(hash: String, at time: Int64) throws -> Bool {
-        try db.execute("UPDATE api_tokens SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL", [time, hash]) == 1
-    }
-
-    // MARK: Server-to-server keys
-
-    private static let keyColumns = "key_id, container, environment, name, public_key_pem, created_at, revoked_at"
-
-    private static func key(_ row: PostgresRow) throws -> ServerKeyRecord {
-        let environment: String = try row[2]
-        guard let environmentValue = Environment(rawValue: environment) else {
-            throw PostgresStoreCorruption(message: "server key \(try row[0] as String) has environment '\(environment)'")
-        }
-        return ServerKeyRecord(
-            keyID: try row[0], container: try row[1], environment: environmentValue, name: try row[3], publicKeyPEM: try row[4],
-            createdAt: try row[5], revokedAt: try row[6]
-        )
-    }
-
-    func serverKey(id: String) throws -> ServerKeyRecord? {
-        try db.queryFirst("SELECT \(Self.keyColumns) FROM server_keys WHERE key_id = $1", [id]).map(Self.key)
-    }
-
-    func serverKeys(container: String?) throws -> [ServerKeyRecord] {
-        guard let container else {
-            return try db.query("SELECT \(Self.keyColumns) FROM server_keys ORDER BY created_at DESC, key_id", []).map(Self.key)
-        }
-        return try db.query(
-            "SELECT \(Self.keyColumns) FROM server_keys WHERE container = $1 ORDER BY created_at DESC, key_id", [container]
-        ).map(Self.key)
-    }
-
-    func insertServerKey(_ key: ServerKeyRecord) throws {
-        try db.execute(
-            "INSERT INTO server_keys (\(Self.keyColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            [key.keyID, key.container, key.environment.rawValue, key.name, key.publicKeyPEM, key.createdAt, key.revokedAt]
-        )
-    }
-
-    func revokeServerKey(id: String, at time: Int64) throws -> Bool {
-        try db.execute("UPDATE server_keys SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL", [time, id]) == 1
     }
 }

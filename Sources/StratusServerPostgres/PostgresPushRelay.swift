@@ -10,7 +10,7 @@ import StratusPostgres
 /// it parks and when it times out.
 ///
 /// ```swift
-/// let relay = try PostgresPushRelay(store: store) { tokens in service.signalPush(tokens: tokens) }
+/// let relay = try PostgresPushRelay(store: store) { [service] tokens in service.signalPush(tokens: tokens) }
 /// // … at shutdown:
 /// relay.stop()
 /// ```

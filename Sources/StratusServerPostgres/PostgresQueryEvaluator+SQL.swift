@@ -1,6 +1,7 @@
 import Foundation
 import StratusPostgres
 import StratusServer
+import StratusServerSQL
 import StratusWire
 
 /// The part of a plan's filters PostgreSQL narrows candidates with, through `field_index` and the `records` columns.
@@ -114,7 +115,7 @@ struct PostgresCandidateSQL {
             return "\(column) = ANY(\(bind(kind.array(values)))::\(kind.sqlType)[])"
         case .beginsWith, .listMemberBeginsWith:
             guard kind == .text, let prefix = filter.value.stringValue else { return nil }
-            guard let upper = Self.prefixUpperBound(prefix) else { return "\(column) >= \(bind(prefix))" }
+            guard let upper = SQLTextOrder.prefixUpperBound(prefix) else { return "\(column) >= \(bind(prefix))" }
             return "\(column) >= \(bind(prefix)) AND \(column) < \(bind(upper))"
         default:
             return nil
@@ -187,21 +188,5 @@ struct PostgresCandidateSQL {
             case .text: PostgresArray(values.map { value -> String? in if case .text(let x) = value { x } else { nil } })
             }
         }
-    }
-
-    /// The least string greater than every string that begins with `prefix` (code-point order), if any.
-    static func prefixUpperBound(_ prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if next == 0xD800 { next = 0xE000 }
-            if let scalar = Unicode.Scalar(next) {
-                var view = String.UnicodeScalarView()
-                view.append(contentsOf: scalars)
-                view.append(scalar)
-                return String(view)
-            }
-        }
-        return nil
     }
 }

@@ -4,6 +4,9 @@ public import StratusServer
 /// Request-rate buckets every node shares: one row per container, refilled and drawn from
 /// by one atomic upsert outside any record transaction (Documentation/0008-postgres.md).
 extension PostgresRecordStore: SharedRateBuckets {
+    /// ``RateBucketSharing/shared(_:)``: the buckets live in the database every node uses.
+    public var rateBucketSharing: RateBucketSharing { .shared(self) }
+
     /// The bucket's level now: the stored level plus the refill since it was last touched, at most the capacity.
     private static let refilled = "least($2::float8, b.tokens + greatest(0, $4::bigint - b.updated_at) * $3::float8 / 1000.0)"
 

@@ -1,27 +1,18 @@
 import Foundation
 import StratusPostgres
 import StratusServer
+import StratusServerSQL
+import StratusSQL
 import StratusWire
 
 /// Records, tombstones and references on PostgreSQL.
 extension PostgresStoreTransaction {
-    static let recordColumns =
-        "zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device"
+    static let recordColumns = SQLStoredRows.recordColumns
     /// How many columns ``recordColumns`` names; a query's own columns follow them.
-    static let recordColumnCount = recordColumns.split(separator: ",").count
+    static let recordColumnCount = SQLStoredRows.recordColumnCount
 
     static func record(_ row: PostgresRow) throws -> StoredRecord {
-        let deleted: Bool = try row[5]
-        var fields: [String: FieldValue] = [:]
-        if !deleted, let body = try row[6] as Data? {
-            fields = try PostgresFieldBlob.decode(body)
-        }
-        return StoredRecord(
-            zoneRowID: try row[0], recordName: try row[1], recordType: try row[2], changeTag: try row[3], fields: fields,
-            created: StoredRecord.Stamp(timestamp: try row[7], userRecordName: try row[8], deviceID: try row[9]),
-            modified: StoredRecord.Stamp(timestamp: try row[10], userRecordName: try row[11], deviceID: try row[12]),
-            changeSequence: try row[4], isDeleted: deleted
-        )
+        try SQLStoredRows.record(row, dialect: .postgres)
     }
 
     func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord? {
@@ -90,7 +81,7 @@ extension PostgresStoreTransaction {
     /// statement, so a whole batch's writes share a round trip (a flush every few hundred statements).
     func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
         try lockZone(record.zoneRowID)
-        let body = try PostgresFieldBlob.encode(record.fields)
+        let body = try SQLStoredRows.encodeFields(record.fields)
         var batch = [
             PostgresStatement(
                 """
@@ -136,7 +127,7 @@ extension PostgresStoreTransaction {
                         modified_device = $5
                     WHERE zone_id = $6 AND record_name = $7
                     """,
-                    [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+                    [sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
                 ),
                 PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
                 PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
@@ -154,23 +145,4 @@ extension PostgresStoreTransaction {
     /// well within the socket buffers while libpq, in blocking mode, is still sending. A batch of 200
     /// records without references queues about 800.
     static let maximumQueuedStatements = 1_000
-}
-
-/// The `records.fields` column: the record's fields as canonical wire JSON.
-enum PostgresFieldBlob {
-    static func encode(_ fields: [String: FieldValue]) throws -> Data {
-        try WireCoding.encode(fields)
-    }
-
-    static func decode(_ blob: Data) throws -> [String: FieldValue] {
-        guard case .object(let members) = try JSONValue(parsing: blob) else {
-            throw PostgresStoreCorruption(message: "a records.fields value is not a JSON object")
-        }
-        var fields: [String: FieldValue] = [:]
-        fields.reserveCapacity(members.count)
-        for (name, value) in members {
-            fields[name] = try FieldValue(json: value)
-        }
-        return fields
-    }
 }

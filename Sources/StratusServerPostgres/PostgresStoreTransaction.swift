@@ -1,6 +1,8 @@
 import Foundation
 import StratusPostgres
 import StratusServer
+import StratusServerSQL
+import StratusSQL
 import StratusWire
 
 /// The store primitives on one PostgreSQL connection inside one transaction.
@@ -18,19 +20,12 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     var lockedZones: Set<Int64> = []
     /// Zones whose records changed in this transaction; they move up their database's change log at commit.
     private var touchedZones: Set<Int64> = []
-    /// Schemas as this transaction sees them.
-    private var schemaCache: [SchemaKey: Schema] = [:]
-    /// The schema key of each zone a record was written to.
-    private var zoneSchemaKeys: [Int64: SchemaKey] = [:]
+    /// Schemas as this transaction sees them, and each read zone's, so indexing a record needs no extra read.
+    private var seen = TransactionSchemas()
     /// The first transient failure (deadlock, serialization, duplicate key) a statement met, even if the caller caught it.
     private(set) var transientFailure: PostgresError?
     /// Records and zone counters known under this transaction's zone locks.
     var cache = PostgresWriteCache()
-
-    struct SchemaKey: Hashable {
-        var container: String
-        var environment: String
-    }
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
@@ -86,17 +81,14 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     func schema(container: String, environment: Environment) throws -> Schema {
-        try cachedSchema(SchemaKey(container: container, environment: environment.rawValue))
+        try seen.schema(TransactionSchemas.Key(container: container, environment: environment.rawValue)) { try self.loadSchema($0) }
     }
 
-    private func cachedSchema(_ key: SchemaKey) throws -> Schema {
-        if let cached = schemaCache[key] { return cached }
-        var schema = Schema()
-        if let row = try first("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment]) {
-            schema = try JSONDecoder().decode(Schema.self, from: try row[0] as Data)
+    private func loadSchema(_ key: TransactionSchemas.Key) throws -> Schema {
+        guard let row = try first("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment]) else {
+            return Schema()
         }
-        schemaCache[key] = schema
-        return schema
+        return try JSONDecoder().decode(Schema.self, from: try row[0] as Data)
     }
 
     func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
@@ -109,25 +101,15 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             """,
             [container, environment.rawValue, try encoder.encode(schema)]
         )
-        schemaCache[SchemaKey(container: container, environment: environment.rawValue)] = schema
+        seen.wrote(schema, for: TransactionSchemas.Key(container: container, environment: environment.rawValue))
     }
 
     // MARK: Zones
 
-    private static let zoneColumns = "id, container, environment, scope, owner, zone_name, change_seq, db_seq, created_at, deleted"
+    private static let zoneColumns = SQLStoredRows.zoneColumns
 
     private static func zone(_ row: PostgresRow) throws -> ZoneRow {
-        let environment: String = try row[2]
-        let scope: String = try row[3]
-        guard let environmentValue = Environment(rawValue: environment), let scopeValue = DatabaseScope(rawValue: scope) else {
-            throw PostgresStoreCorruption(message: "zone row \(try row[0] as Int64) has environment '\(environment)' and scope '\(scope)'")
-        }
-        return ZoneRow(
-            rowID: try row[0],
-            database: DatabaseKey(container: try row[1], environment: environmentValue, scope: scopeValue, owner: try row[4]),
-            zoneName: try row[5], changeSequence: try row[6], databaseSequence: try row[7], createdAt: try row[8],
-            isDeleted: try row[9]
-        )
+        try SQLStoredRows.zone(row, dialect: .postgres)
     }
 
     static func arguments(_ database: DatabaseKey) -> [any PostgresBindable] {
@@ -151,7 +133,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             Self.arguments(database) + [name]
         ).map(Self.zone).map(current)
         // Remembered so that writing a record of the zone need not read the zone again for its schema.
-        if let zone { zoneSchemaKeys[zone.rowID] = SchemaKey(container: database.container, environment: database.environment.rawValue) }
+        if let zone { seen.noteZone(zone) }
         return zone
     }
 
@@ -290,17 +272,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     /// The fields the schema declares for a record's type, as this transaction sees the schema.
     func declaredFields(of record: StoredRecord) throws -> [String: FieldSchema] {
-        let key: SchemaKey
-        if let known = zoneSchemaKeys[record.zoneRowID] {
-            key = known
-        } else {
-            guard let zone = try zone(rowID: record.zoneRowID) else {
-                throw PostgresStoreCorruption(message: "record '\(record.recordName)' is written to zone row \(record.zoneRowID), which does not exist")
-            }
-            key = SchemaKey(container: zone.database.container, environment: zone.database.environment.rawValue)
-            zoneSchemaKeys[record.zoneRowID] = key
-        }
-        return try cachedSchema(key).recordTypes[record.recordType]?.fields ?? [:]
+        try seen.declaredFields(of: record, dialect: .postgres, zone: { try self.zone(rowID: $0) }, load: { try self.loadSchema($0) })
     }
 
     /// Runs `body` in a savepoint. If it rolls back, so do the zone locks taken inside it

@@ -1,4 +1,5 @@
 import StratusServer
+import StratusServerSQL
 import StratusSQLite
 import StratusWire
 
@@ -159,7 +160,7 @@ struct SQLiteQueryFilter {
             return { SQLFragment($0 + " IN ") + .list(members) }
         case .beginsWith, .notBeginsWith, .listMemberBeginsWith, .notListMemberBeginsWith:
             let prefix = value.stringValue ?? ""
-            guard let upper = prefixUpperBound(prefix) else {
+            guard let upper = SQLTextOrder.prefixUpperBound(prefix) else {
                 return { SQLFragment($0 + " >= ?", [.text(prefix)]) }
             }
             return { SQLFragment($0 + " >= ? AND " + $0 + " < ?", [.text(prefix), .text(upper)]) }
@@ -243,24 +244,5 @@ struct SQLiteQueryFilter {
     static func distinct(_ values: [SQLiteValue]) -> [SQLiteValue] {
         var seen: Set<SQLiteValue> = []
         return values.filter { seen.insert($0).inserted }
-    }
-
-    /// The least string greater than every string that begins with `prefix`, or `nil` if there is none.
-    ///
-    /// SQLite compares TEXT by its UTF-8 bytes, which orders like code points, so
-    /// `[prefix, successor)` is exactly the strings that begin with `prefix`.
-    static func prefixUpperBound(_ prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if next == 0xD800 { next = 0xE000 }
-            if let scalar = Unicode.Scalar(next) {
-                var view = String.UnicodeScalarView()
-                view.append(contentsOf: scalars)
-                view.append(scalar)
-                return String(view)
-            }
-        }
-        return nil
     }
 }

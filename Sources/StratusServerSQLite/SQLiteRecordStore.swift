@@ -65,6 +65,9 @@ public final class SQLiteRecordStore: RecordStore {
         try await writes.write(body)
     }
 
+    /// ``RateBucketSharing/perNode``: one SQLite file serves one node, which counts its requests itself.
+    public var rateBucketSharing: RateBucketSharing { .perNode }
+
     /// Creates, once, the system-field indexes `plan` reads (see `SQLiteSystemIndexes`).
     public func prepare(for plan: QueryPlan) async throws {
         let missing = SQLiteSystemIndexes.needed(by: plan).subtracting(systemIndexes.withLock { $0 })

@@ -1,5 +1,7 @@
 import Foundation
 import StratusServer
+import StratusServerSQL
+import StratusSQL
 import StratusSQLite
 import StratusWire
 import Synchronization
@@ -14,15 +16,8 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     private var touchedZones: Set<Int64> = []
     /// The last record change sequence handed out per zone in this transaction; written back in ``finish()``.
     private var handedOut: [Int64: Int64] = [:]
-    /// The schema key (container, environment) of each zone a record was written to.
-    private var zoneSchemaKeys: [Int64: SchemaKey] = [:]
-    /// Schemas as this transaction sees them, so indexing a record needs no extra read.
-    private var schemaCache: [SchemaKey: Schema] = [:]
-
-    private struct SchemaKey: Hashable {
-        var container: String
-        var environment: String
-    }
+    /// Schemas as this transaction sees them, and each written zone's, so indexing a record needs no extra read.
+    private var seen = TransactionSchemas()
 
     init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo) {
         self.db = db
@@ -45,32 +40,27 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func schema(container: String, environment: Environment) throws -> Schema {
-        try cachedSchema(SchemaKey(container: container, environment: environment.rawValue))
+        try seen.schema(TransactionSchemas.Key(container: container, environment: environment.rawValue)) { try self.loadSchema($0) }
     }
 
-    private func cachedSchema(_ key: SchemaKey) throws -> Schema {
-        if let cached = schemaCache[key] { return cached }
-        let schema = try loadSchema(container: key.container, environment: key.environment)
-        schemaCache[key] = schema
-        return schema
-    }
-
-    private func loadSchema(container: String, environment: String) throws -> Schema {
-        guard let body = try db.fetchOne(Data.self, "SELECT body FROM schemas WHERE container = ? AND environment = ?", [container, environment])
+    private func loadSchema(_ key: TransactionSchemas.Key) throws -> Schema {
+        guard
+            let body = try db.fetchOne(
+                Data.self, "SELECT body FROM schemas WHERE container = ? AND environment = ?", [key.container, key.environment])
         else { return Schema() }
         return try schemas.schema(decoding: body)
     }
 
     func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
-        let key = SchemaKey(container: container, environment: environment.rawValue)
-        let old = try cachedSchema(key)
+        let key = TransactionSchemas.Key(container: container, environment: environment.rawValue)
+        let old = try seen.schema(key) { try self.loadSchema($0) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         try db.execute(
             "INSERT OR REPLACE INTO schemas (container, environment, body) VALUES (?, ?, ?)",
             [container, environment.rawValue, try encoder.encode(schema)]
         )
-        schemaCache[key] = schema
+        seen.wrote(schema, for: key)
         if old != schema {
             try SQLiteFieldIndex.schemaChanged(from: old, to: schema, container: container, environment: environment.rawValue, db)
         }
@@ -78,35 +68,15 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
 
     /// The fields the schema declares for a record's type, as this transaction sees the schema.
     private func declaredFields(of record: StoredRecord) throws -> [String: FieldSchema] {
-        let key: SchemaKey
-        if let known = zoneSchemaKeys[record.zoneRowID] {
-            key = known
-        } else {
-            guard let zone = try zone(rowID: record.zoneRowID) else {
-                throw SQLiteStoreCorruption(message: "record '\(record.recordName)' is written to zone row \(record.zoneRowID), which does not exist")
-            }
-            key = SchemaKey(container: zone.database.container, environment: zone.database.environment.rawValue)
-            zoneSchemaKeys[record.zoneRowID] = key
-        }
-        return try cachedSchema(key).recordTypes[record.recordType]?.fields ?? [:]
+        try seen.declaredFields(of: record, dialect: .sqlite, zone: { try self.zone(rowID: $0) }, load: { try self.loadSchema($0) })
     }
 
     // MARK: Zones
 
-    private static let zoneColumns = "id, container, environment, scope, owner, zone_name, change_seq, db_seq, created_at, deleted"
+    private static let zoneColumns = SQLStoredRows.zoneColumns
 
     private static func zone(_ row: SQLiteRow) throws -> ZoneRow {
-        let environment: String = try row[2]
-        let scope: String = try row[3]
-        guard let environmentValue = Environment(rawValue: environment), let scopeValue = DatabaseScope(rawValue: scope) else {
-            throw SQLiteStoreCorruption(message: "zone row \(try row[0] as Int64) has environment '\(environment)' and scope '\(scope)'")
-        }
-        return ZoneRow(
-            rowID: try row[0],
-            database: DatabaseKey(container: try row[1], environment: environmentValue, scope: scopeValue, owner: try row[4]),
-            zoneName: try row[5], changeSequence: try row[6], databaseSequence: try row[7], createdAt: try row[8],
-            isDeleted: try row[9]
-        )
+        try SQLStoredRows.zone(row, dialect: .sqlite)
     }
 
     private static func arguments(_ database: DatabaseKey) -> [any SQLiteValueConvertible] {
@@ -218,21 +188,10 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
 
     // MARK: Records
 
-    private static let recordColumns =
-        "zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device"
+    private static let recordColumns = SQLStoredRows.recordColumns
 
     static func record(_ row: SQLiteRow) throws -> StoredRecord {
-        let deleted: Bool = try row[5]
-        var fields: [String: FieldValue] = [:]
-        if !deleted, let body = try row[6] as Data? {
-            fields = try SQLiteFieldBlob.decode(body)
-        }
-        return StoredRecord(
-            zoneRowID: try row[0], recordName: try row[1], recordType: try row[2], changeTag: try row[3], fields: fields,
-            created: StoredRecord.Stamp(timestamp: try row[7], userRecordName: try row[8], deviceID: try row[9]),
-            modified: StoredRecord.Stamp(timestamp: try row[10], userRecordName: try row[11], deviceID: try row[12]),
-            changeSequence: try row[4], isDeleted: deleted
-        )
+        try SQLStoredRows.record(row, dialect: .sqlite)
     }
 
     func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord? {
@@ -267,7 +226,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
-        let body = try SQLiteFieldBlob.encode(record.fields)
+        let body = try SQLStoredRows.encodeFields(record.fields)
         try db.execute(
             """
             INSERT OR REPLACE INTO records (\(Self.recordColumns))
@@ -295,7 +254,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
             UPDATE records SET deleted = 1, fields = NULL, seq = ?, change_tag = ?, modified_at = ?, modified_by = ?, modified_device = ?
             WHERE zone_id = ? AND record_name = ?
             """,
-            [sequence, String(sequence, radix: 36), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
+            [sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
         )
         try removeReferences(from: name, inZone: zoneRowID)
         try SQLiteFieldIndex.remove(recordName: name, zoneRowID: zoneRowID, db)

@@ -90,7 +90,7 @@ public final class PersistentContainer: Sendable {
     ///
     /// ```swift
     /// try await container.loadPersistentStores { fraction in
-    ///     Task { @MainActor in progressView.value = fraction }
+    ///     print("migrating the store: \(Int(fraction * 100)) %")
     /// }
     /// ```
     ///

@@ -54,8 +54,10 @@ final class StoreBridge: Sendable {
             guard let entity = container.model.entity(named: name) else {
                 throw SyncError(.unknownEntityType, "mapping \(mapping) names entity '\(name)', which the store's model does not have")
             }
-            let syncIdKey = mapping.syncIdKey.isEmpty ? syncIdKey : mapping.syncIdKey
-            let changeDateKey = mapping.changeDateKey.isEmpty ? changeDateKey : mapping.changeDateKey
+            let declaredSyncIdKey = mapping.declaredSyncIdKey(mapping.syncIdKey)
+            let declaredChangeDateKey = mapping.declaredChangeDateKey(mapping.changeDateKey)
+            let syncIdKey = declaredSyncIdKey.isEmpty ? syncIdKey : declaredSyncIdKey
+            let changeDateKey = declaredChangeDateKey.isEmpty ? changeDateKey : declaredChangeDateKey
             var types: [String: AttributeType] = [:]
             for key in Set(mapping.attributes.keys).union([syncIdKey, changeDateKey]) {
                 guard let attribute = entity.attribute(named: key) else {
@@ -285,12 +287,33 @@ extension StoreBridge {
 }
 
 extension StoreBridge {
+    /// What an upload writes into an object that the store must learn: its record name and the
+    /// server's date. Its field values reach the store through fetches and write-backs of resolved
+    /// conflicts; written from an upload's snapshot later (the delayed write-back of uploads), a
+    /// stale one overwrote what a fetch had stored meanwhile (the sync simulator, seed 651).
+    /// Each entity's own sync-ID and change-date keys (they may differ per entity).
+    func uploadedKeys(_ entityName: String) -> Set<String> {
+        guard let info = infos[entityName] else { return [] }
+        return [info.syncIdKey, info.changeDateKey]
+    }
+
     /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
     /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
-    func writeBack(_ objects: [any AnyStoreObject]) async throws {
+    ///
+    /// With `uploadedOnly`, only each object's ``uploadedKeys(_:)`` are taken; its other dirty
+    /// values stay where they are, for whoever set them. A delivery (a fetch, or the write-back of
+    /// a resolved conflict) sets the record's values on the same object before its own save takes
+    /// them: the delayed write-back of uploads, firing in between, used to take those values too and
+    /// drop them, so a resolved conflict never reached the store (under load the 20 ms delay falls
+    /// in that window: `StoreSyncLifecycleTests`' resolved-conflict tests, Documentation/0018).
+    ///
+    /// - Parameters:
+    ///   - objects: The objects whose dirty values go to the store.
+    ///   - uploadedOnly: Write only each object's ``uploadedKeys(_:)``, leaving its other values dirty.
+    func writeBack(_ objects: [any AnyStoreObject], uploadedOnly: Bool = false) async throws {
         let dirty = objects.compactMap { object -> (ObjectID, DirtyValues)? in
             guard let id = object.objectID else { return nil }
-            let values = object.takeDirtyValues()
+            let values = uploadedOnly ? object.takeDirtyValues(only: uploadedKeys(id.entityName)) : object.takeDirtyValues()
             return values.isEmpty ? nil : (id, DirtyValues(values: values))
         }
         guard !dirty.isEmpty else { return }

@@ -7,7 +7,7 @@ public import StratusSync
 /// Declare one type per entity (an `enum` without cases is enough) and hand them to ``StoreSync``;
 /// the store's model is checked against them when the ``StoreSync`` is made. The sync ID and
 /// change-date attributes (`syncID`, `syncModified` by default, or ``syncIdKey`` and
-/// ``changeDateKey``) are not listed here. A ``SyncableManagedObject`` is a mapping too.
+/// ``changeDateKey``, which may also be declared `String?`: `OptionalSyncKeys`) are not listed here. A ``SyncableManagedObject`` is a mapping too.
 ///
 /// ```swift
 /// import StratusStoreSync
@@ -29,7 +29,7 @@ public import StratusSync
 ///     static let attributes = ["label": "label"]
 /// }
 /// ```
-public protocol StoreEntityMapping: SyncableEntityType {
+public protocol StoreEntityMapping: SyncableEntityType, OptionalSyncKeys {
     /// The entity's name in the store's model.
     static var entityName: String { get }
     /// The record type; the entity's name by default.

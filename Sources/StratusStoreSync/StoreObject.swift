@@ -17,6 +17,8 @@ protocol AnyStoreObject: SyncableEntity, Sendable {
     var loadedValues: [String: Any]? { get }
     /// The keys set since the last ``takeDirtyValues()``, with their values.
     func takeDirtyValues() -> [String: Any?]
+    /// The dirty values among `keys`, which are clean afterwards; the other keys stay dirty.
+    func takeDirtyValues(only keys: Set<String>) -> [String: Any?]
     /// Whether the managed object was found when the values were loaded.
     var exists: Bool { get }
     /// Sets the values loaded from the store (`nil`: the store no longer has the object), unless already loaded.
@@ -46,8 +48,8 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
 
     static var entityName: String { Mapping.entityName }
     static var recordType: String { Mapping.recordType }
-    static var syncIdKey: String { Mapping.syncIdKey }
-    static var changeDateKey: String { Mapping.changeDateKey }
+    static var syncIdKey: String { Mapping.declaredSyncIdKey(Mapping.syncIdKey) }
+    static var changeDateKey: String { Mapping.declaredChangeDateKey(Mapping.changeDateKey) }
     static var isWeak: Bool { Mapping.isWeak }
     static var mapping: [String: String] { Mapping.attributes }
     static var references: [String: String] { Mapping.toOne.mapValues(\.field) }
@@ -87,12 +89,18 @@ final class StoreObject<Mapping: StoreEntityMapping>: AnyStoreObject {
     }
 
     func takeDirtyValues() -> [String: Any?] {
-        state.withLock { state in
-            var taken: [String: Any?] = [:]
-            for key in state.dirty { taken[key] = .some(state.values?[key]) }
-            state.dirty = []
-            return taken
-        }
+        state.withLock { state in Self.take(state.dirty, from: &state) }
+    }
+
+    func takeDirtyValues(only keys: Set<String>) -> [String: Any?] {
+        state.withLock { state in Self.take(state.dirty.intersection(keys), from: &state) }
+    }
+
+    private static func take(_ keys: Set<String>, from state: inout State) -> [String: Any?] {
+        var taken: [String: Any?] = [:]
+        for key in keys { taken[key] = .some(state.values?[key]) }
+        state.dirty.subtract(keys)
+        return taken
     }
 
     /// Loads the values from the store the first time they are needed (blocking on the bridge's reading context).

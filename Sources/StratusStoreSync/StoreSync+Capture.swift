@@ -142,6 +142,7 @@ extension StoreSync {
 
     /// Writes back what the controller set on captured objects: sync IDs, server dates, merged values.
     func writeBack() async throws {
-        try await bridge.writeBack(bridge.knownObjects() + delegate.takeUploaded())
+        try await bridge.writeBack(bridge.knownObjects())
+        try await bridge.writeBack(delegate.takeUploaded(), uploadedOnly: true)
     }
 }

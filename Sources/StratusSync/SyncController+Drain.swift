@@ -35,6 +35,13 @@ extension SyncController {
         } catch {
             logger.info("upload stopped, changes stay queued: \(error)")
             noteContradiction(error)
+            if Self.mayHaveBeenApplied(error) {
+                do {
+                    try bookkeeping.setUploadUncertain(true)
+                } catch {
+                    logger.error("could not record an unanswered upload: \(error)")
+                }
+            }
             if !(error is CancellationError) { scheduleReconnect() }
             failure = error
         }
@@ -51,9 +58,27 @@ extension SyncController {
         publish()
     }
 
+    /// Whether a failed upload may have reached the server: the connection broke or timed out after
+    /// the request could have gone out, or the task was cancelled meanwhile. An answer (an error
+    /// code from the server) or no network at all means it was not applied.
+    static func mayHaveBeenApplied(_ error: any Error) -> Bool {
+        if error is SyncError || error is RecordGoneFromServer { return false }
+        guard let error = error as? StratusError else { return true }
+        return error.code == .networkFailure || error.code == .serverResponseLost
+    }
+
     /// Drains for a save or an upload (not a sync): a record found gone gets the fetch it waits for
     /// from a sync in the background.
+    ///
+    /// After an upload that got no answer, the next one waits for a sync instead: that upload may
+    /// have been applied, and another device may have deleted its record since; sent again blindly,
+    /// a create would bring the deleted record back (the sync simulator found it). The sync fetches
+    /// first, so such a deletion wins (decision 28) before anything is sent.
     func drainAfterQueueing() async {
+        if (try? bookkeeping.uploadUncertain) == true {
+            scheduleFollowUpSync()
+            return
+        }
         await drain()
         if machine.refetchRequested { scheduleFollowUpSync() }
     }
@@ -72,17 +97,34 @@ extension SyncController {
             if batch.count > 1 {
                 inFlightSeq = batch.last?.seq
                 defer { inFlightSeq = nil }
-                try await uploadBatch(batch)
+                try await unanswered(batch) { try await uploadBatch(batch) }
                 continue
             }
             inFlightSeq = entry.seq
             defer { inFlightSeq = nil }
             do {
-                try finish(entry, .success(try await uploadSave(entry)))
+                try finish(entry, .success(try await unanswered([entry]) { try await uploadSave(entry) }))
             } catch let error as SyncError {
                 try finish(entry, .failure(error))
                 await reportSave(entry, record: nil, error: error)
             }
+        }
+    }
+
+    /// Runs an upload of `entries`; when it fails without an answer, each new record among them
+    /// keeps what was sent as its base, without a change tag: if the create was applied, the retry
+    /// meets it as a conflict, and the three-way merge needs that version as the base — without
+    /// one, every field looked changed on both sides and a later edit made here lost to another
+    /// device's edit of another field (the sync simulator, seed 280).
+    private func unanswered<Result>(_ entries: [OutboxEntry], _ upload: () async throws -> Result) async throws -> Result {
+        do {
+            return try await upload()
+        } catch where Self.mayHaveBeenApplied(error) {
+            for entry in entries where entry.kind == .save {
+                guard try bookkeeping.base(entry.recordName) == nil else { continue }
+                try bookkeeping.setBase(entry.recordName, Self.base(of: try outgoingRecord(entry, base: nil)))
+            }
+            throw error
         }
     }
 
@@ -112,6 +154,10 @@ extension SyncController {
     /// conflict it also marks the record for write-back, so the resolved values reach the store
     /// even if the process ends first.
     func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
+        // A fetch committed while this drain waited (a batch's answer) may have dropped the entry: its
+        // record's deletion won, and the base went with it. Sent now, the entry's fields alone would
+        // create a record of them (the sync simulator, seed 262: notes without a title appeared).
+        guard try bookkeeping.outboxEntries(for: entry.recordName).contains(where: { $0.seq == entry.seq }) else { return nil }
         let base = try bookkeeping.base(entry.recordName)
         let entry = try preparingAssets(entry, base: base)
         var record = try outgoingRecord(entry, base: base)

@@ -24,6 +24,11 @@ struct FetchedRecords: Sendable {
         /// The server lost it (a full fetch of the private zone, whose deletions a delta fetch has
         /// just delivered, or a recovery): queue the entity again.
         case lost
+        /// The change token expired (the server compacted its log, tombstones with it): a record
+        /// this device synced was deleted meanwhile, and its deletion wins over an edit waiting
+        /// here (decision 28); a create the server never confirmed (a base without a change tag)
+        /// is not the server's to delete, and stays.
+        case expired
     }
 
     var records: [StratusClient.Record]
@@ -84,9 +89,13 @@ extension SyncController {
             do {
                 feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: startToken)
             } catch let error as StratusError where error.code == .changeTokenExpired {
-                logger.info("the server refused the change token; recovering from the whole zone")
-                noteContradiction(error)
-                return try await fetchWholeZone(only: nil, recovery: true)
+                guard Self.tokenMerelyExpired(error) else {
+                    logger.info("the server refused the change token; recovering from the whole zone")
+                    noteContradiction(error)
+                    return try await fetchWholeZone(only: nil, recovery: true)
+                }
+                logger.info("the change token expired; fetching the whole zone (a synced record it no longer has was deleted)")
+                return try await fetchWholeZone(only: nil, recovery: false, missing: .expired)
             }
             let batch = PendingBatch(startToken: startToken, endToken: feed.changeToken, generation: generation)
             let fetched = FetchedRecords(
@@ -104,14 +113,48 @@ extension SyncController {
 
     /// Fetches every record of the zone and re-applies it; records this device synced that the
     /// server does not have are queued again. A pass limited to some types keeps the token where it is.
-    private func fetchWholeZone(only: Set<String>?, recovery: Bool) async throws -> SyncChanges {
+    ///
+    /// The zone's own log names what was deleted in it (the feed from no token lists its
+    /// tombstones): such a record was deleted on purpose — by another device after the zone was
+    /// made again, or before the restore — not lost, so its deletion is applied (and wins over an
+    /// edit waiting here, decision 28) instead of the record being created again.
+    ///
+    /// - Parameters:
+    ///   - only: The record types applied (`nil`: all, and the token moves to the feed's end).
+    ///   - recovery: Whether this ends a recovery (the server lost data).
+    ///   - missing: What a synced record absent from the feed means: lost (queued again), or,
+    ///     after a token that merely expired, deleted.
+    private func fetchWholeZone(only: Set<String>?, recovery: Bool, missing: FetchedRecords.Missing = .lost) async throws -> SyncChanges {
         let startToken = try bookkeeping.changeToken
         let feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: nil)
         // A pass limited to some types keeps the token where it is (unset on a device that never fetched).
         var batch = PendingBatch(startToken: startToken, endToken: only == nil ? feed.changeToken : startToken, generation: generation)
         batch.endsRecovery = recovery
-        let fetched = FetchedRecords(records: try feed.modifications(), deletions: [], full: true, only: only, missing: .lost)
+        var deletions: [(name: String, recordType: String?)] = []
+        for deletion in feed.deletions where deletion.recordType.map({ only?.contains($0) ?? true }) ?? (only == nil) {
+            let name = deletion.recordID.recordName
+            // Only what this device knows of: the log keeps every tombstone the zone ever had.
+            guard try bookkeeping.base(name) != nil || !(try bookkeeping.outboxEntries(for: name)).isEmpty else { continue }
+            deletions.append((name, deletion.recordType))
+        }
+        let fetched = FetchedRecords(records: try feed.modifications(), deletions: deletions, full: true, only: only, missing: missing)
         return try await deliver(fetched, batch: batch)
+    }
+
+    /// Phrases of the Stratus server's token refusals that mean it lost what the token had seen:
+    /// the zone was deleted and made again, the database restored from an earlier state, or a new
+    /// server (Documentation/0002, "Tokens").
+    static let lostDataRefusals = ["another zone", "earlier zone", "restored", "not valid for this", "other records of zone"]
+
+    /// Whether a refused change token merely expired — the server compacted its change log, as
+    /// CloudKit does, and still holds every record it had — rather than naming data the server lost.
+    /// After an expiry a synced record the server no longer returns was deleted (a recovery would
+    /// upload it again: deleted records came back); after a loss it is uploaded again. The wire
+    /// code is `BAD_REQUEST` for both, so the reason tells them apart; anything the Stratus server
+    /// does not name as a loss is an expiry.
+    static func tokenMerelyExpired(_ error: StratusError) -> Bool {
+        let reason = (error.reason ?? error.message).lowercased()
+        return !lostDataRefusals.contains { reason.contains($0) }
     }
 
     /// Commits a batch the delegate has persisted: bases, deletions, token and date, in one transaction.

@@ -53,7 +53,15 @@ extension SyncController {
     private func syncRounds(scope: FetchScope) async throws -> SyncChanges {
         try await ensureZone()
         var changes = SyncChanges()
-        if try bookkeeping.recoveryPending { changes.append(try await serializedFetch(scope: .recovery)) }
+        if try bookkeeping.recoveryPending {
+            changes.append(try await serializedFetch(scope: .recovery))
+            try bookkeeping.setUploadUncertain(false)
+        } else if try bookkeeping.uploadUncertain {
+            // An upload that got no answer may have been applied: learn what became of its records
+            // (another device's deletion wins over sending it again) before draining.
+            changes.append(try await serializedFetch(scope: .delta))
+            try bookkeeping.setUploadUncertain(false)
+        }
         var scope = scope
         for round in 1...3 {
             await drain()

@@ -97,8 +97,9 @@ public protocol SyncableEntityType {}
 /// the controller's global defaults; a setup where a type has neither fails with
 /// ``SyncError/Code/missingKey`` naming the type. Every requirement has the type ZenCloudKit's had,
 /// so a declaration written the seed's way is the one the controller reads
-/// (`static let changeDateKey: String = "modified"`), never one the protocol's default hides.
-public protocol SyncableEntity: SyncFieldAccess, SyncableEntityType {
+/// (`static let changeDateKey: String = "modified"`), never one the protocol's default hides; the
+/// keys may also be declared `String?`, as the global ones are (``OptionalSyncKeys``).
+public protocol SyncableEntity: SyncFieldAccess, SyncableEntityType, OptionalSyncKeys {
     /// The record type, such as `"Note"`.
     static var recordType: String { get }
     /// Local property → record field, for plain values (not references).
@@ -195,9 +196,11 @@ extension SyncableEntity {
         return { ($0.value(forKey: key) as? String) == syncID }
     }
 
-    /// ``syncIdKey``, or the current controller's global one when the type has none (`"syncID"` without a controller).
+    /// ``syncIdKey`` (either spelling, ``OptionalSyncKeys``), or the current controller's global one when
+    /// the type has none (`"syncID"` without a controller).
     public static var resolvedSyncIdKey: String {
-        syncIdKey.isEmpty ? SyncController.current?.configuration.syncIdKey ?? "syncID" : syncIdKey
+        let declared = declaredSyncIdKey(syncIdKey)
+        return declared.isEmpty ? SyncController.current?.configuration.syncIdKey ?? "syncID" : declared
     }
 }
 
@@ -220,13 +223,15 @@ struct EntityDescription: Sendable {
     }
 
     init(type: any SyncableEntity.Type, globalSyncIdKey: String?, globalChangeDateKey: String?, excludedKeys: Set<String>) throws(SyncError) {
-        guard let syncIdKey = type.syncIdKey.isEmpty ? globalSyncIdKey : type.syncIdKey else {
+        let declaredSyncIdKey = type.declaredSyncIdKey(type.syncIdKey)
+        let declaredChangeDateKey = type.declaredChangeDateKey(type.changeDateKey)
+        guard let syncIdKey = declaredSyncIdKey.isEmpty ? globalSyncIdKey : declaredSyncIdKey else {
             throw SyncError(
                 .missingKey,
                 "entity type '\(type)' (record type '\(type.recordType)') has no syncIdKey: declare `static let syncIdKey = \"syncID\"` "
                     + "on it, or pass syncIdKey: to SyncConfiguration")
         }
-        guard let changeDateKey = type.changeDateKey.isEmpty ? globalChangeDateKey : type.changeDateKey else {
+        guard let changeDateKey = declaredChangeDateKey.isEmpty ? globalChangeDateKey : declaredChangeDateKey else {
             throw SyncError(
                 .missingKey,
                 "entity type '\(type)' (record type '\(type.recordType)') has no changeDateKey: declare `static let changeDateKey = "

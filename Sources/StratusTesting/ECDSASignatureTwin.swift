@@ -6,6 +6,8 @@ public import Foundation
 /// curve's group, that verifies for the same message and key.
 ///
 /// ```swift
+/// import StratusServerCrypto
+///
 /// let twin = ECDSASignatureTwin.of(derSignature)
 /// #expect(key.publicKey.isValidSignature(twin, for: message))
 /// ```

@@ -9,7 +9,7 @@ import Synchronization
 /// without starving Swift's cooperative pool.
 ///
 /// ```swift
-/// let socket = try LoopbackSocket(port: server.port, from: "127.0.0.2")
+/// let socket = try LoopbackSocket(port: server.http.port, from: "127.0.0.2")
 /// try await socket.send(Data("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
 /// let reply = try await socket.receiveUntilClosed()
 /// #expect(reply.status == 200)

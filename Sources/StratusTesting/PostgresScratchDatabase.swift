@@ -7,7 +7,8 @@ import StratusPostgres
 /// ```swift
 /// let database = try PostgresScratchDatabase.create()
 /// defer { database.drop() }
-/// let node = try await StratusChildProcess.serve(…, arguments: ["--database", database.url])
+/// let node = try await StratusChildProcess.serve(
+///     dataDirectory: directory.path("data"), logPath: directory.path("log"), arguments: ["--database", database.url])
 /// ```
 public struct PostgresScratchDatabase: Sendable {
     /// The database's name (`stratus_scratch_…`).

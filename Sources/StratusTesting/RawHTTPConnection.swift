@@ -7,7 +7,7 @@ public import Foundation
 /// hundreds can block at once without starving Swift's cooperative pool.
 ///
 /// ```swift
-/// let reply = try await RawHTTPConnection.exchange(port: server.port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+/// let reply = try await RawHTTPConnection.exchange(port: server.http.port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 /// #expect(reply.status == 200)
 /// ```
 public enum RawHTTPConnection {

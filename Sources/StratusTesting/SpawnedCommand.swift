@@ -9,7 +9,7 @@ import Synchronization
 /// captured in temporary files.
 ///
 /// ```swift
-/// let result = try SpawnedCommand.run("/usr/bin/openssl", ["version"])
+/// let result = try await SpawnedCommand.run("/usr/bin/openssl", ["version"])
 /// #expect(result.status == 0)
 /// ```
 public enum SpawnedCommand {

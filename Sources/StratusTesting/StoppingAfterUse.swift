@@ -3,7 +3,10 @@
 ///
 /// ```swift
 /// let server = try await TestCloudKitServer.start()
-/// try await stoppingAfterUse(server, stop: { await $0.stop() }) { server in … }
+/// try await stoppingAfterUse(server, stop: { await $0.stop() }) { server in
+///     let reply = try await server.post("zones/list", "{}")
+///     #expect(reply.status == 200)
+/// }
 /// ```
 ///
 /// - Throws: What `body` throws, after `stop` ran.

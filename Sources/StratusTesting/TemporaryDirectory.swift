@@ -5,7 +5,7 @@ public import Foundation
 /// ```swift
 /// let directory = try TemporaryDirectory()
 /// defer { directory.remove() }
-/// let pool = try SQLiteDatabasePool(configuration: SQLiteConfiguration(path: directory.path("db.sqlite")))
+/// try Data("draft".utf8).write(to: URL(fileURLWithPath: directory.path("note.txt")))
 /// ```
 ///
 /// The name is made unique by `mkdtemp(3)`, so parallel tests never share a directory.
@@ -15,10 +15,12 @@ public final class TemporaryDirectory: Sendable {
 
     /// Creates a new, empty directory.
     ///
-    /// - Parameter prefix: The start of the directory name.
+    /// - Parameters:
+    ///   - prefix: The start of the directory name.
+    ///   - parent: Where to make it (a memory file system, say); the system temporary directory by default.
     /// - Throws: `CocoaError` if the directory cannot be created.
-    public init(prefix: String = "stratus-test") throws {
-        let template = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-XXXXXX").path
+    public init(prefix: String = "stratus-test", in parent: URL? = nil) throws {
+        let template = (parent ?? FileManager.default.temporaryDirectory).appendingPathComponent("\(prefix)-XXXXXX").path
         var bytes = Array(template.utf8CString)
         let created = bytes.withUnsafeMutableBufferPointer { buffer -> Bool in
             guard let base = buffer.baseAddress else { return false }

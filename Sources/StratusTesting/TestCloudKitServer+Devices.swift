@@ -15,6 +15,8 @@ extension TestCloudKitServer {
     /// loaded machine, no waits between retries and at most two attempts.
     ///
     /// ```swift
+    /// import StratusClient
+    ///
     /// let network = SwitchableTransport(URLSessionTransport())
     /// let container = server.deviceContainer(transport: network)
     /// network.isOffline = true  // the device goes offline

@@ -21,7 +21,8 @@ public func withAuthServer(
 ///
 /// ```swift
 /// try await withServer(.sqlite) { server in
-///     #expect(try await server.post("zones/list", "{}").status == 200)
+///     let reply = try await server.post("zones/list", "{}")
+///     #expect(reply.status == 200)
 /// }
 /// ```
 public func withServer(

@@ -4,7 +4,10 @@ extension TestCloudKitServer {
     /// Starts a server, runs `body` against it, and stops it afterwards, also when `body` throws.
     ///
     /// ```swift
-    /// try await TestCloudKitServer.withStarted(backend: .postgres, authenticated: true) { server in … }
+    /// try await TestCloudKitServer.withStarted(backend: .postgres, authenticated: true) { server in
+    ///     let ada = try await server.signedInUser("ada@example.com")
+    ///     #expect(try await server.exchange("zones/list", method: "GET", query: ada.query).status == 200)
+    /// }
     /// ```
     ///
     /// - Parameters:

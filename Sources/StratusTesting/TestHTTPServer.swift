@@ -6,7 +6,7 @@ public import StratusLogging
 /// A real ``HTTPServer`` on 127.0.0.1 and a free port, for live tests.
 ///
 /// ```swift
-/// let server = try TestHTTPServer(router: router)
+/// let server = try TestHTTPServer(responder: router)
 /// defer { Task { await server.stop() } }
 /// let (data, response) = try await URLSession.shared.data(from: server.url("/health"))
 /// ```

@@ -5,7 +5,7 @@ public import StratusServer
 /// For tests waiting on something another task or process does (a push arriving, a merge):
 ///
 /// ```swift
-/// #expect(await eventually { store.titles() == ["Hello"] })
+/// #expect(await eventually { titles() == ["Hello"] })
 /// ```
 ///
 /// - Parameters:
@@ -27,7 +27,10 @@ extension TestCloudKitServer {
     /// removes the directory, also when `body` throws.
     ///
     /// ```swift
-    /// try await TestCloudKitServer.withServer(directoryPrefix: "stratus-sync") { server, directory in … }
+    /// try await TestCloudKitServer.withServer(directoryPrefix: "stratus-sync") { server, directory in
+    ///     let reply = try await server.post("zones/list", "{}")
+    ///     #expect(reply.status == 200)
+    /// }
     /// ```
     ///
     /// - Parameters:

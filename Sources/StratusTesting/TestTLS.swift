@@ -3,7 +3,10 @@ public import Foundation
 /// Self-signed certificates for loopback HTTPS tests, made with the `openssl` command.
 ///
 /// ```swift
-/// let identity = try await TestCertificate.make(in: directory, name: "first")
+/// import StratusHTTPServer
+///
+/// let identity = try await TestCertificate.make(in: directory.url, name: "first")
+/// var configuration = HTTPServerConfiguration()
 /// configuration.tls = try TLSIdentity(certificateFile: identity.certificate, keyFile: identity.key)
 /// ```
 public enum TestCertificate {

@@ -11,7 +11,10 @@ import Foundation
 /// (a refusal within 400 ms, a rate) are not scaled.
 ///
 /// ```swift
+/// import StratusClient
+///
 /// let socket = try LoopbackSocket(port: port, timeout: 10)      // 10 s, scaled inside
+/// var configuration = ClientConfiguration()
 /// configuration.requestTimeout = TestTimeScale.scaled(.seconds(20))
 /// ```
 ///

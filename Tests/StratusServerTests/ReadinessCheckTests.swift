@@ -31,6 +31,8 @@ import Testing
             try await inner.write(body)
         }
 
+        var rateBucketSharing: RateBucketSharing { inner.rateBucketSharing }
+
         func close() async throws { try await inner.close() }
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 @testable import StratusServer
 @testable import StratusServerSQLite
+import StratusServerSQL
+import StratusSQL
 import StratusTesting
 import StratusWire
 import Testing
@@ -39,19 +41,19 @@ import Testing
     /// Compared with the Codable reference path (`encodeJSON` then `serialized`), since
     /// `WireCoding.encode` itself now uses the direct writer the blob uses.
     @Test func fieldBlobIsByteForByteTheWireEncoding() throws {
-        #expect(try SQLiteFieldBlob.encode(Self.samples) == WireCoding.encodeJSON(Self.samples).serialized())
+        #expect(try SQLStoredRows.encodeFields(Self.samples) == WireCoding.encodeJSON(Self.samples).serialized())
         for (name, value) in Self.samples {
-            #expect(try SQLiteFieldBlob.encode([name: value]) == WireCoding.encodeJSON([name: value]).serialized(), "\(name)")
+            #expect(try SQLStoredRows.encodeFields([name: value]) == WireCoding.encodeJSON([name: value]).serialized(), "\(name)")
         }
-        #expect(try SQLiteFieldBlob.encode([:]) == WireCoding.encodeJSON([String: FieldValue]()).serialized())
+        #expect(try SQLStoredRows.encodeFields([:]) == WireCoding.encodeJSON([String: FieldValue]()).serialized())
     }
 
     @Test func fieldBlobDecodesLikeWireCoding() throws {
         let blob = try WireCoding.encode(Self.samples)
-        let fast = try SQLiteFieldBlob.decode(blob)
+        let fast = try SQLStoredRows.decodeFields(blob, dialect: .sqlite)
         #expect(fast == (try WireCoding.decode([String: FieldValue].self, from: blob)))
         #expect(fast == Self.samples)
-        #expect(throws: (any Error).self) { try SQLiteFieldBlob.decode(Data("[1]".utf8)) }
+        #expect(throws: (any Error).self) { try SQLStoredRows.decodeFields(Data("[1]".utf8), dialect: .sqlite) }
     }
 
     @Test func sizeBoundIsNeverBelowTheEncodedSize() throws {

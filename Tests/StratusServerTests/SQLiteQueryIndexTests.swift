@@ -2,6 +2,7 @@ import Foundation
 @testable import StratusServer
 @testable import StratusServerSQLite
 import StratusSQLite
+import StratusServerSQL
 import StratusTesting
 import StratusWire
 import Testing
@@ -102,11 +103,11 @@ import Testing
 
     /// Prefix ranges cover exactly the strings that begin with the prefix.
     @Test func prefixUpperBoundIsTheSmallestLargerString() {
-        #expect(SQLiteQueryFilter.prefixUpperBound("ab") == "ac")
-        #expect(SQLiteQueryFilter.prefixUpperBound("a\u{10FFFF}") == "b")
-        #expect(SQLiteQueryFilter.prefixUpperBound("\u{D7FF}") == "\u{E000}")
-        #expect(SQLiteQueryFilter.prefixUpperBound("") == nil)
-        #expect(SQLiteQueryFilter.prefixUpperBound("\u{10FFFF}") == nil)
+        #expect(SQLTextOrder.prefixUpperBound("ab") == "ac")
+        #expect(SQLTextOrder.prefixUpperBound("a\u{10FFFF}") == "b")
+        #expect(SQLTextOrder.prefixUpperBound("\u{D7FF}") == "\u{E000}")
+        #expect(SQLTextOrder.prefixUpperBound("") == nil)
+        #expect(SQLTextOrder.prefixUpperBound("\u{10FFFF}") == nil)
     }
 }
 

@@ -284,14 +284,36 @@ import Testing
     @Test func aModelWithoutTheSyncAttributesNamesStoreSyncSyncAttributes() async throws {
         try await StoreSyncWorld.run { world in
             let model = try ObjectModel(version: "1", entities: [EntityDescription("Tag", attributes: [AttributeDescription("label", .string)])])
-            let store = PersistentContainer(name: "bare", model: model, url: world.directory.url.appendingPathComponent("bare.store"))
-            try await store.loadPersistentStores()
-            let configuration = SyncConfiguration(
-                container: world.server.deviceContainer(transport: StoreSyncWorld.sharedTransport), entityTypes: [], deviceID: "bare",
-                bookkeepingPath: world.directory.path("bare.sync.sqlite"), logger: .disabled)
-            let error = try #require(throws: SyncError.self) { try StoreSync(store: store, entities: [TagSync.self], configuration: configuration) }
+            let error = try await Self.setupError(model: model, mapping: TagSync.self, in: world)
             #expect(error.message.contains("StoreSync.syncAttributes(syncIdKey: \"syncID\", changeDateKey: \"syncModified\")"))
-            try store.close()
         }
     }
+
+    /// A mapping's keys declared `String?` are the ones read: the model is checked for those attributes.
+    @Test func keysDeclaredOptionalOnAMappingAreRead() async throws {
+        try await StoreSyncWorld.run { world in
+            let tag = EntityDescription("Tag", attributes: [AttributeDescription("label", .string)] + StoreSync.syncAttributes())
+            let error = try await Self.setupError(model: try ObjectModel(version: "1", entities: [tag]), mapping: RemoteKeyTagSync.self, in: world)
+            #expect(error.message.contains("StoreSync.syncAttributes(syncIdKey: \"remoteID\", changeDateKey: \"remoteModified\")"))
+        }
+    }
+
+    /// The error `StoreSync` refuses `mapping` with over a store of `model`.
+    static func setupError(model: ObjectModel, mapping: any StoreEntityMapping.Type, in world: StoreSyncWorld) async throws -> SyncError {
+        let store = PersistentContainer(name: "bare", model: model, url: world.directory.url.appendingPathComponent("bare.store"))
+        try await store.loadPersistentStores()
+        defer { try? store.close() }
+        let configuration = SyncConfiguration(
+            container: world.server.deviceContainer(transport: StoreSyncWorld.sharedTransport), entityTypes: [], deviceID: "bare",
+            bookkeepingPath: world.directory.path("bare.sync.sqlite"), logger: .disabled)
+        return try #require(throws: SyncError.self) { try StoreSync(store: store, entities: [mapping], configuration: configuration) }
+    }
+}
+
+/// Tags whose sync attributes are named by keys declared `String?`.
+enum RemoteKeyTagSync: StoreEntityMapping {
+    static let entityName = "Tag"
+    static let attributes = ["label": "label"]
+    static let syncIdKey: String? = "remoteID"
+    static let changeDateKey: String? = "remoteModified"
 }

@@ -177,18 +177,30 @@ import Testing
     /// Declarations written the seed's way (`static let changeDateKey: String = …`, and the other
     /// requirements with the seed's types) are the ones the controller reads, not the protocol's defaults.
     @Test func seedStyleDeclarationsAreTheOnesTheControllerReads() async throws {
+        try await Self.expectOwnKeysAreUsed(Memo.self)
+    }
+
+    /// Keys declared `String?`, as the global ones are, are read too: not a second property Swift
+    /// lets the protocol's default hide.
+    @Test func keysDeclaredOptionalAreReadToo() async throws {
+        try await Self.expectOwnKeysAreUsed(OptionalKeysMemo.self)
+        #expect(OptionalKeysMemo.resolvedSyncIdKey == "memoID")
+    }
+
+    /// `Entity` (keys `memoID`, `edited` of its own) syncs with those keys, never the global ones.
+    static func expectOwnKeysAreUsed<Entity: MemoryEntity>(_ type: Entity.Type) async throws {
         try await SyncWorld.run { world in
-            let a = try world.device("a") { $0.entityTypes.append(Memo.self) }
-            let b = try world.device("b") { $0.entityTypes.append(Memo.self) }
-            let memo = make(Memo.self, ["text": "hello"])
+            let a = try world.device("a") { $0.entityTypes.append(Entity.self) }
+            let b = try world.device("b") { $0.entityTypes.append(Entity.self) }
+            let memo = make(Entity.self, ["text": "hello"])
             a.store.insert(memo)
             let saved = try #require(try await a.cloud(memo).save())
-            #expect(memo["memoID"] as? String == saved.recordID.recordName)
-            #expect(memo["edited"] is Date)
-            #expect(memo["syncID"] == nil && memo["modified"] == nil, "the global keys are not used")
+            #expect(memo.value(forKey: "memoID") as? String == saved.recordID.recordName)
+            #expect(memo.value(forKey: "edited") is Date)
+            #expect(memo.value(forKey: "syncID") == nil && memo.value(forKey: "modified") == nil, "the global keys are not used")
             #expect(saved.recordType == "Memo" && saved["body"] as FieldValue? == .string("hello"))
             try await b.sync.sync()
-            #expect(b.store.all(Memo.self).map { $0["memoID"] as? String } == [saved.recordID.recordName])
+            #expect(b.store.all(Entity.self).map { $0.value(forKey: "memoID") as? String } == [saved.recordID.recordName])
         }
     }
 
@@ -220,4 +232,13 @@ final class Memo: MemoryEntity {
     static let references: [String: String] = [:]
     static let referenceLists: [ReferenceList] = []
     static let isWeak: Bool = false
+}
+
+/// ``Memo`` with its keys declared `String?`, the type of the configuration's global keys.
+final class OptionalKeysMemo: MemoryEntity {
+    let storage = Mutex<[String: StoredValue]>([:])
+    static let recordType = "Memo"
+    static let mapping = ["text": "body"]
+    static let syncIdKey: String? = "memoID"
+    static let changeDateKey: String? = "edited"
 }

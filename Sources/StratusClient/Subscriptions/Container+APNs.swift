@@ -13,9 +13,8 @@ extension Container {
     /// sends pushes once its operator has set the container's APNs credentials.
     ///
     /// ```swift
-    /// func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
-    ///     Task { try await container.registerAPNsDeviceToken(deviceToken, environment: .production) }
-    /// }
+    /// // In the app delegate's application(_:didRegisterForRemoteNotificationsWithDeviceToken:):
+    /// Task { try await container.registerAPNsDeviceToken(deviceToken, environment: .production) }
     /// ```
     ///
     /// - Parameters:
@@ -41,7 +40,9 @@ extension CloudNotification {
     ///
     /// ```swift
     /// let notification = try CloudNotification(userInfo: userInfo)
-    /// if notification.kind == .recordZone { … fetch the zone's changes … }
+    /// if notification.kind == .recordZone, let zoneID = notification.zoneID {
+    ///     try await fetchChanges(zoneID)  // the zone's changes since the last change token
+    /// }
     /// ```
     ///
     /// - Parameter userInfo: The push's dictionary.

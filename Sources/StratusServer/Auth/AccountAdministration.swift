@@ -7,7 +7,7 @@ import StratusCrypto
 /// (the logic behind `stratus user|token|key`, and the test harness's helpers).
 ///
 /// ```swift
-/// let admin = AccountAdministration(accounts: store, configuration: configuration)
+/// let admin = AccountAdministration(accounts: accounts, configuration: configuration)
 /// let ada = try await admin.createUser(email: "ada@example.com", password: "correct horse")
 /// let (apiToken, _) = try await admin.createAPIToken(container: "iCloud.com.example.Notes", environment: .development, name: "web")
 /// let webAuthToken = try await admin.webAuthToken(for: ada.emailAddress, container: "iCloud.com.example.Notes")

@@ -1,8 +1,11 @@
 /// Why an account operation (sign-up, sign-in, token or key administration) was refused.
 ///
 /// ```swift
-/// do { try await admin.createUser(email: "ada@example.com", password: "short") }
-/// catch let error as AccountError where error.code == .passwordTooShort { … }
+/// do {
+///     try await admin.createUser(email: "ada@example.com", password: "short")
+/// } catch let error as AccountError where error.code == .passwordTooShort {
+///     print(error.description)  // names the minimum length
+/// }
 /// ```
 public struct AccountError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of refusal.

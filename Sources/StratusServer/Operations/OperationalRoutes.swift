@@ -9,8 +9,11 @@ public import StratusMetrics
 /// description (``OpenAPIDocument``) is checked against a router built the same way.
 ///
 /// ```swift
+/// import StratusHTTP
+/// import StratusServer
+///
 /// var router = Router(logger: logger)
-/// OperationalRoutes.register(on: &router, metrics: registry, metricsAccess: MetricsAccess(), readiness: ReadinessCheck(store: store))
+/// OperationalRoutes.register(on: &router, metrics: metrics, metricsAccess: MetricsAccess(), readiness: ReadinessCheck(store: store))
 /// service.register(on: &router)
 /// ```
 public enum OperationalRoutes {

@@ -138,7 +138,6 @@ private struct CopyPage {
         let zone = try tx.zone(named: zoneName, in: database) ?? tx.createZone(named: zoneName, in: database, createdAt: now)
         for (key, size) in assets.sorted(by: { $0.key < $1.key }) { try tx.putAsset(key: key, size: size, now: now) }
         var admission = SchemaAdmission(schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment)
-        let usage = tx as? any UsageStoreWriter
         var delta = StorageUsage.zero
         for copied in records {
             let place = "record '\(copied.recordName.prefix(80))'"
@@ -165,7 +164,7 @@ private struct CopyPage {
             let existing = try tx.record(named: copied.recordName, inZone: zone.rowID).flatMap { $0.isDeleted ? nil : $0 }
             let sequence = try tx.nextChangeSequence(inZone: zone.rowID)
             let record = StoredRecord(
-                zoneRowID: zone.rowID, recordName: copied.recordName, recordType: copied.recordType, changeTag: ChangeTags.tag(for: sequence),
+                zoneRowID: zone.rowID, recordName: copied.recordName, recordType: copied.recordType, changeTag: ChangeTags.tag(for: sequence, at: now),
                 fields: fields, created: copied.created, modified: copied.modified, changeSequence: sequence)
             try tx.putRecord(record, references: ImportRules.edges(of: record))
             try tx.replaceAssetReferences(zoneRowID: zone.rowID, recordName: copied.recordName, keys: AssetAdmission.references(of: record), now: now)
@@ -179,6 +178,6 @@ private struct CopyPage {
             delta = delta - RecordUsage.of(existing)
         }
         if admission.changed { try tx.saveSchema(admission.schema, container: database.container, environment: database.environment) }
-        if let usage, delta != .zero { try usage.addUsage(delta, zoneRowID: zone.rowID) }
+        if delta != .zero { try tx.addUsage(delta, zoneRowID: zone.rowID) }
     }
 }

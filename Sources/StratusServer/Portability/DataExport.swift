@@ -87,7 +87,6 @@ final class DataExport {
 
     /// The zone's live records in change order, and the shares among them.
     private func exportRecords(of zone: ZoneRow, id: Int, records: ExportFileWriter, shares: ExportFileWriter) throws {
-        let shareReader = tx as? any ShareStoreReader
         var after: Int64 = 0
         while true {
             let page = try tx.recordChanges(inZone: zone.rowID, after: after, limit: Self.pageSize, recordTypes: nil)
@@ -98,7 +97,7 @@ final class DataExport {
                         changeSequence: record.changeSequence, created: Exported.Stamp(record.created), modified: Exported.Stamp(record.modified),
                         fields: record.fields))
                 for reference in AssetAdmission.references(of: record) { assetKeys.insert(reference.key) }
-                if record.recordType == Record.shareRecordType, let share = try shareReader?.share(named: record.recordName, inZone: zone.rowID) {
+                if record.recordType == Record.shareRecordType, let share = try tx.share(named: record.recordName, inZone: zone.rowID) {
                     try shares.writeLine(Exported.Share(share, zone: id))
                 }
             }

@@ -126,7 +126,6 @@ final class DataImport {
     private func loadRecords() throws {
         let reader = try export.reader(ExportFormat.recordsFile)
         let assetSizes = export.assets.mapValues(\.size)
-        let usage = tx as? any UsageStoreWriter
         while let line = try reader.next(Exported.Record.self) {
             let place = "\(reader.entry.name) line \(reader.lineNumber)"
             guard var zone = zones[line.zone] else { throw ExportError("\(place): record '\(line.recordName.prefix(80))' names zone \(line.zone), which zones.jsonl does not list") }
@@ -138,7 +137,7 @@ final class DataImport {
                 throw ExportError("\(place): record '\(line.recordName.prefix(80))' appears twice in its zone")
             }
             // NB: the sequences the source handed out to versions the export collapsed are skipped,
-            // so the zone's numbers (and the change tags made from them) never repeat one a client holds.
+            // so the zone's feed goes on from where the source's stood and no number is handed out twice.
             while try tx.nextChangeSequence(inZone: zone.row.rowID) < line.changeSequence {}
             let record = StoredRecord(
                 zoneRowID: zone.row.rowID, recordName: line.recordName, recordType: line.recordType, changeTag: line.changeTag, fields: fields,
@@ -155,7 +154,7 @@ final class DataImport {
         for zone in zones.values.sorted(by: { $0.row.rowID < $1.row.rowID }) {
             var reached = zone.lastSequence
             while reached < zone.finalSequence { reached = try tx.nextChangeSequence(inZone: zone.row.rowID) }
-            if let usage, zone.usage != .zero { try usage.addUsage(zone.usage, zoneRowID: zone.row.rowID) }
+            if zone.usage != .zero { try tx.addUsage(zone.usage, zoneRowID: zone.row.rowID) }
         }
     }
 

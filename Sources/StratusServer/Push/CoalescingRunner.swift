@@ -7,11 +7,23 @@ import Synchronization
 /// owner, held weakly (attached once the owner exists), so the runner never keeps it alive.
 ///
 /// ```swift
-/// runner = CoalescingRunner { owner in await owner.drainEverything() }
-/// runner.attach(self)                    // at the end of the owner's init
-/// runner.kick()                          // after a commit
-/// runner.startSweeping(every: .seconds(5))
-/// runner.close(); await runner.idle()   // shutdown
+/// final class Outbox: Sendable {
+///     private let runner = CoalescingRunner<Outbox> { outbox in await outbox.drainEverything() }
+///
+///     init() {
+///         runner.attach(self)                    // at the end of the owner's init
+///         runner.startSweeping(every: .seconds(5))
+///     }
+///
+///     func committed() { runner.kick() }         // after a commit
+///
+///     func shutdown() async {
+///         runner.close()
+///         await runner.idle()
+///     }
+///
+///     func drainEverything() async { /* send what is queued */ }
+/// }
 /// ```
 final class CoalescingRunner<Owner: AnyObject & Sendable>: Sendable {
     private struct State {

@@ -3,9 +3,16 @@ import Synchronization
 /// The lock and the continuations around ``CourierStateMachine``: parks long-polls without holding a thread.
 ///
 /// ```swift
-/// guard case .success(let id) = waiters.register(token: token, user: owner, limits: limits, continuing: false) else { … }
-/// if let item = try await queue.next() { waiters.remove(id); return item }
-/// switch await waiters.wait(id, timeout: .seconds(30)) { … }
+/// // The next item for `token`, waiting up to 30 s for one to be signalled.
+/// func poll(_ waiters: CourierWaiters, token: String, user: String, limits: CourierLimits, next: () throws -> Data?) async throws -> Data? {
+///     guard case .success(let id) = waiters.register(token: token, user: user, limits: limits, continuing: false) else { return nil }
+///     if let item = try next() {
+///         waiters.remove(id)                     // nothing to wait for
+///         return item
+///     }
+///     guard await waiters.wait(id, timeout: .seconds(30)) == .signalled else { return nil }
+///     return try next()
+/// }
 /// ```
 final class CourierWaiters: Sendable {
     typealias Machine = CourierStateMachine<CheckedContinuation<CourierWake, Never>>

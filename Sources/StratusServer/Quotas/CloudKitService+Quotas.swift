@@ -81,7 +81,8 @@ extension CloudKitService {
     static func account(
         _ changes: [RecordChange], zone: ZoneRow, database: DatabaseKey, limits: QuotaLimits, _ tx: any RecordStoreWriter
     ) throws {
-        guard let counters = tx as? any UsageStoreWriter, !changes.isEmpty else { return }
+        guard !changes.isEmpty else { return }
+        let counters = tx
         var delta = StorageUsage.zero
         for change in changes {
             delta = delta + RecordUsage.of(change.after) - RecordUsage.of(change.before)

@@ -1,6 +1,6 @@
-/// Request-rate buckets every node of a cluster shares, kept by the store: an optional
-/// capability of a ``RecordStore`` (the PostgreSQL store has it). With it, a container's
-/// request rate holds across nodes; without it, each node counts alone.
+/// Request-rate buckets every node of a cluster shares, kept by the store: a ``RecordStore``
+/// offers them through ``RecordStore/rateBucketSharing`` (the PostgreSQL store does). With them,
+/// a container's request rate holds across nodes; without them, each node counts alone.
 ///
 /// Nodes do not ask for every request: ``LeasedRateLimiter`` takes tokens in small batches
 /// (leases) and spends them locally (Documentation/0008-postgres.md).
@@ -20,6 +20,23 @@ public protocol SharedRateBuckets: Sendable {
     ///   - now: Milliseconds since 1970 (the bucket never goes back in time).
     /// - Returns: The tokens taken and the tokens left in the bucket.
     func takeTokens(upTo count: Int, key: String, limits: QuotaLimits, now: Int64) async throws -> RateLease
+}
+
+/// How a ``RecordStore`` keeps request-rate buckets.
+///
+/// ```swift
+/// func isShared(_ store: any RecordStore) -> Bool {
+///     switch store.rateBucketSharing {
+///     case .perNode: false  // this node counts its own requests
+///     case .shared: true  // every node draws from the store's buckets
+///     }
+/// }
+/// ```
+public enum RateBucketSharing: Sendable {
+    /// The store keeps none: each node counts its requests alone (a single-node store, such as SQLite).
+    case perNode
+    /// Every node draws from the store's buckets.
+    case shared(any SharedRateBuckets)
 }
 
 /// What ``SharedRateBuckets/takeTokens(upTo:key:limits:now:)`` took.

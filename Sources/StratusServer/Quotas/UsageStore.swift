@@ -29,9 +29,8 @@ public struct StorageUsage: Hashable, Sendable {
 
 /// Usage counters kept in step with record writes, for storage quotas.
 ///
-/// An optional capability of a ``RecordStoreWriter``: a back end whose write transactions
-/// also conform has its quotas enforced; others are not limited. Counters are per zone,
-/// so a deleted zone's usage disappears with it.
+/// Part of every ``RecordStoreWriter``, so quotas hold on every back end. Counters are per
+/// zone, so a deleted zone's usage disappears with it.
 public protocol UsageStoreWriter {
     /// The usage of the live zones of `database`.
     func usage(of database: DatabaseKey) throws -> StorageUsage

@@ -98,7 +98,7 @@ struct RecordModifier {
 
         let sequence = try writer.nextChangeSequence(inZone: zone.rowID)
         let record = StoredRecord(
-            zoneRowID: zone.rowID, recordName: name, recordType: recordType, changeTag: ChangeTags.tag(for: sequence),
+            zoneRowID: zone.rowID, recordName: name, recordType: recordType, changeTag: ChangeTags.tag(for: sequence, at: author.timestamp),
             fields: fields, created: existing?.created ?? author, modified: author, changeSequence: sequence
         )
         try writer.putRecord(record, references: references)
@@ -317,9 +317,29 @@ public struct ServiceLimits: Hashable, Sendable {
     public init() {}
 }
 
-/// Change tags: the zone change sequence of a record's version, in base 36.
-enum ChangeTags {
-    static func tag(for sequence: Int64) -> String { String(sequence, radix: 36) }
+/// Change tags: a record version's change sequence and write time, in base 36 (`3f-mbx2k1a8`) —
+/// made here only, for the service and for the back ends that write tombstones.
+///
+/// The sequence alone repeats: a zone deleted and made again numbers its changes from 1, and a
+/// database restored from an earlier backup numbers them again from where the backup stood. A
+/// client holding a tag from before would then pass the tag check of an update against a
+/// *different* version that happens to carry the same number, and overwrite it without merging
+/// (the sync simulator found it: an edit made on another device after the zone was made again
+/// vanished from one device for good). With the write time in it, a tag names one version.
+///
+/// ```swift
+/// ChangeTags.tag(for: 1_296, at: 1_700_000_000_000)  // "100-loyw3v28"
+/// ```
+public enum ChangeTags {
+    /// The change tag of the version with zone change sequence `sequence`, written at `milliseconds`.
+    ///
+    /// - Parameters:
+    ///   - sequence: The record's change sequence.
+    ///   - milliseconds: The write's time, in milliseconds since 1970.
+    /// - Returns: The sequence and the time in base 36, joined by `-`.
+    public static func tag(for sequence: Int64, at milliseconds: Int64) -> String {
+        String(sequence, radix: 36) + "-" + String(milliseconds, radix: 36)
+    }
 }
 
 extension RecordModifier {

@@ -12,6 +12,9 @@ extension CloudKitService {
     /// credentials). The service owns `transport` from now on and shuts it down in ``shutdown()``.
     ///
     /// ```swift
+    /// import StratusServer
+    /// import StratusServerAPNs
+    ///
     /// let transport = try CurlAPNsTransport(configuration: .init(trustedCAFile: caFile))
     /// service.startAPNsDelivery(transport: transport, metrics: metrics)
     /// ```

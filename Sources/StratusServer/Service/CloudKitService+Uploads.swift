@@ -51,8 +51,7 @@ extension CloudKitService {
             return maximum
         }
         // NB: PostgreSQL's usage read locks the database's row, so it runs in a write transaction.
-        let usage = try await store.write { tx in try (tx as? any UsageStoreWriter)?.usage(of: database) }
-        guard let usage else { return maximum }
+        let usage = try await store.write { tx in try tx.usage(of: database) }
         let room = quota - (isPublic ? usage.assetBytes : usage.recordBytes + usage.assetBytes)
         guard room > 0 else {
             let what = isPublic ? "the public database's assets" : "the private database of user '\(database.owner)'"

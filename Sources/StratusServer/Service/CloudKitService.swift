@@ -10,6 +10,9 @@ import Synchronization
 /// CloudKit Web Services, the same for every back end.
 ///
 /// ```swift
+/// import StratusHTTP
+/// import StratusServer
+///
 /// let service = CloudKitService(store: store, configuration: .init(tokenSecret: secret), logger: logger)
 /// var router = Router(logger: logger)
 /// service.register(on: &router)
@@ -65,7 +68,10 @@ public final class CloudKitService: Sendable {
             wake: { tokens in courier.signal(tokens) }, apns: apns
         )
         self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
-        self.rateLimiter = (store as? any SharedRateBuckets).map { LeasedRateLimiter(shared: $0, logger: logger) } ?? RateLimiter()
+        switch store.rateBucketSharing {
+        case .perNode: self.rateLimiter = RateLimiter()
+        case .shared(let buckets): self.rateLimiter = LeasedRateLimiter(shared: buckets, logger: logger)
+        }
     }
 
     /// The URL template of every database operation.

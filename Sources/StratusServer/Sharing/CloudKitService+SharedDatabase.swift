@@ -161,7 +161,7 @@ extension CloudKitService {
         let container = context.container
         let environment = context.environment
         return try await store.read { tx -> [SharedZone] in
-            guard let shares = tx as? any ShareStoreReader else { return [] }
+            let shares = tx
             var zones: [Int64: SharedZone] = [:]
             var order: [Int64] = []
             for grant in try shares.grants(of: caller) {

@@ -84,7 +84,7 @@ struct ShareResolver: Sendable {
 
     private func metadata(_ guid: ShortGUID, _ tx: any RecordStoreReader, writer: (any RecordStoreWriter)?) throws -> ShareMetadata {
         let notFound = ServiceError(.notFound, "no share has the short GUID '\(guid.value)'")
-        guard let shares = tx as? any ShareStoreReader else { throw notFound }
+        let shares = tx
         var found = try shares.share(shortGUID: guid.value)
         if found == nil, let target = try shares.record(shortGUID: guid.value) {
             found = try shares.share(rootedAt: target.recordName, inZone: target.zoneRowID)
@@ -103,7 +103,7 @@ struct ShareResolver: Sendable {
             throw ServiceError(.accessDenied, "the share '\(guid.value)' is not shared with you; ask its owner to add you as a participant")
         }
         if let writer, !isOwner {
-            guard let shareWriter = writer as? any ShareStoreWriter else { throw notFound }
+            let shareWriter = writer
             if let position = index {
                 share.participants[position].acceptanceStatus = .accepted
                 share.participants[position].userRecordName = caller

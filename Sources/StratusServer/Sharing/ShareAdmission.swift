@@ -41,8 +41,9 @@ struct ShareAdmission: Sendable {
     /// - Throws: ``ServiceError`` `ACCESS_DENIED` for a shared root, or for a share the caller is no participant of.
     func participantDeletes(_ operation: RecordOperation, zone: ZoneRow, _ tx: any RecordStoreWriter) throws -> Bool {
         guard caller != owner, operation.operationType == .delete || operation.operationType == .forceDelete,
-            let name = operation.record.recordName, let shares = tx as? any ShareStoreWriter
+            let name = operation.record.recordName
         else { return false }
+        let shares = tx
         if var share = try shares.share(named: name, inZone: zone.rowID) {
             guard let index = share.participants.firstIndex(where: { $0.userRecordName == caller && $0.acceptanceStatus != .removed }) else {
                 throw ServiceError(.accessDenied, "share '\(name)' can be deleted only by its owner")
@@ -75,16 +76,15 @@ struct ShareAdmission: Sendable {
     func prepare(_ operation: RecordOperation, zone: ZoneRow, _ tx: any RecordStoreWriter) throws -> StoredShare? {
         let record = operation.record
         if operation.operationType == .delete || operation.operationType == .forceDelete { return nil }
-        let shares = tx as? any ShareStoreWriter
         var existing: StoredShare? = nil
-        if let shares, let name = record.recordName, record.isShare || record.recordType == nil {
-            existing = try shares.share(named: name, inZone: zone.rowID)
+        if let name = record.recordName, record.isShare || record.recordType == nil {
+            existing = try tx.share(named: name, inZone: zone.rowID)
         }
         guard record.isShare || existing != nil else { return nil }
         guard scope == .private, caller == owner else {
             throw ServiceError(.accessDenied, "shares can be saved only by their owner, in the owner's private database")
         }
-        guard let shares else { throw ServiceError.badRequest("this server's storage back end does not support sharing") }
+        let shares = tx
         guard !zone.isDefaultZone else {
             throw ServiceError.badRequest("records in the default zone cannot be shared; put them in a custom zone")
         }
@@ -156,7 +156,7 @@ struct ShareAdmission: Sendable {
     /// Stores the share of a saved share record and mints a requested short GUID; fills in the
     /// response record's sharing keys.
     func saved(_ record: StoredRecord, operation: RecordOperation, share: StoredShare?, zone: ZoneRow, wire: inout Record, _ tx: any RecordStoreWriter) throws {
-        guard let shares = tx as? any ShareStoreWriter else { return }
+        let shares = tx
         if var share {
             share.shareName = record.recordName
             try shares.putShare(share)
@@ -178,7 +178,7 @@ struct ShareAdmission: Sendable {
 
     /// Removes the shares of deleted share records and of deleted roots.
     static func deleted(_ changes: [RecordChange], zone: ZoneRow, _ tx: any RecordStoreWriter) throws {
-        guard let shares = tx as? any ShareStoreWriter else { return }
+        let shares = tx
         for change in changes where change.after == nil {
             guard let before = change.before else { continue }
             if before.recordType == Record.shareRecordType || before.recordType == "cloudKit.share" {
@@ -210,7 +210,8 @@ enum ShareDecoration {
     /// A record that a share is rooted at gets `share` naming that share record, as CloudKit's
     /// shared roots do, so clients can find a record's share from the record.
     static func decorate(_ wire: inout Record, _ record: StoredRecord, zone: ZoneRow, caller: String, _ tx: any RecordStoreReader) throws {
-        guard !record.isDeleted, let shares = tx as? any ShareStoreReader else { return }
+        guard !record.isDeleted else { return }
+        let shares = tx
         guard record.recordType == Record.shareRecordType || record.recordType == "cloudKit.share" else {
             if let share = try shares.share(rootedAt: record.recordName, inZone: zone.rowID) {
                 wire.share = Reference(recordName: share.shareName)

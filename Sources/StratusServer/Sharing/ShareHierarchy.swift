@@ -37,7 +37,7 @@ enum ShareHierarchy {
     /// every live descendant along with it — entered or left: by a deletion, or by a new `parent`
     /// whose chain reaches other roots. A participant's change feed shows these records again.
     static func recordMoves(_ changes: [RecordChange], zone: ZoneRow, _ tx: any RecordStoreWriter) throws {
-        guard let shares = tx as? any ShareStoreWriter else { return }
+        let shares = tx
         let moved = changes.filter { change in
             guard let before = change.before else { return false }
             // A deleted record without a parent reaches no root but its own, whose share goes with it.
@@ -98,8 +98,8 @@ enum ShareHierarchy {
     /// without a token, when the participant has nothing to delete). Everything else is left out.
     private static func visibleChanges(_ page: ZoneFeedPage, roots: Set<String>, _ tx: any RecordStoreReader) throws -> [StoredRecord] {
         var moves: [HierarchyMove] = []
-        if let shares = tx as? any ShareStoreReader, page.through > page.after ?? 0 {
-            moves = try shares.hierarchyMoves(inZone: page.zoneRowID, sequences: (page.after ?? 0) + 1...page.through)
+        if page.through > page.after ?? 0 {
+            moves = try tx.hierarchyMoves(inZone: page.zoneRowID, sequences: (page.after ?? 0) + 1...page.through)
                 .filter { roots.contains($0.root) }
         }
         let moved = Set(moves.map(\.recordName))

@@ -96,10 +96,7 @@ public struct HierarchyMove: Hashable, Sendable {
     }
 }
 
-/// Share reads: an optional capability of a ``RecordStoreReader`` (design note 0017).
-///
-/// A back end whose transactions conform supports sharing; on others share records
-/// are refused and the shared database stays empty.
+/// Share reads, part of every ``RecordStoreReader`` (design note 0017).
 public protocol ShareStoreReader {
     /// The share whose record is `name` in the zone.
     func share(named name: String, inZone zoneRowID: Int64) throws -> StoredShare?

@@ -18,7 +18,14 @@ public protocol RecordStore: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T
 
     /// Runs `body` in one serializable transaction that commits if `body` returns and rolls back if it throws.
+    ///
+    /// A back end may run `body` again, from the start, in a new transaction (PostgreSQL does after a
+    /// serialization failure or a deadlock): `body` must have no effect outside the store.
     func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T
+
+    /// Whether request-rate buckets are shared by every node of a cluster: part of the contract,
+    /// so a store says which it does instead of a capability being discovered by a cast.
+    var rateBucketSharing: RateBucketSharing { get }
 
     /// Makes sure the indexes `plan` reads exist (a back end may build some on first use).
     func prepare(for plan: QueryPlan) async throws
@@ -33,7 +40,7 @@ extension RecordStore {
 }
 
 /// Read primitives, valid only inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
-public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreReader {
+public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreReader, ShareStoreReader {
     /// Whether a container with this identifier was created.
     func containerExists(_ identifier: String) throws -> Bool
 
@@ -72,7 +79,7 @@ public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreR
 }
 
 /// Write primitives, valid only inside ``RecordStore/write(_:)``.
-public protocol RecordStoreWriter: RecordStoreReader, PushStoreWriter, AssetStoreWriter, APNsStoreWriter {
+public protocol RecordStoreWriter: RecordStoreReader, PushStoreWriter, AssetStoreWriter, APNsStoreWriter, ShareStoreWriter, UsageStoreWriter {
     /// Creates a container; `false` if it existed already.
     func createContainer(_ identifier: String, createdAt: Int64) throws -> Bool
 

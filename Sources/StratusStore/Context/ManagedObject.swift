@@ -4,6 +4,7 @@
 ///
 /// ```swift
 /// try await context.perform { context in
+///     let author = context.insert(entity: "Author")
 ///     let book = context.insert(entity: "Book")
 ///     book.setValue("Dune", forKey: "title")
 ///     book.setValue(author, forKey: "author")         // also adds the book to author.books

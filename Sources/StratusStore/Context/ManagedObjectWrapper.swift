@@ -98,8 +98,10 @@ extension ManagedObjectWrapper {
     /// The value of an attribute, as the property's type: optional for an attribute that may be unset.
     ///
     /// ```swift
-    /// var title: String { attribute("title") }       // a required attribute
-    /// var pages: Int32? { attribute("pages") }       // an optional one
+    /// extension Book {
+    ///     var isbn: String { attribute("isbn") }         // a required attribute
+    ///     var pages: Int32? { attribute("pages") }       // an optional one
+    /// }
     /// ```
     ///
     /// The type must be the attribute's Swift type (`String`, `Int16`, `Int32`, `Int64`, `Double`,
@@ -127,7 +129,12 @@ extension ManagedObjectWrapper {
     /// Sets an attribute; `nil` clears it.
     ///
     /// ```swift
-    /// nonmutating set { setAttribute("title", newValue) }
+    /// extension Author {
+    ///     var name: String {
+    ///         get { attribute("name") }
+    ///         nonmutating set { setAttribute("name", newValue) }
+    ///     }
+    /// }
     /// ```
     ///
     /// - Parameters:
@@ -142,7 +149,9 @@ extension ManagedObjectWrapper {
     /// The object of a to-one relationship, wrapped, or `nil`.
     ///
     /// ```swift
-    /// var author: Author? { related("author") }
+    /// extension Book {
+    ///     var author: Author? { related("author") }
+    /// }
     /// ```
     ///
     /// - Parameter key: The name of a to-one relationship whose destination is `Destination.entityName`.
@@ -165,7 +174,9 @@ extension ManagedObjectWrapper {
     /// The objects of a to-many relationship, wrapped, in object ID order.
     ///
     /// ```swift
-    /// var books: [Book] { relatedSet("books") }
+    /// extension Author {
+    ///     var books: [Book] { relatedSet("books") }
+    /// }
     /// ```
     ///
     /// - Parameter key: The name of a to-many relationship whose destination is `Destination.entityName`.
@@ -190,6 +201,8 @@ extension ManagedObjectWrapper {
     /// Adds an object to a to-many relationship (and sets the inverse).
     ///
     /// ```swift
+    /// let author = context.insert(Author.self)
+    /// let book = context.insert(Book.self)
     /// author.add(book, to: "books")
     /// ```
     ///

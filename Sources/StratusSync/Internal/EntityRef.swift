@@ -40,13 +40,21 @@ extension SyncConfinement {
     /// - Throws: What `body` throws; ``SyncError/Code/confinementGone`` when the queue is gone.
     public func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
         guard let perform else { return try body() }
-        if let identity, let waiter = QueueWaiter.current(for: identity), let result = await waiter.run(body) {
-            return try result.get()
-        }
+        // The result comes back through `box`, never through a continuation alone: the lock orders
+        // what the block did on the queue (making an entity, say) before what the caller does with it,
+        // in a way ThreadSanitizer sees too. A continuation resumed before its task reached the
+        // await lets the task run on without the runtime telling ThreadSanitizer (Documentation/0016).
         let box = Mutex<Swift.Result<Result, any Error>?>(nil)
-        let ran = await perform {
+        let block: @Sendable () -> Void = {
             let result = Swift.Result { try body() }
             box.withLock { $0 = result }
+        }
+        var ran = false
+        if let identity, let waiter = QueueWaiter.current(for: identity) {
+            ran = await waiter.run(block)
+        }
+        if !ran {
+            ran = await perform(block)
         }
         guard ran, let result = box.withLock({ $0 }) else {
             throw SyncError(.confinementGone, "the queue of an entity is gone (its context was released); nothing was read or written")
@@ -161,15 +169,19 @@ final class QueueWaiter: Sendable {
         return try result.get()
     }
 
-    /// Posts `body` to the waiting thread and returns its result; `nil` when the waiter has finished.
-    func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async -> Swift.Result<Result, any Error>? {
+    /// Posts `block` to the waiting thread and returns once it ran, `true`; `false` when the waiter has
+    /// finished (the block did not run).
+    func run(_ block: @escaping @Sendable () -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             let posted = state.withLock { state -> Bool in
                 guard !state.finished else { return false }
-                state.blocks.append { continuation.resume(returning: Swift.Result { try body() }) }
+                state.blocks.append {
+                    block()
+                    continuation.resume(returning: true)
+                }
                 return true
             }
-            if posted { signal.signal() } else { continuation.resume(returning: nil) }
+            if posted { signal.signal() } else { continuation.resume(returning: false) }
         }
     }
 

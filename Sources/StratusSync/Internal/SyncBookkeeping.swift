@@ -113,6 +113,9 @@ final class SyncBookkeeping: Sendable {
         static let recovery = "recoverZone"
         /// Server time minus device time, as last observed (seconds, as text).
         static let clockSkew = "clockSkew"
+        /// Set when an upload failed without an answer (it may have been applied), until a fetch
+        /// has shown what became of its records since.
+        static let uploadUncertain = "uploadUncertain"
     }
 
     func meta(_ key: String) throws -> Data? {
@@ -140,6 +143,15 @@ final class SyncBookkeeping: Sendable {
 
     func setClockSkew(_ skew: TimeInterval) throws {
         try setMeta(Meta.clockSkew, Data("\(skew)".utf8))
+    }
+
+    /// Whether an upload may have been applied without this device hearing of it (``Meta/uploadUncertain``).
+    var uploadUncertain: Bool {
+        get throws { try meta(Meta.uploadUncertain) != nil }
+    }
+
+    func setUploadUncertain(_ uncertain: Bool) throws {
+        try setMeta(Meta.uploadUncertain, uncertain ? Data("1".utf8) : nil)
     }
 
     /// Whether a recovery is due (``Meta/recovery``).

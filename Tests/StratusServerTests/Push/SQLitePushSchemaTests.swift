@@ -1,6 +1,8 @@
 import Foundation
 @testable import StratusServer
 @testable import StratusServerSQLite
+import StratusServerSQL
+import StratusSQL
 import StratusSQLite
 import StratusTesting
 import StratusWire
@@ -20,10 +22,10 @@ import Testing
         let db = try SQLiteConnection(path: directory.path("stratus.sqlite"), readOnly: true)
         defer { try? db.close() }
         for cursor in [nil, SubscriptionKey(subscriber: "_a", subscriptionID: "s")] {
-            let statement = SQLiteStoreTransaction.candidateStatement(
-                in: Self.database, zoneName: "_defaultZone", recordTypes: ["Post", "Bait"], after: cursor, limit: 500
+            let statement = SQLPushStatements.candidates(
+                in: Self.database, zoneName: "_defaultZone", recordTypes: ["Post", "Bait"], after: cursor, limit: 500, dialect: .sqlite
             )
-            let details = try db.fetchAll("EXPLAIN QUERY PLAN " + statement.sql, statement.arguments) { row in try row[3] as String }
+            let details = try db.fetchAll(literal: "EXPLAIN QUERY PLAN \(statement)") { row in try row[3] as String }
             let reads = details.filter { $0.contains("subscriptions") }
             #expect(reads.count == 5, "\(details)")
             #expect(reads.allSatisfy { $0.hasPrefix("SEARCH subscriptions USING INDEX subscriptions_by_watch") }, "\(details)")

@@ -167,10 +167,16 @@ final class StoreSyncWorld: Sendable {
         let container = server.deviceContainer(transport: network)
         var configuration = SyncConfiguration(
             container: container, entityTypes: [], deviceID: "device-\(name)", bookkeepingPath: directory.path("\(name).sync.sqlite"),
-            conflictPolicy: options.policy, now: clock, logger: .disabled)
+            conflictPolicy: options.policy, now: clock, logger: Self.logger(name))
         configuration.reconnectInterval = nil
         let sync = try StoreSync(store: store, entities: [FolderSync.self, NoteSync.self, TagSync.self], configuration: configuration)
         return StoreDevice(name: name, store: store, sync: sync, network: network, options: options)
+    }
+
+    /// A device's sync logger: none, or with `STORESYNC_LOG=1` its debug journal on standard error.
+    static func logger(_ name: String) -> Logger {
+        guard ProcessInfo.processInfo.environment["STORESYNC_LOG"] == "1" else { return .disabled }
+        return Logger(label: name, level: .debug, handler: StreamLogHandler(format: .text))
     }
 
     /// Ends a device as a quitting app does (sync stopped, store closed) and launches it again on

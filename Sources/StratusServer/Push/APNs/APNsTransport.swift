@@ -4,7 +4,8 @@
 /// nghttp2, connections kept open and multiplexed); tests may script one.
 ///
 /// ```swift
-/// let response = try await transport.send(APNsRequest(url: url, headers: headers, body: body, timeout: .seconds(10)))
+/// let request = APNsRequest(url: "https://api.push.apple.com/3/device/\(deviceToken)", headers: headers, body: body, timeout: .seconds(10))
+/// let response = try await transport.send(request)
 /// ```
 public protocol APNsTransport: Sendable {
     /// Sends `request` and returns the answer, whatever its status.
