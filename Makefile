@@ -34,6 +34,7 @@ build: deps
 # target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
 test: build
 	Scripts/check-client-graph.sh
+	Scripts/check-layers.sh --self-test
 	Scripts/fake-apns.sh install
 	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
 	STRATUS_SIMULATION=1 swift test --skip-build --filter SyncSimulationTests
