@@ -245,9 +245,13 @@ public final class HTTPServer: Sendable {
             parked.forEach { $0.task?.cancel() }
             await waitUntil(.now + .seconds(1)) { $0.parked.isEmpty }
             for entry in state.withLock({ Array($0.parked.values) }) {
-                entry.context.resume(entry.ticket, with: .response(responder.reject(entry.context.head, with: .shuttingDown)))
+                resume(entry.context, entry.ticket, with: .response(responder.reject(entry.context.head, with: .shuttingDown)))
             }
         }
+        // NB: no deadline: every connection still listed was resumed (by shutdown or a task that
+        // won its ticket) and leaves the list right after; nothing can park any more. Stopping
+        // the daemon with a connection suspended aborts the process.
+        await waitUntil(nil) { $0.parked.isEmpty }
         await waitUntil(.now + .seconds(2)) { $0.inFlight == 0 }
 
         let (current, retiring, retained) = state.withLock { state -> (DaemonHandle?, [DaemonHandle], Unmanaged<HTTPServer>?) in
@@ -263,9 +267,13 @@ public final class HTTPServer: Sendable {
         logger.info("stopped")
     }
 
-    private func waitUntil(_ deadline: ContinuousClock.Instant, _ done: (State) -> Bool) async {
-        while !state.withLock({ done($0) }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+    private func waitUntil(_ deadline: ContinuousClock.Instant?, _ done: (State) -> Bool) async {
+        while !state.withLock({ done($0) }), deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            // NB: not `Task.sleep`, which a cancelled caller skips: a cancelled shutdown still
+            // has to wait for the connections before it stops the daemon.
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
+            }
         }
     }
 }

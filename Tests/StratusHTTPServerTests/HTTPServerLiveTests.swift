@@ -242,3 +242,36 @@ import FoundationNetworking
         await first.stop()
     }
 }
+
+/// Shutdown racing the handlers of parked connections (issue 16, part 4).
+@Suite struct HTTPServerShutdownRaceTests {
+    /// Handlers answer at the very moment shutdown begins, with no grace period: each connection is
+    /// resumed exactly once, by its task or by shutdown, and the daemon stops only after all were —
+    /// stopping it with one still suspended aborts the process (libmicrohttpd's
+    /// `MHD_stop_daemon() called while we have suspended connections`).
+    @Test(arguments: 0..<4) func shutdownRacingParkedHandlersAnswersEveryConnection(_ round: Int) async throws {
+        let release = Signal()
+        // The forty handlers and the test: the test goes on once every connection is parked.
+        let parked = Gate(count: 41)
+        var router = Router()
+        router.route(.get, "/poll") { _ in
+            await parked.arrive()
+            await release.wait()
+            return .text("answered")
+        }
+        let server = try TestHTTPServer(responder: router)
+        let polls = (0..<40).map { _ in
+            Task {
+                try await RawHTTPConnection.exchange(port: server.port, "GET /poll HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status
+            }
+        }
+        await parked.arrive()
+        async let stopped: Void = server.stop(gracePeriod: .zero)
+        await release.fire()
+        await stopped
+        var statuses: [Int?] = []
+        for poll in polls { statuses.append(try await poll.value) }
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "round \(round): \(statuses)")
+        #expect(server.server.inFlightRequests == 0)
+    }
+}
