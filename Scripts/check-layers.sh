@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layer check, run by `make test`: fails when a module under Sources/ imports a module it may
 # not, by the rules of Scripts/layers.txt (the architecture's layer table with the deviations the
-# notes record; Documentation/0020-test-reliability.md). Only the package's own modules are
+# notes record; Documentation/0023-test-reliability.md). Only the package's own modules are
 # checked (Foundation, Glibc and the like are the OS's). A module missing from the table fails too.
 #
 #   Scripts/check-layers.sh              check this checkout

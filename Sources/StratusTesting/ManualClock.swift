@@ -11,8 +11,10 @@ import Synchronization
 /// after each reading through ``now()``; ``milliseconds`` reads without moving it.
 ///
 /// ```swift
+/// import StratusServer
+///
 /// let clock = ManualClock()
-/// var configuration = ServiceConfiguration()
+/// var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
 /// configuration.now = clock.reader
 /// clock.advance(by: 60_000)      // a minute later, at once
 /// #expect(clock.milliseconds == 1_750_000_060_000)
