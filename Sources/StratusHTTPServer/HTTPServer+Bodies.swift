@@ -101,6 +101,7 @@ extension HTTPServer {
         let parked = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.parked[key] = Parked(context: context, ticket: ticket, task: nil)
+            state.handlers += 1
             return true
         }
         guard parked else {
@@ -110,6 +111,7 @@ extension HTTPServer {
         parkedGauge?.add(1)
         let task = Task { [self] in
             resume(context, ticket, with: await work())
+            state.withLock { $0.handlers -= 1 }
         }
         state.withLock { state in
             if state.parked[key]?.ticket == ticket { state.parked[key]?.task = task }

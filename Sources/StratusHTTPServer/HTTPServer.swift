@@ -46,6 +46,9 @@ public final class HTTPServer: Sendable {
         var port: UInt16 = 0
         var inFlight = 0
         var parked: [ObjectIdentifier: Parked] = [:]
+        /// Handler tasks not yet returned, whether or not their connection was answered already
+        /// (shutdown answers a late one itself, and its handler may still be using the store).
+        var handlers = 0
         var stopping = false
     }
 
@@ -218,7 +221,9 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, lets in-flight requests finish, then stops.
     ///
     /// Requests still running after the grace period are cancelled; any that
-    /// still have not answered a moment later get 503 `TRY_AGAIN_LATER`.
+    /// still have not answered a moment later get 503 `TRY_AGAIN_LATER`. Returns only once
+    /// every handler has returned and no connection is suspended, so the caller may close
+    /// what the handlers use (the store) right after.
     ///
     /// - Parameter gracePeriod: How long in-flight requests may take; the configured default when `nil`.
     public func shutdown(gracePeriod: Duration? = nil) async {
@@ -252,6 +257,13 @@ public final class HTTPServer: Sendable {
         // won its ticket) and leaves the list right after; nothing can park any more. Stopping
         // the daemon with a connection suspended aborts the process.
         await waitUntil(nil) { $0.parked.isEmpty }
+        // NB: no deadline either: a handler answered by shutdown may still be running (it was
+        // cancelled, and cancellation is cooperative), and what it uses — the store above all —
+        // is closed by the caller as soon as this returns.
+        if state.withLock({ $0.handlers }) > 0 {
+            logger.warning("waiting for \(state.withLock { $0.handlers }) cancelled handler(s) to return")
+            await waitUntil(nil) { $0.handlers == 0 }
+        }
         await waitUntil(.now + .seconds(2)) { $0.inFlight == 0 }
 
         let (current, retiring, retained) = state.withLock { state -> (DaemonHandle?, [DaemonHandle], Unmanaged<HTTPServer>?) in

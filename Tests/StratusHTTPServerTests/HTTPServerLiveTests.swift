@@ -214,25 +214,6 @@ import FoundationNetworking
         }
     }
 
-    /// A handler that outlives the grace period is cancelled and its client gets 503, never a hang.
-    @Test func handlerOutlivingGracePeriodGets503() async throws {
-        let started = Signal()
-        var router = Router()
-        router.route(.post, "/stuck") { _ in
-            await started.fire()
-            // Ignores cancellation on purpose.
-            await Signal().wait()
-            return .text("never")
-        }
-        let server = try TestHTTPServer(responder: router)
-        async let stuck = RawHTTPConnection.exchange(port: server.port, "POST /stuck HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-        await started.wait()
-        await server.stop(gracePeriod: .milliseconds(100))
-        let reply = try await stuck
-        #expect(reply.status == 503)
-        #expect(String(decoding: reply.body, as: UTF8.self).contains("TRY_AGAIN_LATER"))
-    }
-
     /// Binding a port that is taken fails with a clear error.
     @Test func bindingATakenPortFails() async throws {
         let first = try TestHTTPServer(responder: Self.echoRouter())
@@ -240,38 +221,5 @@ import FoundationNetworking
             try TestHTTPServer(responder: Self.echoRouter()) { $0.port = first.port }
         }
         await first.stop()
-    }
-}
-
-/// Shutdown racing the handlers of parked connections (issue 16, part 4).
-@Suite struct HTTPServerShutdownRaceTests {
-    /// Handlers answer at the very moment shutdown begins, with no grace period: each connection is
-    /// resumed exactly once, by its task or by shutdown, and the daemon stops only after all were —
-    /// stopping it with one still suspended aborts the process (libmicrohttpd's
-    /// `MHD_stop_daemon() called while we have suspended connections`).
-    @Test(arguments: 0..<4) func shutdownRacingParkedHandlersAnswersEveryConnection(_ round: Int) async throws {
-        let release = Signal()
-        // The forty handlers and the test: the test goes on once every connection is parked.
-        let parked = Gate(count: 41)
-        var router = Router()
-        router.route(.get, "/poll") { _ in
-            await parked.arrive()
-            await release.wait()
-            return .text("answered")
-        }
-        let server = try TestHTTPServer(responder: router)
-        let polls = (0..<40).map { _ in
-            Task {
-                try await RawHTTPConnection.exchange(port: server.port, "GET /poll HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").status
-            }
-        }
-        await parked.arrive()
-        async let stopped: Void = server.stop(gracePeriod: .zero)
-        await release.fire()
-        await stopped
-        var statuses: [Int?] = []
-        for poll in polls { statuses.append(try await poll.value) }
-        #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "round \(round): \(statuses)")
-        #expect(server.server.inFlightRequests == 0)
     }
 }
