@@ -113,7 +113,11 @@ public final class URLSessionTransport: HTTPTransport {
                 DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout.seconds) {
                     call.finish(with: .failure(URLError(.timedOut)))
                 }
-                queue.async { [session, urlRequest] in
+                // NB: the block holds the transport: the call may be over (cancelled, past its
+                // deadline) and its caller gone before the block runs, and the last release of
+                // the transport invalidates the session, where making a task is a fatal error.
+                queue.async { [self, urlRequest] in
+                    guard !call.isOver else { return }
                     let task = session.dataTask(with: urlRequest) { data, response, error in
                         if let error {
                             let cancelled = (error as? URLError)?.code == .cancelled
@@ -179,6 +183,9 @@ private final class PendingCall: Sendable {
         }
         if let outcome { continuation.resume(with: outcome) }
     }
+
+    /// Whether the call has its outcome already (the task need not be made).
+    var isOver: Bool { state.withLock { $0.outcome != nil } }
 
     /// Records the task (on the transport's queue).
     ///
