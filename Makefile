@@ -36,6 +36,7 @@ build: deps
 # target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
 test: build
 	Scripts/check-client-graph.sh
+	Scripts/check-layers.sh --self-test
 	Scripts/fake-apns.sh install
 	Scripts/test-reverse-proxy.sh install
 	STRATUS_REQUIRE_FAKE_APNS=1 STRATUS_REQUIRE_NGINX=1 STRATUS_REQUIRE_CADDY=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
