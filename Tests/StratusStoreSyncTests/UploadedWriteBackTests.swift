@@ -32,7 +32,7 @@ import Testing
 
             object.setValue("theirs", forKey: "body")  // a delivery's value, its save still to come
             object.setValue("record-1", forKey: "syncID")  // what the upload's answer set
-            try await bridge.writeBack([object], uploadedOnly: true)
+            try await bridge.writeBack([object])
 
             let held = try await a.read { context in
                 try context.fetch(FetchRequest(entityName: "Note")).map {
