@@ -14,11 +14,27 @@ import Testing
     ) async throws -> (Device, HeldModifyTransport, Note, Task<StratusClient.Record?, any Error>) {
         let held = HeldModifyTransport()
         let a = try world.device("a", network: held)
+        try await a.sync.sync()  // the zone exists: the save goes straight to its upload
         let note = make(Note.self, ["title": title])
         a.store.insert(note)
         let save = Task { try await a.cloud(note).save() }
-        try await held.waitUntilHolding()
+        try await wait(until: { held.isHolding }, unlessEnded: save, "the save's upload was not held")
         return (a, held, note, save)
+    }
+
+    /// Waits until `condition` holds; throws instead of waiting forever when `task` ends first.
+    private static func wait<Value>(
+        until condition: () async -> Bool, unlessEnded task: Task<Value, any Error>, _ what: String
+    ) async throws {
+        let ended = Mutex(false)
+        Task {
+            _ = await task.result
+            ended.withLock { $0 = true }
+        }
+        while await !condition() {
+            if ended.withLock({ $0 }) { throw TestFailure("\(what): the task ended first with \(await task.result)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     /// The old controller kept every outcome in one dictionary by outbox sequence number and emptied
@@ -28,9 +44,10 @@ import Testing
         try await SyncWorld.run { world in
             let (a, held, first, save) = try await Self.saveHeld(world, title: "first")  // the drain is under way
 
-            let bulk = (0..<10_000).map { SyncUpload.save(make(Note.self, ["title": "bulk \($0)"]), keys: nil) }
+            // Deletions of records the server never had: cheap to send, and each settles an entry.
+            let bulk = (0..<10_000).map { SyncUpload.delete(make(Note.self, ["syncID": "never-uploaded-\($0)"])) }
             let upload = Task { try await a.sync.upload(bulk) }
-            while await a.sync.status.pendingCount < 10_001 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Self.wait(until: { await a.sync.status.pendingCount >= 10_001 }, unlessEnded: upload, "the bulk was not queued")
             held.open()  // the running drain goes on through the 10,000 queued behind `first`
 
             #expect(try await upload.value == 10_000)
@@ -69,10 +86,19 @@ import Testing
         try await SyncWorld.run { world in
             let (a, held, note, save) = try await Self.saveHeld(world, title: "cancelled while waiting")
             save.cancel()
-            await #expect(throws: CancellationError.self) { try await save.value }
-            #expect(held.isHolding)  // answered before the request it waited for
-
+            // Answered while the request it waits for is still held (the old controller answered
+            // only when the drain ended: the gate opens after a generous wait so that fails, not hangs).
+            let answered = Mutex(false)
+            let watcher = Task {
+                _ = await save.result
+                answered.withLock { $0 = true }
+            }
+            for _ in 0..<3_000 where !answered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(answered.withLock { $0 }, "the cancelled save was not answered while its upload was held")
+            #expect(held.isHolding)
             held.open()
+            await watcher.value
+            await #expect(throws: CancellationError.self) { try await save.value }
             await a.sync.waitForIdle()
             #expect(await a.sync.status.pendingCount == 0)
             let b = try world.device("b")
@@ -99,11 +125,6 @@ final class HeldModifyTransport: HTTPTransport {
 
     /// Lets the held request (and every later one) through.
     func open() { state.withLock { $0.opened = true } }
-
-    /// Returns once the first upload is being held.
-    func waitUntilHolding() async throws {
-        while !isHolding { try await Task.sleep(for: .milliseconds(5)) }
-    }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         let hold = request.url.path.hasSuffix("/records/modify") && state.withLock { $0.opened == false }
