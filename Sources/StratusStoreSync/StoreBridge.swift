@@ -297,23 +297,22 @@ extension StoreBridge {
         return [info.syncIdKey, info.changeDateKey]
     }
 
-    /// Writes the values the controller set on objects (sync IDs, server dates, merged values after a
-    /// conflict) back to the store, in one save as ``StoreSync/transactionAuthor``.
+    /// Writes what uploads set on objects — each object's ``uploadedKeys(_:)``, its record name and
+    /// server date — back to the store, in one save as ``StoreSync/transactionAuthor``.
     ///
-    /// With `uploadedOnly`, only each object's ``uploadedKeys(_:)`` are taken; its other dirty
-    /// values stay where they are, for whoever set them. A delivery (a fetch, or the write-back of
-    /// a resolved conflict) sets the record's values on the same object before its own save takes
-    /// them: the delayed write-back of uploads, firing in between, used to take those values too and
-    /// drop them, so a resolved conflict never reached the store (under load the 20 ms delay falls
-    /// in that window: `StoreSyncLifecycleTests`' resolved-conflict tests, Documentation/0018).
+    /// Only those keys are taken; the object's other dirty values stay where they are, for whoever
+    /// set them. A delivery (a fetch, or the write-back of a resolved conflict) sets the record's
+    /// values on the same object before its own save takes them: a write-back firing in between
+    /// (the delayed one of uploads, or a capture's) used to take those values too and drop them, so
+    /// a resolved conflict never reached the store (under load the 20 ms delay falls in that window:
+    /// `StoreSyncLifecycleTests`' resolved-conflict tests, Documentation/0018) and a reference to an
+    /// object the delivery had not inserted yet was written as none (`UploadedWriteBackTests`).
     ///
-    /// - Parameters:
-    ///   - objects: The objects whose dirty values go to the store.
-    ///   - uploadedOnly: Write only each object's ``uploadedKeys(_:)``, leaving its other values dirty.
-    func writeBack(_ objects: [any AnyStoreObject], uploadedOnly: Bool = false) async throws {
+    /// - Parameter objects: The objects whose uploaded values go to the store.
+    func writeBack(_ objects: [any AnyStoreObject]) async throws {
         let dirty = objects.compactMap { object -> (ObjectID, DirtyValues)? in
             guard let id = object.objectID else { return nil }
-            let values = uploadedOnly ? object.takeDirtyValues(only: uploadedKeys(id.entityName)) : object.takeDirtyValues()
+            let values = object.takeDirtyValues(only: uploadedKeys(id.entityName))
             return values.isEmpty ? nil : (id, DirtyValues(values: values))
         }
         guard !dirty.isEmpty else { return }

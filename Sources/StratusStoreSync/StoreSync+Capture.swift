@@ -17,21 +17,7 @@ extension StoreSync {
             return try await adopt()
         }
         guard let last = transactions.last?.token else { return 0 }
-        var collector = ChangeCollector(syncedKeys: bridge.infos.mapValues { $0.mapping.syncedKeys })
-        let remote = delegate.appliedRemoteDeletions
-        var seenRemote: [ObjectID] = []
-        for transaction in transactions {
-            guard transaction.author == Self.transactionAuthor else {
-                collector.add(transaction.changes, at: transaction.timestamp)
-                continue
-            }
-            // Sync's own writes are not uploaded, except the deletions the store's delete rules
-            // cascaded from a remote deletion: the server still has those records.
-            let deletions = transaction.changes.filter { $0.kind == .deleted }
-            seenRemote += deletions.map(\.objectID).filter(remote.contains)
-            collector.add(deletions.filter { !remote.contains($0.objectID) }, at: transaction.timestamp)
-        }
-        delegate.forgetRemoteDeletions(seenRemote)
+        let collector = collect(transactions)
         let saves = collector.wantedSaves
         guard !saves.isEmpty || !collector.deletions.isEmpty else {
             try writeToken(last)
@@ -71,6 +57,25 @@ extension StoreSync {
         bridge.forgetObjects()  // the snapshots of a large capture are not kept until the next one
         try writeToken(last)
         return queued
+    }
+
+    /// The local changes in `transactions`. Sync's own writes are not uploaded, except the deletions
+    /// the store's delete rules cascaded from a remote deletion: the server still has those records.
+    private func collect(_ transactions: [HistoryTransaction]) -> ChangeCollector {
+        var collector = ChangeCollector(syncedKeys: bridge.infos.mapValues { $0.mapping.syncedKeys })
+        let remote = delegate.appliedRemoteDeletions
+        var seenRemote: [ObjectID] = []
+        for transaction in transactions {
+            guard transaction.author == Self.transactionAuthor else {
+                collector.add(transaction.changes, at: transaction.timestamp)
+                continue
+            }
+            let deletions = transaction.changes.filter { $0.kind == .deleted }
+            seenRemote += deletions.map(\.objectID).filter(remote.contains)
+            collector.add(deletions.filter { !remote.contains($0.objectID) }, at: transaction.timestamp)
+        }
+        delegate.forgetRemoteDeletions(seenRemote)
+        return collector
     }
 
     /// The first capture on this device (or one after the history was pruned past the token): every
@@ -140,9 +145,14 @@ extension StoreSync {
         for (id, name) in assigned { bridge.indexSyncID(name, for: id) }
     }
 
-    /// Writes back what the controller set on captured objects: sync IDs, server dates, merged values.
+    /// Writes back what the uploads set on the captured objects — sync IDs and server dates, nothing
+    /// else — with the uploads still waiting for the delayed write-back, in one save.
+    ///
+    /// The objects are shared with deliveries (a fetch, the write-back of resolved conflicts), which
+    /// set the record's values on them before their own save; taking every dirty value here took
+    /// theirs too, and a reference to an object the delivery had not inserted yet was written as
+    /// none (Documentation/0009, decision 40). Resolved values reach the store through deliveries.
     func writeBack() async throws {
-        try await bridge.writeBack(bridge.knownObjects())
-        try await bridge.writeBack(delegate.takeUploaded(), uploadedOnly: true)
+        try await bridge.writeBack(bridge.knownObjects() + delegate.takeUploaded())
     }
 }

@@ -82,7 +82,7 @@ final class StoreSyncDelegate: SyncDelegate {
                 try? await Task.sleep(for: .milliseconds(20))
                 guard let self else { return }
                 do {
-                    try await bridge.writeBack(self.takeUploaded(), uploadedOnly: true)
+                    try await bridge.writeBack(self.takeUploaded())
                 } catch {
                     bridge.logger.error("could not write uploaded values back to the store: \(error)")
                 }
@@ -98,7 +98,7 @@ final class StoreSyncDelegate: SyncDelegate {
         let waiting = takeUploaded()
         guard !waiting.isEmpty else { return }
         do {
-            try await bridge.writeBack(waiting, uploadedOnly: true)
+            try await bridge.writeBack(waiting)
         } catch {
             bridge.logger.error("could not write uploaded values back to the store: \(error)")
         }

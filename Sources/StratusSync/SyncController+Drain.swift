@@ -3,46 +3,65 @@ import StratusClient
 import StratusLogging
 import StratusWire
 
-/// Thrown by an upload whose record is gone from the server: the drain stops, and a fetch decides
-/// (another device's deletion wins, or a recovery re-creates the record).
-struct RecordGoneFromServer: Error, CustomStringConvertible {
-    var recordName: String
-    var description: String { "record '\(recordName)' is no longer on the server; fetching before uploading it again" }
-}
-
 extension SyncController {
-    // MARK: Drain
+    // MARK: The drain
 
-    /// Uploads the outbox in order, one entry at a time; joins a drain already running. Before it
-    /// returns, the values conflict resolutions produced reach the local store (``deliverWriteBacks()``).
-    func drain() async {
-        if drainTask == nil {
-            drainError = nil
-            drainTask = Task { await self.runDrain() }
-        }
-        await drainTask?.value
+    /// Joins the drain (starting one unless one runs) as a sync, which fetches next.
+    func drain() async -> DrainWake {
+        await drain(joining: machine.registerDrainWaiter(.sync))
     }
 
+    /// Starts a drain unless one runs, and waits for it as the registered caller `id`. The drain
+    /// uploads the outbox in order until it is empty; before it ends, the values conflict
+    /// resolutions produced reach the local store (``deliverWriteBacks()``).
+    ///
+    /// - Returns: How the caller was woken: the drain's end (with the caller's entry's outcome), or
+    ///   its task's cancellation.
+    func drain(joining id: DrainWaitID) async -> DrainWake {
+        if machine.requestDrain() == .start {
+            tasks.drain = Task { await self.runDrain() }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if case .resume(let waiter, let wake) = machine.parkDrainWaiter(id, with: continuation) { waiter.resume(returning: wake) }
+            }
+        } onCancel: {
+            Task { await self.cancelDrainWait(id) }
+        }
+    }
+
+    private func cancelDrainWait(_ id: DrainWaitID) {
+        machine.cancelDrainWaiter(id)?.resume(returning: .cancelled)
+    }
+
+    /// The drain's task: uploads unless paused meanwhile, then wakes its callers and starts the
+    /// follow-up sync the state machine asks for.
     private func runDrain() async {
-        defer { drainTask = nil }
-        guard machine.beginWork() == .run else { return }
-        publish()
+        let end: Session.DrainEnd
+        if machine.drainStarted() == .run {
+            publish()
+            let failure = await drainAndWriteBack()
+            storeSkew()
+            end = machine.drainFinished(failure: failure, pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount)
+            publish()
+        } else {
+            end = machine.drainSkipped()
+        }
+        tasks.drain = nil
+        for (waiter, wake) in end.resume { waiter.resume(returning: wake) }
+        if end.startFollowUp { startFollowUp() }
+    }
+
+    /// Uploads the outbox, then hands resolved values to the store; returns what stopped it (a
+    /// record gone from the server stops it without a failure: a fetch comes next).
+    private func drainAndWriteBack() async -> (any Error)? {
         var failure: (any Error)?
         do {
             try await drainOutbox()
         } catch let gone as RecordGoneFromServer {
             logger.info("\(gone)")  // the sync that ran the drain fetches next; after a save, a follow-up sync does
         } catch {
-            logger.info("upload stopped, changes stay queued: \(error)")
-            noteContradiction(error)
-            if Self.mayHaveBeenApplied(error) {
-                do {
-                    try bookkeeping.setUploadUncertain(true)
-                } catch {
-                    logger.error("could not record an unanswered upload: \(error)")
-                }
-            }
-            if !(error is CancellationError) { scheduleReconnect() }
+            uploadFailed(error)
             failure = error
         }
         do {
@@ -51,11 +70,22 @@ extension SyncController {
             logger.error("could not hand resolved values to the store; they go with the next drain: \(error)")
             failure = failure ?? error
         }
-        storeSkew()
-        drainError = failure
-        if outcomes.count > 10_000 { outcomes = [:] }
-        machine.endWork(pending: (try? bookkeeping.outboxCount()) ?? machine.status.pendingCount, error: failure.map { "\($0)" })
-        publish()
+        return failure
+    }
+
+    /// An upload failed and the rest stays queued: an unanswered one is recorded (the next sync
+    /// fetches first), and the reconnection retry starts unless the drain was cancelled.
+    private func uploadFailed(_ error: any Error) {
+        logger.info("upload stopped, changes stay queued: \(error)")
+        noteContradiction(error)
+        if Self.mayHaveBeenApplied(error) {
+            do {
+                try bookkeeping.setUploadUncertain(true)
+            } catch {
+                logger.error("could not record an unanswered upload: \(error)")
+            }
+        }
+        if !(error is CancellationError) { scheduleReconnect() }
     }
 
     /// Whether a failed upload may have reached the server: the connection broke or timed out after
@@ -67,46 +97,20 @@ extension SyncController {
         return error.code == .networkFailure || error.code == .serverResponseLost
     }
 
-    /// Drains for a save or an upload (not a sync): a record found gone gets the fetch it waits for
-    /// from a sync in the background.
-    ///
-    /// After an upload that got no answer, the next one waits for a sync instead: that upload may
-    /// have been applied, and another device may have deleted its record since; sent again blindly,
-    /// a create would bring the deleted record back (the sync simulator found it). The sync fetches
-    /// first, so such a deletion wins (decision 28) before anything is sent.
-    func drainAfterQueueing() async {
-        if (try? bookkeeping.uploadUncertain) == true {
-            scheduleFollowUpSync()
-            return
-        }
-        await drain()
-        if machine.refetchRequested { scheduleFollowUpSync() }
-    }
-
+    /// Uploads the head of the outbox, request by request, until it is empty or sync pauses:
+    /// consecutive saves through the one upload path (``SaveUpload``), consecutive deletions in one
+    /// request each.
     private func drainOutbox() async throws {
-        while !machine.status.isPaused {
-            let head = try bookkeeping.outboxEntries(limit: Database.maximumOperationsPerRequest)
-            guard let entry = head.first else { break }
-            let batch = Self.batchable(head)
-            if entry.kind == .delete {
-                inFlightSeq = batch.last?.seq
-                defer { inFlightSeq = nil }
+        while machine.mayUploadNext {
+            let batch = OutboxEntry.batch(atHeadOf: try bookkeeping.outboxEntries(limit: Database.maximumOperationsPerRequest))
+            guard let last = batch.last else { break }
+            machine.uploadStarted(through: last.seq)
+            defer { machine.uploadEnded() }
+            if last.kind == .delete {
                 try await deleteBatch(batch)
-                continue
-            }
-            if batch.count > 1 {
-                inFlightSeq = batch.last?.seq
-                defer { inFlightSeq = nil }
-                try await unanswered(batch) { try await uploadBatch(batch) }
-                continue
-            }
-            inFlightSeq = entry.seq
-            defer { inFlightSeq = nil }
-            do {
-                try finish(entry, .success(try await unanswered([entry]) { try await uploadSave(entry) }))
-            } catch let error as SyncError {
-                try finish(entry, .failure(error))
-                await reportSave(entry, record: nil, error: error)
+            } else {
+                var upload = SaveUpload(batch)
+                try await unanswered(batch) { try await upload.run(on: self) }
             }
         }
     }
@@ -116,181 +120,135 @@ extension SyncController {
     /// meets it as a conflict, and the three-way merge needs that version as the base — without
     /// one, every field looked changed on both sides and a later edit made here lost to another
     /// device's edit of another field (the sync simulator, seed 280).
-    private func unanswered<Result>(_ entries: [OutboxEntry], _ upload: () async throws -> Result) async throws -> Result {
+    private func unanswered(_ entries: [OutboxEntry], _ upload: () async throws -> Void) async throws {
         do {
-            return try await upload()
+            try await upload()
         } catch where Self.mayHaveBeenApplied(error) {
             for entry in entries where entry.kind == .save {
                 guard try bookkeeping.base(entry.recordName) == nil else { continue }
-                try bookkeeping.setBase(entry.recordName, Self.base(of: try outgoingRecord(entry, base: nil)))
+                try bookkeeping.setBase(entry.recordName, BaseRecord(saved: try entry.outgoingRecord(base: nil, zoneID: zoneID)))
             }
             throw error
         }
     }
 
-    /// The record an entry uploads: its last-synced version with the entry's changes, or a new record
-    /// (with the fields of a version the server lost, if any) to create.
-    func outgoingRecord(_ entry: OutboxEntry, base: BaseRecord?) throws -> StratusClient.Record {
-        var record: StratusClient.Record
-        if let base {
-            record = try StratusClient.Record(wire: base.record, zoneID: zoneID)
-        } else {
-            record = StratusClient.Record(recordType: entry.recordType, recordID: RecordID(recordName: entry.recordName, zoneID: zoneID))
-        }
-        Self.apply(entry, to: &record)
-        return record
-    }
-
-    /// Whether an entry's record needs no request: the server has it and nothing differs.
-    static func sendsNothing(_ record: StratusClient.Record, base: BaseRecord?) -> Bool {
-        base?.record.recordChangeTag != nil && record.changedKeys().isEmpty
-    }
-
-    /// Uploads one save. Throws ``SyncError`` for a refusal (the entry is dropped and reported),
-    /// ``RecordGoneFromServer`` when the record is not on the server any more; any other error
-    /// leaves the entry queued.
-    ///
-    /// The new last-synced version and the entry's removal are written in one transaction; after a
-    /// conflict it also marks the record for write-back, so the resolved values reach the store
-    /// even if the process ends first.
-    func uploadSave(_ entry: OutboxEntry) async throws -> StratusClient.Record? {
-        // A fetch committed while this drain waited (a batch's answer) may have dropped the entry: its
-        // record's deletion won, and the base went with it. Sent now, the entry's fields alone would
-        // create a record of them (the sync simulator, seed 262: notes without a title appeared).
-        guard try bookkeeping.outboxEntries(for: entry.recordName).contains(where: { $0.seq == entry.seq }) else { return nil }
-        let base = try bookkeeping.base(entry.recordName)
-        let entry = try preparingAssets(entry, base: base)
-        var record = try outgoingRecord(entry, base: base)
-        guard !Self.sendsNothing(record, base: base) else {
-            await reportSave(entry, record: record, error: nil)
-            return record
-        }
-        var conflicted = false
-        for attempt in 1...5 {
-            let results = try await database.modifyRecords(saving: [record], deleting: [], atomically: false)
-            switch results.saveResults[record.recordID] {
-            case .success(let saved)?:
-                try await settleUpload(entry, saved, conflicted: conflicted, writtenNow: true)
-                logger.debug("saved \(entry.recordType) \(entry.recordName)")
-                return saved
-            case .failure(let error)? where error.code == .serverRecordChanged:
-                logger.debug("conflict on \(entry.recordType) \(entry.recordName) (attempt \(attempt))")
-                conflicted = true
-                let server: StratusClient.Record
-                if let known = error.serverRecord {
-                    server = known
-                } else {
-                    server = try await database.record(for: record.recordID)
-                }
-                guard let next = try await resolve(entry, base: base, server: server) else {
-                    try await settleUpload(entry, server, conflicted: true, writtenNow: false)
-                    return server
-                }
-                record = next
-            case .failure(let error)? where error.code == .unknownItem && record.recordChangeTag != nil:
-                try recordGone(entry)
-                return try await uploadSave(entry)
+    /// Deletes several records in one request and, on the public database, queues their DeleteQueue
+    /// entries with one read of the device list (one read per deletion made deleting many records
+    /// slow). A record already gone counts as deleted; a refusal is dropped and reported; a transient
+    /// failure stops the drain after the others are handled.
+    private func deleteBatch(_ batch: [OutboxEntry]) async throws {
+        let ids = batch.map { RecordID(recordName: $0.recordName, zoneID: zoneID) }
+        let results = try await database.modifyRecords(saving: [], deleting: ids, atomically: false)
+        var deleted: [OutboxEntry] = []
+        var transient: (any Error)?
+        for (entry, id) in zip(batch, ids) {
+            switch results.deleteResults[id] {
+            case .success?:
+                deleted.append(entry)
+            case .failure(let error)? where error.code == .unknownItem:
+                deleted.append(entry)
+            case .failure(let error)? where error.isTransient:
+                transient = error
             case .failure(let error)?:
-                try Self.rethrowIfTransient(error)
-                throw SyncError(.rejected, "the server refused record '\(entry.recordName)' of type '\(entry.recordType)'", underlying: error)
+                let refusal = SyncError(.rejected, "the server refused to delete record '\(entry.recordName)'", underlying: error)
+                try finish(entry, .refused(refusal))
+                await reportSave(entry, record: nil, error: refusal)
             case nil:
-                throw StratusError(.serverResponseLost, "the server did not answer for record '\(entry.recordName)'")
+                transient = StratusError(.serverResponseLost, "the server did not answer for record '\(entry.recordName)'")
             }
         }
-        throw SyncError(.conflictUnresolved, "record '\(entry.recordName)' kept changing on the server; gave up after 5 attempts")
-    }
-
-    /// An update found its record gone: the first time, stop and let a fetch decide; if a fetch
-    /// committed since and neither delivered a deletion nor started a recovery, the server lost the
-    /// record within the same zone, so it is created again: the base keeps its fields (the create
-    /// sends them all) and loses its change tag.
-    private func recordGone(_ entry: OutboxEntry) throws {
-        // A fetch that ran meanwhile may have applied the record's deletion: its base is gone, and
-        // the entry dropped (the deletion won); then nothing is created again.
-        guard machine.recordGone(entry.recordName) == .recreate, var unsynced = try bookkeeping.base(entry.recordName),
-            try bookkeeping.outboxEntries(for: entry.recordName).contains(where: { $0.seq == entry.seq })
-        else {
-            throw RecordGoneFromServer(recordName: entry.recordName)
+        // The entries stay in the outbox until the DeleteQueue entries are written (retried deletions queue the same names).
+        if configuration.databaseScope == .public { try await publicDatabase.queueDeletions(deleted) }
+        try bookkeeping.commitUploads(bases: [], removingBases: deleted.map(\.recordName), removingOutbox: deleted.map(\.seq))
+        for entry in deleted {
+            generations.bump(entry.recordName)
+            settle(entry, .saved(nil))
         }
-        logger.info("record '\(entry.recordName)' is gone from the server although its zone is not; creating it again")
-        unsynced.record.recordChangeTag = nil
-        try bookkeeping.setBase(entry.recordName, unsynced)
+        logger.debug("deleted \(deleted.count) records")
+        if let transient { throw transient }
     }
 
-    /// Writes what an acknowledged save means, in one transaction: the new last-synced version, the
-    /// entry out of the outbox, and (after a conflict) the write-back marker; then the sync ID and
-    /// date go into the entity, and the delegate hears of it. Only a record `writtenNow` (not the
-    /// server's version that stood) measures the clock skew.
-    private func settleUpload(_ entry: OutboxEntry, _ saved: StratusClient.Record, conflicted: Bool, writtenNow: Bool) async throws {
-        let name = saved.recordID.recordName
-        try bookkeeping.commitUploads(bases: [(name, Self.base(of: saved))], removingOutbox: [entry.seq], writeBacks: conflicted ? [name] : [])
-        try didRemember(saved, measuresSkew: writtenNow)
+    // MARK: Settling entries
+
+    /// Records what became of an entry and removes it from the outbox.
+    func finish(_ entry: OutboxEntry, _ outcome: EntryOutcome) throws {
+        try bookkeeping.removeOutboxEntry(entry.seq)
+        settle(entry, outcome)
+    }
+
+    /// Records what became of an entry already removed from the outbox, for the callers waiting for it.
+    func settle(_ entry: OutboxEntry, _ outcome: EntryOutcome) {
+        liveEntities[entry.recordName] = nil
+        machine.entrySettled(entry.seq, outcome)
+        publish()
+    }
+
+    /// What follows writing a saved record's last-synced version (and the entry's removal) to the
+    /// bookkeeping: the clock skew — measured on a record this device has just written (`measuresSkew`),
+    /// whose date is the server's "now", not on the server's version that stood after a conflict —,
+    /// the held assets, the generation; then the sync ID and date go into the entity, the delegate
+    /// hears of it, and the callers waiting for the entry.
+    func settleUpload(_ entry: OutboxEntry, _ saved: StratusClient.Record, measuresSkew: Bool) async throws {
+        if measuresSkew, let date = saved.modificationDate { clock.observe(serverDate: date, now: configuration.now()) }
+        try assets.noteSaved(saved)
+        generations.bump(saved.recordID.recordName)
         await writeBack(saved, entryName: entry.recordName)
         await reportSave(entry, record: saved, error: nil)
+        settle(entry, .saved(saved))
     }
 
-    /// Resolves a conflict; returns the record to save next, or `nil` when the server's version stands.
-    private func resolve(_ entry: OutboxEntry, base: BaseRecord?, server: StratusClient.Record) async throws -> StratusClient.Record? {
-        let baseFields = base?.record.fields
-        var local = baseFields ?? server.fields
-        for (key, value) in entry.fields { local[key] = value }
-        for key in entry.cleared { local[key] = nil }
-        var keys = Set(entry.fields.keys).union(entry.cleared)
-        if let description = descriptions[entry.recordType] { keys.formUnion(description.remoteKeys) }
-        let versions = ConflictVersions(
-            recordType: entry.recordType, recordName: entry.recordName, base: baseFields, local: local, server: server.fields, keys: keys,
-            localEditDate: entry.editedAt, serverModificationDate: server.modificationDate)
-        let resolved = ConflictResolver.resolve(versions, policy: configuration.conflictPolicy)
-        let report = ConflictResolver.report(versions, resolved: resolved)
-        if !report.discardedLocal.isEmpty || !report.discardedServer.isEmpty {
-            logger.info(
-                "conflict on \(entry.recordType) \(entry.recordName): kept \(resolved.keys.sorted()), "
-                    + "discarded local \(report.discardedLocal.keys.sorted()), server \(report.discardedServer.keys.sorted())")
-            await delegate.syncController(self, didResolve: report)
-        }
-        var next = server
-        for key in keys where server.fields[key] != resolved[key] {
-            next[key] = resolved[key]
-        }
-        return next.changedKeys().isEmpty ? nil : next
-    }
-
-    /// Sets the outbox entry's fields on a record (only those that differ, so unchanged keys are not sent).
-    static func apply(_ entry: OutboxEntry, to record: inout StratusClient.Record) {
-        for (key, value) in entry.fields where record.fields[key] != value {
-            record[key] = value
-        }
-        for key in entry.cleared where record.fields[key] != nil {
-            record[key] = Optional<FieldValue>.none
+    /// Writes the server's sync ID and modification date of a saved record into the local entity
+    /// (its other values reach the store through ``deliverWriteBacks()`` when a conflict changed them).
+    /// The date is converted to this device's clock (the server's minus the observed skew), so the
+    /// change date an app compares with its own edits is on one clock.
+    private func writeBack(_ saved: StratusClient.Record, entryName: String) async {
+        guard let description = descriptions[saved.recordType], let entity = await entity(for: entryName, description: description)
+        else { return }
+        let name = saved.recordID.recordName
+        let date = clock.deviceTime(saved.modificationDate)
+        do {
+            try await entity.access { entity in
+                entity.setValue(name, forKey: description.syncIdKey)
+                entity.setValue(date, forKey: description.changeDateKey)
+            }
+        } catch {
+            logger.info("could not write the sync ID and date of record '\(name)' into its entity: \(error)")
         }
     }
 
-    /// A saved record as a last-synced version.
-    static func base(of saved: StratusClient.Record) -> BaseRecord {
-        BaseRecord(recordType: saved.recordType, record: saved.wireRecord, modificationDate: saved.modificationDate)
+    /// Tells the delegate what became of a save.
+    func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
+        guard let description = descriptions[entry.recordType] else { return }
+        await delegateDidSave(await entity(for: entry.recordName, description: description), record: record, error: error)
     }
 
-    /// What follows storing a saved record's last-synced version: the clock skew (measured on a
-    /// record this device has just written, whose date is the server's "now"), the held assets, the generation.
-    func didRemember(_ saved: StratusClient.Record, measuresSkew: Bool = true) throws {
-        if measuresSkew, let date = saved.modificationDate { skew = date.timeIntervalSince(configuration.now()) }
-        try noteSavedAssets(saved)
-        bumpGeneration(saved.recordID.recordName)
+    /// The entity given to `save()` for a record, else the delegate's.
+    private func entity(for recordName: String, description: EntityDescription) async -> EntityRef? {
+        if let live = liveEntities[recordName] { return live }
+        return try? await delegateEntity(ofType: description.type, syncID: recordName)
     }
 
-    func bumpGeneration(_ name: String) {
-        generation += 1
-        baseGenerations[name] = generation
-    }
-
-    /// Rethrows errors worth retrying later (network, throttling, authentication, zone missing).
-    static func rethrowIfTransient(_ error: StratusError) throws {
-        switch error.code {
-        case .networkFailure, .networkUnavailable, .serviceUnavailable, .requestRateLimited, .notAuthenticated, .zoneNotFound,
-            .serverResponseLost, .internalError:
-            throw error
-        default:
-            return
+    /// Hands the delegate the records whose resolved version (after a conflict) the local store has
+    /// not received yet, as updates with a ``FinishSync`` that clears their markers — the same path as
+    /// fetched changes, so they are persisted before the drain (and `sync()`) returns. Markers are
+    /// durable: a process that ends first delivers them at its next drain. A record with a newer edit
+    /// waiting waits too (its upload makes a newer version, delivered then), so the edit is not
+    /// overwritten in the store.
+    private func deliverWriteBacks() async throws {
+        let names = try bookkeeping.writeBackNames()
+        guard !names.isEmpty else { return }
+        let bases = try bookkeeping.bases(names)
+        var records: [StratusClient.Record] = []
+        var batch = PendingBatch(kind: .writeBack, generation: generations.current)
+        for name in names {
+            guard let base = bases[name] else {
+                batch.writeBacks.append(name)  // the record was deleted since: nothing to write
+                continue
+            }
+            guard try !bookkeeping.hasPendingChanges(for: name) else { continue }
+            records.append(try StratusClient.Record(wire: base.record, zoneID: zoneID))
         }
+        var delivery = ChangeDelivery(FetchedRecords(records: records, deletions: [], full: true), batch: batch)
+        _ = try await delivery.run(on: self)
     }
 }

@@ -61,7 +61,7 @@ extension SyncController {
     public func startPush(notifications: NotificationConfiguration = NotificationConfiguration(), listeningTimeout: Duration = .seconds(10))
         async throws
     {
-        guard pushTasks.isEmpty else { return }
+        guard tasks.push.isEmpty else { return }
         do {
             try await savePushSubscriptions()
         } catch {
@@ -100,7 +100,7 @@ extension SyncController {
                 await self?.pushTriggeredSync()
             }
         }
-        pushTasks = [listener, worker]
+        tasks.push = [listener, worker]
         await listening.wait(upTo: listeningTimeout)
         logger.debug(listening.isSet ? "push listening" : "push not listening yet; it keeps trying in the background")
     }
@@ -123,10 +123,9 @@ extension SyncController {
     }
 
     /// The courier registered a push token; after a reconnection the subscriptions are saved again
-    /// before the catch-up sync (which the listener triggers).
-    private func courierListening() async {
-        guard machine.courierListening() == .resubscribeAndCatchUp else { return }
-        pendingResubscribe = true
+    /// before the catch-up sync (which the listener triggers; the state machine remembers it).
+    private func courierListening() {
+        _ = machine.courierListening()
     }
 
     /// Whether a push is about this controller's records: its zone, one of its subscriptions, or the
@@ -192,24 +191,23 @@ extension SyncController {
 
     /// Stops push-triggered sync (the subscription stays on the server for the next ``startPush(notifications:listeningTimeout:)``).
     public func stopPush() {
-        for task in pushTasks { task.cancel() }
-        pushTasks = []
+        for task in tasks.push { task.cancel() }
+        tasks.push = []
     }
 
     /// Whether push-triggered sync is running.
-    public var isPushing: Bool { !pushTasks.isEmpty }
+    public var isPushing: Bool { !tasks.push.isEmpty }
 
     /// One sync for one or more notifications (after a reconnection, the subscriptions first).
     private func pushTriggeredSync() async {
         guard !machine.status.isPaused else { return }
         logger.debug("push: fetching changes")
         do {
-            if pendingResubscribe {
-                pendingResubscribe = false
+            if machine.takeResubscribe() {
                 do {
                     try await savePushSubscriptions()
                 } catch {
-                    pendingResubscribe = true  // the next push-triggered sync tries again
+                    machine.resubscribeFailed()  // the next push-triggered sync tries again
                     throw error
                 }
             }

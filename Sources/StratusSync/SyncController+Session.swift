@@ -64,8 +64,11 @@ extension SyncController {
         }
         var scope = scope
         for round in 1...3 {
-            await drain()
-            if let drainError { throw drainError }
+            switch await drain() {
+            case .drained(_, let failure?): throw failure
+            case .drained: break
+            case .cancelled: throw CancellationError()
+            }
             let waitsForFetch = machine.refetchRequested
             changes.append(try await serializedFetch(scope: scope))
             scope = .delta
@@ -78,26 +81,35 @@ extension SyncController {
     /// Set while the delegate is handling a delivery: a `sync()` from inside it must not wait for itself.
     @TaskLocal static var delivering = false
 
-    /// Runs a fetch after any fetch already under way has finished.
+    /// Runs a fetch after any fetch already under way has finished (one at a time, first come first
+    /// served: the session's ``FetchTurns``).
     func serializedFetch(scope: FetchScope) async throws -> SyncChanges {
         if Self.delivering {
             logger.info("sync() called while the delegate handles a delivery; the next sync will fetch")
             return SyncChanges()
         }
-        if fetching {
-            await withCheckedContinuation { fetchWaiters.append($0) }
-        } else {
-            fetching = true
-        }
-        defer {
-            if fetchWaiters.isEmpty {
-                fetching = false
-            } else {
-                fetchWaiters.removeFirst().resume()
-            }
-        }
-        machine.refetchStarted()
+        try await takeFetchTurn()
+        defer { machine.fetchEnded()?.resume(returning: .turn) }
+        machine.fetchStarted()
         return try await fetchChanges(scope: scope)
+    }
+
+    /// Returns once the fetch turn is this caller's; throws `CancellationError` when its task is
+    /// cancelled while it waits (it never had the turn).
+    private func takeFetchTurn() async throws {
+        guard case .wait(let id) = machine.requestFetch() else { return }
+        let wake = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if case .resume(let waiter, let wake) = machine.parkFetch(id, with: continuation) { waiter.resume(returning: wake) }
+            }
+        } onCancel: {
+            Task { await self.cancelFetchWait(id) }
+        }
+        if wake == .cancelled { throw CancellationError() }
+    }
+
+    private func cancelFetchWait(_ id: FetchWaitID) {
+        machine.cancelFetch(id)?.resume(returning: .cancelled)
     }
 
     /// Creates the app's zone unless the bookkeeping says it exists (a flag the first `zoneNotFound` clears).
@@ -112,9 +124,9 @@ extension SyncController {
 
     /// Retries sync in the background until the server answers again (reconnection replays the outbox).
     func scheduleReconnect() {
-        guard reconnectTask == nil, let interval = configuration.reconnectInterval, !machine.status.isPaused else { return }
+        guard let interval = configuration.reconnectInterval, machine.reconnectRequested() else { return }
         logger.debug("will retry in \(interval)")
-        reconnectTask = Task { await self.reconnect(after: interval) }
+        tasks.reconnect = Task { await self.reconnect(after: interval) }
     }
 
     private func reconnect(after interval: Duration) async {
@@ -134,21 +146,32 @@ extension SyncController {
                 wait = min(wait * 2, .seconds(300))
             }
         }
-        reconnectTask = nil
+        machine.reconnectEnded()
+        tasks.reconnect = nil
     }
 
-    /// Runs one sync in the background (after a drain outside `sync()` found a record gone, the fetch
-    /// decides what becomes of the edit).
+    /// Runs one sync in the background (after an upload that got no answer, the fetch decides what
+    /// becomes of the edit), unless one runs already or sync is paused.
     func scheduleFollowUpSync() {
-        guard followUpTask == nil, !machine.status.isPaused else { return }
-        followUpTask = Task {
+        guard machine.followUpRequested() else { return }
+        startFollowUp()
+    }
+
+    /// Starts the follow-up sync the session state machine asked for.
+    func startFollowUp() {
+        tasks.followUp = Task {
             do {
                 try await self.sync()
             } catch {
                 self.logger.info("follow-up sync failed: \(error)")
             }
-            self.followUpTask = nil
+            self.followUpEnded()
         }
+    }
+
+    private func followUpEnded() {
+        machine.followUpEnded()
+        tasks.followUp = nil
     }
 
     /// Returns once no upload or follow-up sync this controller started in the background is running
@@ -164,7 +187,7 @@ extension SyncController {
     /// }
     /// ```
     public func waitForIdle() async {
-        while let task = drainTask ?? followUpTask {
+        while let task = tasks.drain ?? tasks.followUp {
             await task.value
         }
     }
@@ -175,7 +198,7 @@ extension SyncController {
     /// and re-queues whatever the server lost (Documentation/0009, decision 26).
     func noteContradiction(_ error: any Error) {
         guard let error = error as? StratusError else { return }
-        let contradiction: SyncSessionStateMachine.Contradiction
+        let contradiction: Session.Contradiction
         switch error.code {
         case .zoneNotFound where configuration.databaseScope == .private: contradiction = .zoneNotFound
         case .changeTokenExpired: contradiction = .tokenRefused
@@ -192,10 +215,10 @@ extension SyncController {
 
     /// Writes the clock skew to the bookkeeping when it moved noticeably (a relaunch keeps correcting edit times).
     func storeSkew() {
-        guard abs(skew - storedSkew) > 0.05 else { return }
+        guard let skew = clock.unstored else { return }
         do {
             try bookkeeping.setClockSkew(skew)
-            storedSkew = skew
+            clock.didStore(skew)
         } catch {
             logger.error("could not store the clock skew: \(error)")
         }

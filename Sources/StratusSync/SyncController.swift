@@ -29,8 +29,12 @@ import Synchronization
 /// }
 /// ```
 ///
-/// The session's state lives in ``SyncSessionStateMachine`` (pure); this actor does the I/O.
+/// The session's state lives in ``SyncSessionStateMachine`` (pure: events in, actions out); this
+/// actor performs the I/O it asks for and feeds the results back.
 public actor SyncController {
+    /// The session state machine with the continuations this actor parks in it.
+    typealias Session = SyncSessionStateMachine<CheckedContinuation<FetchWake, Never>, CheckedContinuation<DrainWake, Never>>
+
     /// The configuration.
     public nonisolated let configuration: SyncConfiguration
     /// The local store's side.
@@ -40,40 +44,23 @@ public actor SyncController {
 
     let bookkeeping: SyncBookkeeping
     let descriptions: [String: EntityDescription]
+    /// Large `Data` fields as assets: staged for upload, downloaded on demand.
+    let assets: SyncAssets
     var logger: Logger
-    var machine = SyncSessionStateMachine()
-    /// Server time minus device time, as last observed (kept in the bookkeeping across launches);
-    /// corrects local edit times.
-    var skew: TimeInterval = 0
-    /// The skew as last written to the bookkeeping.
-    var storedSkew: TimeInterval = 0
-    var drainTask: Task<Void, Never>?
-    var reconnectTask: Task<Void, Never>?
-    /// A sync started in the background after a drain found a record gone (the fetch decides its fate).
-    var followUpTask: Task<Void, Never>?
-    /// Fetches run one at a time (FIFO), so two syncs never deliver the same changes twice.
-    var fetching = false
-    var fetchWaiters: [CheckedContinuation<Void, Never>] = []
-    var drainError: (any Error)?
-    var inFlightSeq: Int64?
-    /// What became of each outbox entry, by sequence number, for the `save()` waiting on it.
-    var outcomes: [Int64: Result<StratusClient.Record?, SyncError>] = [:]
+    /// The session's state: the fetch queue, the drain and its waiting callers, pause, the
+    /// follow-up sync, the server facts. The actor keeps none of its own.
+    var machine: Session
+    /// Server time minus device time (corrects local edit times).
+    var clock: ClockSkew
+    /// Last-synced versions written by uploads, so an older fetched batch cannot overwrite them.
+    var generations = BaseGenerations()
     /// Entities given to `save()`, by record name, until their upload finishes.
     var liveEntities: [String: EntityRef] = [:]
-    /// Bumped on each base written by an upload, so an older fetched batch cannot overwrite it.
-    var generation = 0
-    var baseGenerations: [String: Int] = [:]
-    /// Record names a reference pass could not resolve (collected per record during a fetch).
-    var unresolvedTargets: [String] = []
     /// Placeholders the delegate handed out (they stay alive in the entities that show them).
     var placeholders: [ObjectIdentifier: EntityRef] = [:]
+    /// What runs in the background.
+    var tasks = BackgroundTasks()
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
-    /// Assets being uploaded, by record name and asset field: the bytes' digest and the temporary file.
-    var assetUploads: [String: [String: (digest: String, file: URL)]] = [:]
-    /// The courier listener, the sync worker and the catch-up of push (``startPush(notifications:listeningTimeout:)``).
-    var pushTasks: [Task<Void, Never>] = []
-    /// Set when the courier registered again after a reconnection: the next push-triggered sync saves the subscriptions first.
-    var pendingResubscribe = false
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
     public static let ownerField = "stratusOwner"
@@ -104,13 +91,14 @@ public actor SyncController {
         var logger = configuration.logger
         if configuration.debugLogging { logger.logLevel = min(logger.logLevel, .debug) }
         self.logger = logger
-        self.bookkeeping = try SyncBookkeeping(path: configuration.bookkeepingPath)
-        var machine = SyncSessionStateMachine()
+        let bookkeeping = try SyncBookkeeping(path: configuration.bookkeepingPath)
+        self.bookkeeping = bookkeeping
+        assets = SyncAssets(bookkeeping: bookkeeping, threshold: configuration.assetThreshold)
+        var machine = Session(reconnects: configuration.reconnectInterval != nil)
         machine.outboxChanged(pending: try bookkeeping.outboxCount())
         if let date = try bookkeeping.lastSyncDate { machine.restoreLastSyncDate(date) }
         self.machine = machine
-        skew = try bookkeeping.clockSkew
-        storedSkew = skew
+        clock = ClockSkew(stored: try bookkeeping.clockSkew)
     }
 
     var database: Database { configuration.container.database(with: configuration.databaseScope) }
@@ -207,13 +195,12 @@ public actor SyncController {
     /// Work cancelled this way loses nothing: the outbox, the write-backs of resolved conflicts and
     /// uncommitted fetches are durable, and resume with the next sync.
     public func close() async throws {
-        let background = pushTasks + [reconnectTask, drainTask, followUpTask].compactMap { $0 }
-        reconnectTask?.cancel()
-        reconnectTask = nil
-        followUpTask?.cancel()
+        let background = tasks.all
+        tasks.reconnect?.cancel()
+        tasks.followUp?.cancel()
         stopPush()
         for task in background { await task.value }
-        if let drainTask { await drainTask.value }
+        if let drain = tasks.drain { await drain.value }
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()
@@ -226,6 +213,31 @@ public actor SyncController {
 
     /// The time of a local edit made at `date` on the device clock (now by default), on the server's timeline.
     func editTime(_ date: Date? = nil) -> Date {
-        (date ?? configuration.now()).addingTimeInterval(skew)
+        clock.editTime(date ?? configuration.now())
+    }
+}
+
+/// The delegate's calls that take or give entities, made outside the controller's isolation: an
+/// entity need not be `Sendable`, so it comes back wrapped in an ``EntityRef`` and goes out unwrapped
+/// only here, never crossing into the actor.
+extension SyncController {
+    nonisolated func delegateEntity(ofType type: any SyncableEntity.Type, syncID: String) async throws -> EntityRef? {
+        try await delegate.entity(ofType: type, syncID: syncID).map(EntityRef.init)
+    }
+
+    nonisolated func delegateCreateEntity(ofType type: any SyncableEntity.Type) async throws -> EntityRef {
+        EntityRef(try await delegate.createEntity(ofType: type))
+    }
+
+    nonisolated func delegateAllEntities(ofType type: any SyncableEntity.Type) async throws -> [EntityRef] {
+        try await delegate.allEntities(ofType: type).map(EntityRef.init)
+    }
+
+    nonisolated func delegatePlaceholder(for type: any SyncableEntity.Type) async throws -> EntityRef? {
+        try await delegate.referencePlaceholder(for: type).map(EntityRef.init)
+    }
+
+    nonisolated func delegateDidSave(_ entity: EntityRef?, record: StratusClient.Record?, error: (any Error)?) async {
+        await delegate.syncController(self, didSave: entity?.entity, record: record, error: error)
     }
 }

@@ -150,11 +150,11 @@ import Testing
     /// courier's registrations after the first ask for the subscriptions again; a missing zone is
     /// forgotten.
     @Test func stateMachineDecidesLifeCycleSteps() {
-        var machine = SyncSessionStateMachine()
+        var machine = SyncSessionStateMachine<Int, Int>()
         #expect(machine.recordGone("n") == .fetchFirst)
         #expect(machine.refetchRequested)
         #expect(machine.recordGone("n") == .fetchFirst)  // no fetch committed in between
-        machine.refetchStarted()
+        machine.fetchStarted()
         #expect(!machine.refetchRequested)
         machine.committed(date: Date(timeIntervalSince1970: 1))
         #expect(machine.recordGone("n") == .recreate)

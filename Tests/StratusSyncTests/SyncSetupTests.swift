@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func stateMachineTracksPauseWorkAndCatchUp() {
-        var machine = SyncSessionStateMachine()
+        var machine = SyncSessionStateMachine<Int, Int>()
         #expect(!machine.status.isCaughtUp)
         #expect(machine.beginWork() == .run)
         #expect(machine.status.isSyncing)

@@ -116,6 +116,11 @@ extension SyncBookkeeping {
         return try rows.map(Self.entry)
     }
 
+    /// Whether `entry` still waits in the outbox (a fetch's commit may have dropped it).
+    func isQueued(_ entry: OutboxEntry) throws -> Bool {
+        try outboxEntries(for: entry.recordName).contains { $0.seq == entry.seq }
+    }
+
     func hasPendingChanges(for recordName: String) throws -> Bool {
         try database.readSync { try $0.fetchOne(Int.self, "SELECT count(*) FROM sync_outbox WHERE record_name = ?", [recordName]) ?? 0 > 0 }
     }
