@@ -24,6 +24,7 @@ serve: deps
 # Every doc-comment and guide example is copied into Examples/DocComments first, so the build compiles them (Documentation/0014).
 build: deps
 	swift Scripts/extract-doc-examples.swift .
+	swift Scripts/embed-console-resources.swift .
 	swift build --build-tests
 
 # A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;
