@@ -12,16 +12,22 @@ extension Console {
     }
 
     func registerSchema(on router: inout Router) {
-        read(&router, Self.basePath + "/api/schema/{container}/{environment}") { [self] request, _ in
-            let (container, environment) = try await schemaTarget(request)
-            if environment == nil {  // the preview: what a deploy would add to production
-                let development = try await records.exportSchema(container: container, environment: .development)
-                let production = try await records.exportSchema(container: container, environment: .production)
-                let plan = try SchemaDeployment.plan(from: production, to: development, environment: .production)
-                return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: false))
+        // Literal paths only: a literal segment wins over `{environment}` in the router, so the POSTs
+        // below would otherwise hide these GETs.
+        for environment in [Environment.development, .production] {
+            read(&router, Self.basePath + "/api/schema/{container}/\(environment.rawValue)") { [self] request, _ in
+                let container = try request.parameter("container")
+                try await requireContainer(container)
+                return .json(bytes: try SchemaDeployment.encode(try await records.exportSchema(container: container, environment: environment)))
             }
-            let schema = try await records.exportSchema(container: container, environment: environment ?? .development)
-            return .json(bytes: try SchemaDeployment.encode(schema))
+        }
+        read(&router, Self.basePath + "/api/schema/{container}/preview") { [self] request, _ in
+            let container = try request.parameter("container")
+            try await requireContainer(container)
+            let development = try await records.exportSchema(container: container, environment: .development)
+            let production = try await records.exportSchema(container: container, environment: .production)
+            let plan = try SchemaDeployment.plan(from: production, to: development, environment: .production)
+            return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: false))
         }
         change(&router, Self.basePath + "/api/schema/{container}/development", maximumBodySize: 4 << 20) { [self] request, caller in
             let container = try request.parameter("container")
@@ -39,17 +45,5 @@ extension Console {
             try await audit(caller, "schema.deploy", target: "\(container)/production", detail: plan.changes.map(\.description).joined(separator: "; "))
             return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: true))
         }
-    }
-
-    /// The container and environment of a schema read; `nil` environment for `preview`.
-    private func schemaTarget(_ request: HTTPRequest) async throws -> (String, Environment?) {
-        let container = try request.parameter("container")
-        let name = try request.parameter("environment")
-        try await requireContainer(container)
-        if name == "preview" { return (container, nil) }
-        guard let environment = Environment(rawValue: name) else {
-            throw HTTPError.badRequest("unknown environment '\(name)'; use 'development', 'production' or 'preview'")
-        }
-        return (container, environment)
     }
 }

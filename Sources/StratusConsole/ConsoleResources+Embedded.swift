@@ -282,9 +282,13 @@ export function select(options, value) {
   return element;
 }
 
+let clearing = null;
+
 export function announce(message) {
   const status = document.getElementById('status');
   status.textContent = message;
+  clearTimeout(clearing);
+  clearing = setTimeout(() => { status.textContent = ''; }, 4000);
 }
 
 export function date(milliseconds) {

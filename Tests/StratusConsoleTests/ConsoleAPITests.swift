@@ -99,6 +99,8 @@ import Testing
         let schema = #"{"recordTypes":{"Note":{"fields":{"title":{"type":"STRING","queryable":true}}}}}"#
         let saved = try await server.send("POST", "\(base)/development", body: schema, cookie: session.cookie, csrf: session.csrf)
         #expect(saved.status == 200, "\(saved.text)")
+        let development = try await server.send("GET", "\(base)/development", cookie: session.cookie)
+        #expect(development.status == 200 && development.text.contains("title"))
         let preview = try await server.send("GET", "\(base)/preview", cookie: session.cookie)
         let changes = try #require(try preview.json()["changes"] as? [String])
         #expect(changes.contains { $0.contains("Note") })
