@@ -169,6 +169,7 @@ let package = Package(
                 "StratusWire", "StratusSQL", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
                 "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
+                "StratusConsole",
             ],
             path: "Examples/DocComments"
         ),

@@ -24,6 +24,19 @@ extension Console {
         var token: String?
     }
 
+    struct KeyAnswer: Encodable {
+        var keyID: String
+        var container: String
+        var environment: String
+        var name: String
+        var createdAt: Int64
+        var revokedAt: Int64?
+    }
+
+    struct Discoverability: Decodable {
+        var discoverable: Bool
+    }
+
     struct NewToken: Decodable {
         var container: String
         var environment: String
@@ -47,6 +60,16 @@ extension Console {
             try await audit(caller, "users.signout-all", target: user.emailAddress)
             return try .json(["signedOut": user.userRecordName])
         }
+        change(&router, Self.basePath + "/api/users/{user}/discoverable") { [self] request, caller in
+            let body = try Self.decode(Discoverability.self, from: request)
+            var user = try await accountAdministration().user(matching: try request.parameter("user"))
+            user.isDiscoverable = body.discoverable
+            let updated = user
+            try await accounts?.writeAccounts { try $0.updateUser(updated) }
+            try await audit(caller, "users.discoverable", target: user.emailAddress, detail: body.discoverable ? "on" : "off")
+            return try .json(["discoverable": body.discoverable])
+        }
+        registerKeys(on: &router)
         read(&router, Self.basePath + "/api/tokens") { [self] request, _ in
             let tokens = try await accountAdministration().apiTokens(container: request.query["container"])
             return try .json(tokens.map { Self.answer($0, token: nil) })
@@ -69,6 +92,24 @@ extension Console {
             let record = try await accountAdministration().revokeAPIToken(prefix)
             try await audit(caller, "tokens.revoke", target: "\(record.container)/\(record.environment.rawValue)", detail: "\(record.prefix)… \(record.name)")
             return try .json(Self.answer(record, token: nil))
+        }
+    }
+
+    /// Server-to-server keys: listed and revoked (adding one takes a public key file: `stratus key add`).
+    private func registerKeys(on router: inout Router) {
+        read(&router, Self.basePath + "/api/keys") { [self] request, _ in
+            let keys = try await accountAdministration().serverKeys(container: request.query["container"])
+            return try .json(keys.map {
+                KeyAnswer(
+                    keyID: $0.keyID, container: $0.container, environment: $0.environment.rawValue, name: $0.name, createdAt: $0.createdAt,
+                    revokedAt: $0.revokedAt
+                )
+            })
+        }
+        change(&router, Self.basePath + "/api/keys/{keyID}/revoke") { [self] request, caller in
+            let key = try await accountAdministration().revokeServerKey(try request.parameter("keyID"))
+            try await audit(caller, "keys.revoke", target: "\(key.container)/\(key.environment.rawValue)", detail: "\(key.keyID) \(key.name)")
+            return try .json(["revoked": key.keyID])
         }
     }
 

@@ -14,6 +14,8 @@ import Foundation
 /// session's anti-forgery token and lands in the audit log.
 ///
 /// ```swift
+/// import StratusHTTP
+///
 /// let console = Console(service: service, records: store, accounts: store, console: store, serviceConfiguration: configuration)
 /// var router = Router(logger: logger)
 /// console.register(on: &router)
@@ -28,6 +30,8 @@ public final class Console: Sendable {
     let administration: AccountAdministration?
     let gate: ConsoleGate
     let metrics: MetricsRegistry?
+    /// The server's quotas, shown beside usage.
+    let quotas: QuotaConfiguration
     let configuration: ConsoleConfiguration
     let logger: Logger
 
@@ -53,6 +57,7 @@ public final class Console: Sendable {
         self.administration = accounts.map { AccountAdministration(accounts: $0, configuration: serviceConfiguration, logger: logger) }
         self.gate = ConsoleGate(store: console, configuration: configuration, logger: logger)
         self.metrics = metrics
+        self.quotas = serviceConfiguration.quotas
         self.configuration = configuration
         self.logger = logger
     }
@@ -71,6 +76,7 @@ public final class Console: Sendable {
         registerTokens(on: &router)
         registerSchema(on: &router)
         registerOperations(on: &router)
+        registerUsage(on: &router)
     }
 
     /// An embedded resource, or 404.

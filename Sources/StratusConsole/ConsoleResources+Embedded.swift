@@ -15,7 +15,10 @@ export async function usersPage(root) {
   const users = await api('/users');
   const rows = users.map((user) => h('tr', {},
     h('td', { text: user.email }), h('td', {}, h('code', { text: user.userRecordName })),
-    h('td', { text: user.discoverable ? 'yes' : 'no' }), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: date(user.createdAt) }),
+    h('td', {}, h('input', { type: 'checkbox', checked: user.discoverable, 'aria-label': `${user.email} is discoverable`, onchange: async (event) => {
+      await api(`/users/${encodeURIComponent(user.userRecordName)}/discoverable`, { method: 'POST', body: { discoverable: event.target.checked } });
+      announce(`${user.email} is ${event.target.checked ? '' : 'not '}discoverable`);
+    } })), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: date(user.createdAt) }),
     h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: async () => {
       await api(`/users/${encodeURIComponent(user.userRecordName)}/signout`, { method: 'POST' });
       announce(`Signed ${user.email} out everywhere`);
@@ -32,7 +35,17 @@ export async function tokensPage(root) {
   const list = h('div', { id: 'token-list' });
   const created = h('div', { id: 'token-created', 'aria-live': 'polite' });
   const error = h('p', { class: 'error', role: 'alert' });
+  const keys = h('div', { id: 'key-list' });
   const load = async () => {
+    const serverKeys = await api(`/keys?container=${encodeURIComponent(container.value)}`);
+    keys.replaceChildren(table(['Key ID', 'Name', 'Environment', 'Created', 'Revoked', ''], serverKeys.map((key) => h('tr', {},
+      h('td', {}, h('code', { text: key.keyID })), h('td', { text: key.name }), h('td', { text: key.environment }),
+      h('td', { text: date(key.createdAt) }), h('td', { text: date(key.revokedAt) }),
+      h('td', {}, key.revokedAt ? null : h('button', { type: 'button', class: 'danger', onclick: async () => {
+        await api(`/keys/${encodeURIComponent(key.keyID)}/revoke`, { method: 'POST' });
+        announce(`Revoked key ${key.keyID}`);
+        load();
+      } }, 'Revoke')))), `${serverKeys.length} server-to-server key(s); add one with stratus key add`));
     const tokens = await api(`/tokens?container=${encodeURIComponent(container.value)}`);
     list.replaceChildren(table(['Prefix', 'Name', 'Environment', 'Created', 'Revoked', ''], tokens.map((token) => h('tr', { 'data-prefix': token.prefix },
       h('td', {}, h('code', { text: `${token.prefix}…` })), h('td', { text: token.name }), h('td', { text: token.environment }),
@@ -56,7 +69,8 @@ export async function tokensPage(root) {
   root.append(h('section', { class: 'card', 'aria-labelledby': 'tokens-title' }, h('h1', { id: 'tokens-title', text: 'API tokens' }),
     h('form', { class: 'row', onsubmit: create }, field('token-container', 'Container', container), field('token-environment', 'Environment', environment),
       field('token-name', 'Name', name), h('button', { type: 'submit', id: 'create-token' }, 'Create token')),
-    error, created, list));
+    error, created, list),
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', text: 'Server-to-server keys' }), keys));
   await load();
 }
 
@@ -119,10 +133,11 @@ import { zonesPage } from './zones.js';
 import { schemaPage } from './schema.js';
 import { usersPage, tokensPage } from './accounts.js';
 import { operationsPage, auditPage } from './operations.js';
+import { usagePage } from './usage.js';
 
 const pages = {
   records: recordsPage, zones: zonesPage, schema: schemaPage, users: usersPage, tokens: tokensPage,
-  operations: operationsPage, audit: auditPage,
+  usage: usagePage, operations: operationsPage, audit: auditPage,
 };
 let session = null;
 let stopPage = null;
@@ -327,6 +342,7 @@ export function table(headings, rows, caption) {
     <a href="#/schema">Schema</a>
     <a href="#/users">Users</a>
     <a href="#/tokens">API tokens</a>
+    <a href="#/usage">Usage</a>
     <a href="#/operations">Operations</a>
     <a href="#/audit">Audit log</a>
   </nav>
@@ -740,6 +756,51 @@ export async function targetPicker(onChange) {
 export function rememberZone(zone) {
   target.zone = zone;
   remember();
+}
+
+"""#####
+    ),
+    "usage.js": ConsoleResource(
+        contentType: "text/javascript; charset=utf-8",
+        text: #####"""
+// Usage: each database's stored bytes (records and assets) against its quota, per container and user.
+import { api } from './api.js';
+import { h, field, select, table } from './dom.js';
+import { target } from './target.js';
+
+function bytes(count) {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = count;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  return `${unit ? value.toFixed(1) : value} ${units[unit]}`;
+}
+
+function meter(used, quota) {
+  const share = quota > 0 ? Math.min(1, used / quota) : 0;
+  return h('meter', { min: 0, max: 1, value: share.toFixed(4), high: 0.8, 'aria-label': `${(share * 100).toFixed(1)}% of the quota` });
+}
+
+export async function usagePage(root) {
+  const containers = await api('/containers');
+  const container = select(containers, containers.includes(target.container) ? target.container : containers[0]);
+  const environment = select(['development', 'production'], target.environment);
+  const body = h('div', { id: 'usage' });
+  const load = async () => {
+    const usage = await api(`/usage/${encodeURIComponent(container.value)}/${environment.value}`);
+    body.replaceChildren(
+      h('p', { class: 'muted', text: `Request budget: ${usage.requestsPerSecond || 'unlimited'} requests per second for the container.` }),
+      table(['Database', 'User', 'Records', 'Assets', 'Quota', 'Used'], usage.lines.map((line) => h('tr', {},
+        h('td', { text: line.database }), h('td', { text: line.user || '—' }), h('td', { text: bytes(line.recordBytes) }),
+        h('td', { text: bytes(line.assetBytes) }), h('td', { text: bytes(line.quotaBytes) }),
+        h('td', {}, meter(line.recordBytes + (line.database === 'private' ? line.assetBytes : 0), line.quotaBytes))))),
+      usage.truncated ? h('p', { class: 'muted', text: 'Only the first 500 users are shown.' }) : '');
+  };
+  container.addEventListener('change', load);
+  environment.addEventListener('change', load);
+  root.append(h('section', { class: 'card', 'aria-labelledby': 'usage-title' }, h('h1', { id: 'usage-title', text: 'Usage' }),
+    h('div', { class: 'row' }, field('usage-container', 'Container', container), field('usage-environment', 'Environment', environment)), body));
+  await load();
 }
 
 """#####

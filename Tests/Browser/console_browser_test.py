@@ -175,7 +175,7 @@ def run(browser, stratus, cloudkit, artifacts):
     check("Bookmark" in production.get("recordTypes", {}), "the schema change is deployed to production")
     shot("07-schema-deployed")
 
-    for page in ["zones", "users", "operations", "audit"]:
+    for page in ["zones", "users", "usage", "operations", "audit"]:
         browser.click(f"nav a[href='#/{page}']")
         browser.find(f"#{page}-title")
         time.sleep(0.3 if page != "operations" else 2.5)

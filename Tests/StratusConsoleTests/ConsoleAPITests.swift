@@ -126,4 +126,32 @@ import Testing
         let refused = try await server.cloudKit.exchange("records/lookup", #"{"records":[{"recordName":"n1"}]}"#, query: ada.query)
         #expect(refused.status == 401)
     }
+
+    @Test func usageShowsEachDatabasesBytesAgainstItsQuota() async throws {
+        let server = try await ConsoleTestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await adaWithANote(server)
+        let session = try await server.signIn()
+        let reply = try await server.send("GET", "/console/api/usage/\(Self.container)/development", cookie: session.cookie)
+        #expect(reply.status == 200)
+        let lines = try #require(try reply.json()["lines"] as? [[String: Any]])
+        let ada = try #require(lines.first { $0["user"] as? String == "ada@example.com" })
+        #expect((ada["recordBytes"] as? Int ?? 0) > 0, "Ada's note counts")
+        #expect(lines.first { $0["database"] as? String == "public" }?["recordBytes"] as? Int == 0)
+        #expect(try await server.send("GET", "/console/api/usage/\(Self.container)/staging", cookie: session.cookie).status == 400)
+    }
+
+    @Test func discoverabilityChangesThroughTheAccountStoreAndIsAudited() async throws {
+        let server = try await ConsoleTestServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await server.cloudKit.signedInUser("ada@example.com")
+        let session = try await server.signIn()
+        let reply = try await server.send(
+            "POST", "/console/api/users/ada@example.com/discoverable", body: #"{"discoverable":true}"#, cookie: session.cookie, csrf: session.csrf
+        )
+        #expect(reply.status == 200)
+        #expect(try await server.cloudKit.admin().user(matching: "ada@example.com").isDiscoverable)
+        #expect(try await server.send("GET", "/console/api/audit", cookie: session.cookie).text.contains("users.discoverable"))
+        #expect(try await server.send("GET", "/console/api/keys", cookie: session.cookie).text == "[]")
+    }
 }

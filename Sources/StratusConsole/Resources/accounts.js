@@ -7,7 +7,10 @@ export async function usersPage(root) {
   const users = await api('/users');
   const rows = users.map((user) => h('tr', {},
     h('td', { text: user.email }), h('td', {}, h('code', { text: user.userRecordName })),
-    h('td', { text: user.discoverable ? 'yes' : 'no' }), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: date(user.createdAt) }),
+    h('td', {}, h('input', { type: 'checkbox', checked: user.discoverable, 'aria-label': `${user.email} is discoverable`, onchange: async (event) => {
+      await api(`/users/${encodeURIComponent(user.userRecordName)}/discoverable`, { method: 'POST', body: { discoverable: event.target.checked } });
+      announce(`${user.email} is ${event.target.checked ? '' : 'not '}discoverable`);
+    } })), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: date(user.createdAt) }),
     h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: async () => {
       await api(`/users/${encodeURIComponent(user.userRecordName)}/signout`, { method: 'POST' });
       announce(`Signed ${user.email} out everywhere`);
@@ -24,7 +27,17 @@ export async function tokensPage(root) {
   const list = h('div', { id: 'token-list' });
   const created = h('div', { id: 'token-created', 'aria-live': 'polite' });
   const error = h('p', { class: 'error', role: 'alert' });
+  const keys = h('div', { id: 'key-list' });
   const load = async () => {
+    const serverKeys = await api(`/keys?container=${encodeURIComponent(container.value)}`);
+    keys.replaceChildren(table(['Key ID', 'Name', 'Environment', 'Created', 'Revoked', ''], serverKeys.map((key) => h('tr', {},
+      h('td', {}, h('code', { text: key.keyID })), h('td', { text: key.name }), h('td', { text: key.environment }),
+      h('td', { text: date(key.createdAt) }), h('td', { text: date(key.revokedAt) }),
+      h('td', {}, key.revokedAt ? null : h('button', { type: 'button', class: 'danger', onclick: async () => {
+        await api(`/keys/${encodeURIComponent(key.keyID)}/revoke`, { method: 'POST' });
+        announce(`Revoked key ${key.keyID}`);
+        load();
+      } }, 'Revoke')))), `${serverKeys.length} server-to-server key(s); add one with stratus key add`));
     const tokens = await api(`/tokens?container=${encodeURIComponent(container.value)}`);
     list.replaceChildren(table(['Prefix', 'Name', 'Environment', 'Created', 'Revoked', ''], tokens.map((token) => h('tr', { 'data-prefix': token.prefix },
       h('td', {}, h('code', { text: `${token.prefix}…` })), h('td', { text: token.name }), h('td', { text: token.environment }),
@@ -48,6 +61,7 @@ export async function tokensPage(root) {
   root.append(h('section', { class: 'card', 'aria-labelledby': 'tokens-title' }, h('h1', { id: 'tokens-title', text: 'API tokens' }),
     h('form', { class: 'row', onsubmit: create }, field('token-container', 'Container', container), field('token-environment', 'Environment', environment),
       field('token-name', 'Name', name), h('button', { type: 'submit', id: 'create-token' }, 'Create token')),
-    error, created, list));
+    error, created, list),
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', text: 'Server-to-server keys' }), keys));
   await load();
 }

@@ -6,10 +6,11 @@ import { zonesPage } from './zones.js';
 import { schemaPage } from './schema.js';
 import { usersPage, tokensPage } from './accounts.js';
 import { operationsPage, auditPage } from './operations.js';
+import { usagePage } from './usage.js';
 
 const pages = {
   records: recordsPage, zones: zonesPage, schema: schemaPage, users: usersPage, tokens: tokensPage,
-  operations: operationsPage, audit: auditPage,
+  usage: usagePage, operations: operationsPage, audit: auditPage,
 };
 let session = null;
 let stopPage = null;

@@ -18,9 +18,12 @@ extension CloudKitService {
     /// private or shared database it acts as the user `userRecordName`.
     ///
     /// ```swift
-    /// var request = HTTPRequest(method: .post, path: "/database/1/iCloud.com.example.Notes/development/private/records/query", body: body)
-    /// request.parameters = ["container": "iCloud.com.example.Notes", "environment": "development", "database": "private", "operation": "records/query"]
-    /// let response = try await service.respond(operator: "ada@example.com", actingAs: userRecordName, to: request)
+    /// import StratusHTTP
+    ///
+    /// let path = "/database/1/iCloud.com.example.Notes/development/public/records/query"
+    /// var request = HTTPRequest(method: .post, path: path, body: Data(#"{"query":{"recordType":"Note"}}"#.utf8))
+    /// request.parameters = ["container": "iCloud.com.example.Notes", "environment": "development", "database": "public", "operation": "records/query"]
+    /// let response = await service.respond(operator: "ada@example.com", actingAs: nil, to: request)
     /// ```
     ///
     /// - Parameters:

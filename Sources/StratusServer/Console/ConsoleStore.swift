@@ -8,7 +8,7 @@
 /// hashes, session tokens as SHA-256 hashes.
 ///
 /// ```swift
-/// let admins = try await store.readConsole { try $0.administrators() }
+/// let admins = try await console.readConsole { try $0.administrators() }
 /// ```
 public protocol ConsoleStore: Sendable {
     /// Runs `body` in a read-only snapshot.
