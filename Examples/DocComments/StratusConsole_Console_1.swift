@@ -12,5 +12,6 @@ import StratusHTTP
 private func example(configuration: ServiceConfiguration, logger: Logger, service: CloudKitService, store: any RecordStore & AccountStore & ConsoleStore) async throws {
     let console = Console(service: service, records: store, accounts: store, console: store, serviceConfiguration: configuration)
     var router = Router(logger: logger)
+    router.use(console.requestLog)
     console.register(on: &router)
 }

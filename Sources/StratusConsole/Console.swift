@@ -18,6 +18,7 @@ import Foundation
 ///
 /// let console = Console(service: service, records: store, accounts: store, console: store, serviceConfiguration: configuration)
 /// var router = Router(logger: logger)
+/// router.use(console.requestLog)
 /// console.register(on: &router)
 /// ```
 public final class Console: Sendable {
@@ -30,6 +31,8 @@ public final class Console: Sendable {
     let administration: AccountAdministration?
     let gate: ConsoleGate
     let metrics: MetricsRegistry?
+    /// The live tail of the request log; add it to the router as middleware (``ConsoleRequestLog``).
+    public let requestLog = ConsoleRequestLog()
     /// The server's quotas, shown beside usage.
     let quotas: QuotaConfiguration
     let configuration: ConsoleConfiguration

@@ -258,9 +258,12 @@ pre { padding: 10px; overflow: auto; }
 .error { color: var(--error); min-height: 1em; }
 .ok { color: var(--ok); }
 .status { position: fixed; bottom: 12px; right: 12px; }
-.chart { width: 100%; height: 160px; border: 1px solid var(--line); border-radius: 6px; }
+#charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 12px; }
+#charts figure { margin: 0; }
+.chart { width: 100%; height: 90px; border: 1px solid var(--line); border-radius: 6px; }
 .chart polyline { fill: none; stroke: var(--accent); stroke-width: 2; }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; background: var(--code); padding: 8px; border-radius: 6px; }
+#request-tail td:first-child, #request-tail td:last-child { white-space: nowrap; }
 
 """#####
     ),
@@ -424,10 +427,26 @@ function svg(points, label) {
   return element;
 }
 
+function tailRow(entry) {
+  return h('tr', {}, h('td', { text: date(entry.at) }), h('td', { text: entry.method }), h('td', {}, h('code', { text: entry.path })),
+    h('td', { class: entry.status >= 500 ? 'error' : '', text: entry.status }), h('td', { text: `${entry.milliseconds} ms` }));
+}
+
 export async function operationsPage(root) {
   const charts = h('div', { id: 'charts' });
+  const tail = h('tbody', { id: 'request-tail' });
+  let after = 0;
+  const follow = async () => {
+    const entries = await api(`/requests?after=${after}`);
+    for (const entry of entries) tail.prepend(tailRow(entry));
+    while (tail.children.length > 100) tail.lastElementChild.remove();
+    if (entries.length) after = entries[entries.length - 1].sequence;
+  };
   root.append(h('section', { class: 'card', 'aria-labelledby': 'operations-title' }, h('h1', { id: 'operations-title', text: 'Operations' }),
-    h('p', { class: 'muted', text: 'Requests answered by this server, sampled every two seconds.' }), charts));
+    h('p', { class: 'muted', text: 'Requests answered by this server, sampled every two seconds.' }), charts),
+    h('section', { class: 'card', 'aria-labelledby': 'tail-title' }, h('h2', { id: 'tail-title', text: 'Request log (live)' }),
+      h('table', {}, h('thead', {}, h('tr', {}, ['When', 'Method', 'Path', 'Status', 'Time'].map((text) => h('th', { scope: 'col', text })))), tail)));
+  await follow();
   const history = { rate: [], p50: [], p99: [], errors: [] };
   let previous = parse(await api('/metrics'));
   let previousAt = performance.now();
@@ -446,7 +465,7 @@ export async function operationsPage(root) {
       chart('Latency p99 (bucket bound)', history.p99.map((v) => v === Infinity ? null : v), 's'), chart('Server errors', history.errors, 'per sample'));
   };
   await sample();
-  const timer = setInterval(() => sample().catch(() => {}), 2000);
+  const timer = setInterval(() => { sample().catch(() => {}); follow().catch(() => {}); }, 2000);
   return () => clearInterval(timer);
 }
 

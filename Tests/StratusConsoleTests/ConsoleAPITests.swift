@@ -154,4 +154,21 @@ import Testing
         #expect(try await server.send("GET", "/console/api/audit", cookie: session.cookie).text.contains("users.discoverable"))
         #expect(try await server.send("GET", "/console/api/keys", cookie: session.cookie).text == "[]")
     }
+
+    @Test func theRequestTailShowsAnsweredRequestsWithoutTheirSecrets() async throws {
+        let server = try await ConsoleTestServer.start()
+        defer { Task { await server.stop() } }
+        let session = try await server.signIn()
+        _ = try await server.send("GET", "/assets/download/sealed-ticket-secret/file.jpg?x=1")
+        _ = try await server.send("GET", "/console/api/containers?ckAPIToken=secret-in-query", cookie: session.cookie)
+        let reply = try await server.send("GET", "/console/api/requests?after=0", cookie: session.cookie)
+        let entries = try #require(try JSONSerialization.jsonObject(with: reply.body) as? [[String: Any]])
+        let paths = entries.compactMap { $0["path"] as? String }
+        #expect(paths.contains("/console/api/signin") && paths.contains("/console/api/containers") && paths.contains("/assets/…"))
+        #expect(!reply.text.contains("secret"), "no ticket and no query string is kept")
+        let last = try #require(entries.last?["sequence"] as? Int)
+        let later = try await server.send("GET", "/console/api/requests?after=\(last)", cookie: session.cookie)
+        let newer = try #require(try JSONSerialization.jsonObject(with: later.body) as? [[String: Any]])
+        #expect(newer.map { $0["sequence"] as? Int } == [last + 1], "only what came after: the first read of the tail itself")
+    }
 }

@@ -45,6 +45,7 @@ final class ConsoleTestServer: Sendable {
             metrics: MetricsRegistry(), configuration: configuration
         )
         var router = Router()
+        router.use(console.requestLog)
         let service = cloudKit.service
         router.use(CORSMiddleware { origin, request in !Console.owns(request.path) && service.isOriginAllowed(origin, for: request) })
         service.register(on: &router)
