@@ -41,7 +41,7 @@ extension Console {
         let response = await service.respond(operator: caller.administrator.emailAddress, actingAs: user, to: inner)
         if changes, response.status == .ok {
             let target = "\(container)/\(environment)/\(database)" + (user.map { " of \($0)" } ?? "")
-            try await audit(caller, operation, target: target, detail: Self.summary(of: request.body))
+            try await audit(caller, operation, target: target, detail: Self.summary(of: request.body, answer: response.body))
         }
         return response
     }
@@ -61,18 +61,23 @@ extension Console {
         }
     }
 
-    /// What a change request does, for the audit log: each operation's type and record, zone or subscription.
-    static func summary(of body: Data) -> String {
+    /// What a change request did, for the audit log: each operation's type and record, zone or
+    /// subscription, with the error code of any that failed (a batch answers 200 with per-item errors).
+    static func summary(of body: Data, answer: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return "" }
         let operations = (object["operations"] as? [[String: Any]]) ?? []
-        let items = operations.prefix(20).map { operation -> String in
+        let results = ((try? JSONSerialization.jsonObject(with: answer)) as? [String: Any]).map { answer in
+            ((answer["records"] ?? answer["zones"] ?? answer["subscriptions"]) as? [[String: Any]]) ?? []
+        } ?? []
+        let items = operations.prefix(20).enumerated().map { index, operation -> String in
             let type = operation["operationType"] as? String ?? "?"
             let record = operation["record"] as? [String: Any]
             let zone = (operation["zone"] as? [String: Any])?["zoneID"] as? [String: Any]
             let subscription = operation["subscription"] as? [String: Any]
             let name =
                 (record?["recordName"] as? String) ?? (zone?["zoneName"] as? String) ?? (subscription?["subscriptionID"] as? String) ?? "?"
-            return "\(type) \(name)"
+            let failure = index < results.count ? results[index]["serverErrorCode"] as? String : nil
+            return "\(type) \(name)" + (failure.map { " (\($0), not done)" } ?? "")
         }
         return items.joined(separator: ", ") + (operations.count > 20 ? ", … (\(operations.count) in all)" : "")
     }

@@ -123,7 +123,12 @@ public final class Console: Sendable {
         _ router: inout Router, _ template: String, maximumBodySize: Int? = nil,
         _ handler: @escaping @Sendable (HTTPRequest, ConsoleCaller) async throws -> HTTPResponse
     ) {
-        router.route(.post, template, maximumBodySize: maximumBodySize) { [gate] request in
+        // Without a session cookie the body is not even read (the session itself is checked after it).
+        let screen: Router.HeadCheck = { head in
+            guard head.cookie(named: ConsoleGate.cookieName) != nil else { throw ConsoleGate.signedOut }
+            return .admit
+        }
+        router.route(.post, template, maximumBodySize: maximumBodySize, check: screen) { [gate] request in
             let caller = try await gate.caller(of: request)
             try gate.checkForgery(request, of: caller)
             return Self.secured(try await Self.answering { try await handler(request, caller) })

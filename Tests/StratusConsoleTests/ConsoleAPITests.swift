@@ -53,6 +53,8 @@ import Testing
         _ = try await consoleModify(server, session, tag: tag, title: "second")
         let stale = try await consoleModify(server, session, tag: tag, title: "lost update")
         #expect(stale["serverErrorCode"] as? String == "CONFLICT")
+        let audit = try await server.send("GET", "/console/api/audit", cookie: session.cookie)
+        #expect(audit.text.contains("update n1 (CONFLICT, not done)"), "the log says the stale edit did nothing")
         let lookup = try await server.cloudKit.exchange("records/lookup", #"{"records":[{"recordName":"n1"}]}"#, query: ada.query)
         #expect(String(decoding: lookup.body, as: UTF8.self).contains("second"))
     }
