@@ -1,3 +1,4 @@
+import Foundation
 public import StratusServer
 public import StratusServerCrypto
 
@@ -20,10 +21,8 @@ public struct ConsoleConfiguration: Sendable {
     /// The shortest password `stratus admin create` accepts: 12 characters.
     public var minimumPasswordLength = 12
     /// The clock, in milliseconds since 1970.
-    public var now: @Sendable () -> Int64 = { Int64((Date.timeIntervalSinceReferenceDate + 978_307_200) * 1000) }
+    public var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// The defaults.
     public init() {}
 }
-
-import Foundation

@@ -1,3 +1,5 @@
+import Foundation
+
 extension HTTPRequest {
     /// The value of the cookie `name` in the request's `Cookie` headers (the first one when it
     /// repeats), or `nil`.
@@ -20,5 +22,3 @@ extension HTTPRequest {
         return nil
     }
 }
-
-import Foundation

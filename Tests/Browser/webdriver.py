@@ -96,6 +96,11 @@ class Browser:
         self.script("const e = document.querySelector(arguments[0]); e.value = arguments[1];"
                     "e.dispatchEvent(new Event('change', {bubbles: true}));", css, value)
 
+    def color_scheme(self, scheme):
+        """Emulates prefers-color-scheme (light or dark) through chromium's DevTools protocol."""
+        self._session("POST", "/goog/cdp/execute", {"cmd": "Emulation.setEmulatedMedia",
+                                                     "params": {"features": [{"name": "prefers-color-scheme", "value": scheme}]}})
+
     def screenshot(self, path):
         with open(path, "wb") as file:
             file.write(base64.b64decode(self._session("GET", "/screenshot")))

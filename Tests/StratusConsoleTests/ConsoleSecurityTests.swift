@@ -2,6 +2,7 @@ import Foundation
 import StratusConsole
 import StratusServer
 import StratusTesting
+import Synchronization
 import Testing
 
 /// The console's door (Documentation/0022-console.md, "Authentication"; the threat model's console
@@ -158,5 +159,3 @@ final class Clock: Sendable {
     func now() -> Int64 { value.withLock { $0 } }
     func advance(by milliseconds: Int64) { value.withLock { $0 += milliseconds } }
 }
-
-import Synchronization
