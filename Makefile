@@ -24,6 +24,7 @@ serve: deps
 # Every doc-comment and guide example is copied into Examples/DocComments first, so the build compiles them (Documentation/0014).
 build: deps
 	swift Scripts/extract-doc-examples.swift .
+	swift Scripts/embed-console-resources.swift .
 	swift build --build-tests
 
 # A throwaway PostgreSQL cluster (Scripts/test-postgres.sh) runs for the length of the suite;
@@ -32,6 +33,8 @@ build: deps
 # present); STRATUS_REQUIRE_FAKE_APNS=1 makes a missing one fail the APNs tests instead of skipping them.
 # Debian's nginx and caddy are installed for the reverse-proxy tests (Scripts/test-reverse-proxy.sh); STRATUS_REQUIRE_NGINX=1
 # and STRATUS_REQUIRE_CADDY=1 make a missing one fail its test instead of skipping it.
+# The console's browser suite drives Debian's chromium through chromium-driver (Scripts/test-console-browser.sh,
+# installed like nginx; screenshots of each page in .build/console-browser).
 # Then Schemathesis from the server's OpenAPI description (Scripts/test-schemathesis.sh), each fuzz
 # target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
 test: build
@@ -39,8 +42,10 @@ test: build
 	Scripts/check-layers.sh --self-test
 	Scripts/fake-apns.sh install
 	Scripts/test-reverse-proxy.sh install
+	Scripts/test-console-browser.sh install
 	STRATUS_REQUIRE_FAKE_APNS=1 STRATUS_REQUIRE_NGINX=1 STRATUS_REQUIRE_CADDY=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
 	STRATUS_SIMULATION=1 swift test --skip-build --filter SyncSimulationTests
+	Scripts/test-console-browser.sh
 	Scripts/test-schemathesis.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 Fuzz/Scripts/fuzz.sh
 	Scripts/test-sanitized.sh thread

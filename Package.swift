@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "StratusServerSQLite", targets: ["StratusServerSQLite"]),
         .library(name: "StratusServerPostgres", targets: ["StratusServerPostgres"]),
         .library(name: "StratusServerAPNs", targets: ["StratusServerAPNs"]),
+        .library(name: "StratusConsole", targets: ["StratusConsole"]),
         .library(name: "StratusClient", targets: ["StratusClient"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSync", targets: ["StratusSync"]),
@@ -126,6 +127,14 @@ let package = Package(
         // Layer 4: APNs delivery over HTTP/2 (libcurl with nghttp2), composed in by `stratus serve`.
         .target(name: "StratusServerAPNs", dependencies: ["StratusServer", "CCurl", "StratusLogging"]),
 
+        // Layer 4: the web console at /console (Documentation/0022-console.md): its pages are files in
+        // Resources/, embedded as Swift source by Scripts/embed-console-resources.swift (make build runs it).
+        .target(
+            name: "StratusConsole",
+            dependencies: ["StratusServer", "StratusHTTP", "StratusWire", "StratusCrypto", "StratusServerCrypto", "StratusLogging", "StratusMetrics"],
+            exclude: ["Resources"]
+        ),
+
         // Layer 5: composition and test support.
         .target(
             name: "StratusTesting",
@@ -142,7 +151,7 @@ let package = Package(
                 "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusPostgres", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusServerAPNs", "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
-                "CSanitizerHooks",
+                "StratusConsole", "CSanitizerHooks",
             ]
         ),
 
@@ -160,6 +169,7 @@ let package = Package(
                 "StratusWire", "StratusSQL", "StratusSQLite", "StratusPostgres", "StratusCrypto", "StratusServerCrypto", "StratusHTTP", "StratusHTTPServer",
                 "StratusLogging", "StratusMetrics", "StratusTesting", "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync", "StratusKeyValue", "StratusDocuments", "StratusClientCommands",
+                "StratusConsole",
             ],
             path: "Examples/DocComments"
         ),
@@ -232,6 +242,13 @@ let package = Package(
                 "StratusServerCrypto",
                 "StratusKeyValue",
                 "StratusMetrics",
+            ]
+        ),
+        .testTarget(
+            name: "StratusConsoleTests",
+            dependencies: [
+                "StratusConsole", "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerPostgres", "StratusHTTP",
+                "StratusWire", "StratusTesting", "StratusMetrics", "StratusLogging", "StratusServerCrypto",
             ]
         ),
         .testTarget(

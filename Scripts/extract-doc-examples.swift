@@ -80,7 +80,11 @@ let moduleGivens: [String: [String: String]] = [
         "body": "[UInt8]", "deviceToken": "String", "fanout": "PushFanout", "schema": "Schema", "query": "StratusWire.Query",
         "buckets": "any SharedRateBuckets", "limits": "QuotaLimits", "data": "Data", "current": "Schema", "caFile": "String",
         "tx": "any RecordStoreWriter", "zone": "ZoneRow", "record": "StoredRecord", "database": "DatabaseKey",
-        "ticket": "AssetUploadTicket", "ledger": "UploadTicketLedger",
+        "ticket": "AssetUploadTicket", "ledger": "UploadTicketLedger", "console": "any ConsoleStore",
+    ],
+    "StratusConsole": [
+        "service": "CloudKitService", "store": "any RecordStore & AccountStore & ConsoleStore", "configuration": "ServiceConfiguration",
+        "router": "Router",
     ],
     "StratusStore": [
         "container": "PersistentContainer", "book": "ManagedObject", "note": "ManagedObject", "url": "URL", "model": "ObjectModel",
@@ -101,7 +105,7 @@ let givenModules: [String: [String]] = [
     "Router": ["StratusHTTP"], "HTTPServer": ["StratusHTTPServer"], "P256PrivateKey": ["StratusCrypto"], "P256PublicKey": ["StratusCrypto"],
     "MetricsRegistry": ["StratusMetrics"], "CloudKitService": ["StratusServer"], "StratusWire.Query": ["StratusWire"],
     "ServerToServerSignature.Identity": ["StratusCrypto", "StratusServerCrypto"],
-    "ServiceConfiguration": ["StratusServer"],
+    "ServiceConfiguration": ["StratusServer"], "any RecordStore & AccountStore & ConsoleStore": ["StratusServer"],
 ]
 
 /// The givens `body` uses and does not declare, as `name: Type` parameters.

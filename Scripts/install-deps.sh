@@ -5,7 +5,13 @@ set -euo pipefail
 
 packages=(pkg-config libsqlite3-dev libpq-dev postgresql libmicrohttpd-dev libssl-dev libsodium-dev libcurl4-openssl-dev openssl curl
   python3 python3-venv)
-[ "${1:-}" = "--bench" ] && packages+=(wrk)
+for option in "$@"; do
+  case "$option" in
+    --bench) packages+=(wrk) ;;
+    --console-browser) packages+=(chromium chromium-driver) ;;  # Scripts/test-console-browser.sh
+    *) echo "install-deps: unknown option $option" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

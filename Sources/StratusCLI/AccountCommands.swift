@@ -121,7 +121,7 @@ enum UserCommand {
     }
 
     /// The password from standard input (`--password-stdin`) or `STRATUS_PASSWORD`, if any.
-    private static func readPassword(_ options: Options) throws -> String? {
+    static func readPassword(_ options: Options) throws -> String? {
         if options.flag("password-stdin") {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)

@@ -60,7 +60,7 @@ struct DataDirectory {
         return given.isEmpty ? assetsURL : URL(fileURLWithPath: given, isDirectory: true).standardizedFileURL
     }
 
-    func openStore(logger: Logger) async throws -> any RecordStore & AccountStore {
+    func openStore(logger: Logger) async throws -> any RecordStore & AccountStore & ConsoleStore {
         if isPostgres { return try await PostgresRecordStore.open(url: database, logger: logger) }
         return try await SQLiteRecordStore.open(path: storePath, logger: logger)
     }

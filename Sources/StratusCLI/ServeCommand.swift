@@ -137,8 +137,9 @@ enum ServeCommand {
             try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
         }
 
+        let console = makeConsole(options, service: service, store: store, configuration: serviceConfiguration, metrics: metrics, logger: logger)
         let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service,
-            readiness: ReadinessCheck(store: store))
+            readiness: ReadinessCheck(store: store), console: console)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
         let reload = reloadOnHangUp(options, server: server, logger: logger)
@@ -165,6 +166,7 @@ enum ServeCommand {
         let base = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
         print("Stratus is running at \(base) with its data in \(dataDirectory.isPostgres ? "PostgreSQL and " : "")\(dataDirectory.url.path)")
         noteSecurity(options, configuration: configuration, base: base, logger: logger)
+        print("The console is at \(base)/console (administrators: stratus admin create <email> --password-stdin)")
         if options.flag("open") {
             print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
         } else {

@@ -18,6 +18,7 @@ let usage = """
       stratus user create|list|token|verify …   accounts (stratus user --help)
       stratus token create|list|revoke …   API tokens (stratus token --help)
       stratus key add|list|revoke …        server-to-server keys (stratus key --help)
+      stratus admin create|list|remove …   web console administrators (stratus admin --help)
       stratus push apns set|list|remove …  APNs credentials per container (stratus push --help)
       stratus records|zones|changes|kv|watch …   client commands (stratus records --help)
       stratus docs sync|conflicts <dir>    keep a folder in sync with the private database (stratus docs --help)
@@ -80,6 +81,8 @@ do {
         try await TokenCommand.run(options)
     case "key":
         try await KeyCommand.run(options)
+    case "admin":
+        try await AdminCommand.run(options)
     case "push":
         try await PushCommand.run(options)
     case "demo":

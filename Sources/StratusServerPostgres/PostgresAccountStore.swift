@@ -20,11 +20,18 @@ extension PostgresRecordStore: AccountStore {
     /// Runs `body` in one serializable transaction, run again when PostgreSQL reports a serialization failure:
     /// `body` may run more than once, so it must have no effect outside the database.
     public func writeAccounts<T: Sendable>(_ body: @escaping @Sendable (any AccountStoreWriter) throws -> T) async throws -> T {
+        try await serializableTransaction { db in try body(SQLAccountTransaction(db)) }
+    }
+
+    /// Runs `body` in one serializable transaction on a pooled connection, again (up to
+    /// ``maximumAttempts`` in all) when PostgreSQL reports a transient failure such as a
+    /// serialization failure: `body` may run more than once, so it must have no effect outside the database.
+    func serializableTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
                 return try await pool.withConnection { db in
-                    try db.transaction(isolation: .serializable) { db in try body(SQLAccountTransaction(db)) }
+                    try db.transaction(isolation: .serializable) { db in try body(db) }
                 }
             } catch let error as PostgresError where error.isTransient && attempt < Self.maximumAttempts {
                 attempt += 1

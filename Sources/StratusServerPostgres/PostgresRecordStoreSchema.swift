@@ -24,6 +24,7 @@ enum PostgresRecordStoreSchema {
         PostgresFieldIndex.registerLongitude(in: &migrator)
         PostgresQueryKeyset.registerCreatorIndex(in: &migrator)
         PostgresAPNsSchema.register(in: &migrator)
+        PostgresConsoleSchema.register(in: &migrator)
         return migrator
     }()
 }

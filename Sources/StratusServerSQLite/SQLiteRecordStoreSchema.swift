@@ -66,6 +66,7 @@ enum SQLiteRecordStoreSchema {
         SQLiteShareSchema.registerHierarchyMoves(in: &migrator)
         SQLitePushStoreSchema.registerOutbox(in: &migrator)
         SQLiteAPNsSchema.register(in: &migrator)
+        SQLiteConsoleSchema.register(in: &migrator)
         return migrator
     }()
 }

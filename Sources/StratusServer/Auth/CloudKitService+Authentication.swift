@@ -33,6 +33,11 @@ extension CloudKitService {
     ) async throws -> Principal {
         // The rule is public (the CLI applies it), so checking it first reveals nothing about the container.
         if let problem = ContainerIdentifier.problem(with: container) { throw ServiceError.badRequest(problem) }
+        // The console, in process, after it checked an administrator's session (CloudKitService+Operator).
+        if let delegated = OperatorPrincipal.current {
+            try await checkContainer(container)
+            return delegated
+        }
         guard configuration.authentication.requiresAuthentication else {
             try await checkContainer(container)
             return try await authorize(request, operation: operation, scope: scope, container: container, environment: environment)

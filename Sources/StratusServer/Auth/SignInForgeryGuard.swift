@@ -60,14 +60,6 @@ struct SignInForgeryGuard: Sendable {
 
     /// The value of this guard's cookie in the request's `Cookie` headers, if any.
     static func cookie(in request: HTTPRequest) -> String? {
-        for header in request.headers.values(for: "Cookie") {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
-                    return parts[1].trimmingCharacters(in: .whitespaces)
-                }
-            }
-        }
-        return nil
+        request.cookie(named: cookieName)
     }
 }

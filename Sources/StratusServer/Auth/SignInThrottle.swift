@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// The address is `HTTPRequest.remoteAddress`: the socket's peer, or behind a configured trusted
 /// proxy the client it names (see `TrustedProxies`).
-final class SignInThrottle: Sendable {
+public final class SignInThrottle: Sendable {
     private struct Window {
         var start: Int64
         var count: Int
@@ -35,7 +35,8 @@ final class SignInThrottle: Sendable {
     /// The most keys kept per table; stale entries are dropped first when it is reached.
     private let maximumEntries = 100_000
 
-    init(limits: SignInLimits) {
+    /// Creates empty tables with these limits (the console keeps its own, apart from app sign-in).
+    public init(limits: SignInLimits) {
         self.limits = limits
     }
 
@@ -44,7 +45,7 @@ final class SignInThrottle: Sendable {
     ///
     /// An admitted attempt counts as a failure of the pair until ``recordSuccess(account:address:)``
     /// clears it, so attempts sent in parallel cannot all slip in before the first failure is known.
-    func admit(account: String, address: String, now: Int64) -> Int? {
+    public func admit(account: String, address: String, now: Int64) -> Int? {
         state.withLock { state in
             let addressWindow = limits.addressWindow.milliseconds
             var byAddress = state.addresses[address].flatMap { now - $0.start < addressWindow ? $0 : nil } ?? Window(start: now, count: 0)
@@ -67,7 +68,7 @@ final class SignInThrottle: Sendable {
     }
 
     /// Forgets the failures of `account` from `address` after a successful sign-in from there.
-    func recordSuccess(account: String, address: String) {
+    public func recordSuccess(account: String, address: String) {
         state.withLock { _ = $0.pairs.removeValue(forKey: Self.pair(account, address)) }
     }
 

@@ -1,0 +1,49 @@
+import Foundation
+import StratusHTTP
+import StratusServer
+import StratusWire
+
+/// Schemas: view either environment, replace the development one (additions only, as
+/// `stratus schema import`), preview and deploy to production (as `stratus schema deploy`).
+extension Console {
+    struct PlanAnswer: Encodable {
+        var changes: [String]
+        var deployed: Bool
+    }
+
+    func registerSchema(on router: inout Router) {
+        // Literal paths only: a literal segment wins over `{environment}` in the router, so the POSTs
+        // below would otherwise hide these GETs.
+        for environment in [Environment.development, .production] {
+            read(&router, Self.basePath + "/api/schema/{container}/\(environment.rawValue)") { [self] request, _ in
+                let container = try request.parameter("container")
+                try await requireContainer(container)
+                return .json(bytes: try SchemaDeployment.encode(try await records.exportSchema(container: container, environment: environment)))
+            }
+        }
+        read(&router, Self.basePath + "/api/schema/{container}/preview") { [self] request, _ in
+            let container = try request.parameter("container")
+            try await requireContainer(container)
+            let development = try await records.exportSchema(container: container, environment: .development)
+            let production = try await records.exportSchema(container: container, environment: .production)
+            let plan = try SchemaDeployment.plan(from: production, to: development, environment: .production)
+            return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: false))
+        }
+        change(&router, Self.basePath + "/api/schema/{container}/development", maximumBodySize: 4 << 20) { [self] request, caller in
+            let container = try request.parameter("container")
+            try await requireContainer(container)
+            let plan = try await records.importSchema(try SchemaDeployment.decode(request.body), container: container, environment: .development)
+            if !plan.changes.isEmpty {
+                try await audit(caller, "schema.edit", target: "\(container)/development", detail: plan.changes.map(\.description).joined(separator: "; "))
+            }
+            return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: false))
+        }
+        change(&router, Self.basePath + "/api/schema/{container}/deploy") { [self] request, caller in
+            let container = try request.parameter("container")
+            try await requireContainer(container)
+            let plan = try await records.deploySchema(container: container)
+            try await audit(caller, "schema.deploy", target: "\(container)/production", detail: plan.changes.map(\.description).joined(separator: "; "))
+            return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: true))
+        }
+    }
+}

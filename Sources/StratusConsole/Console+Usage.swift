@@ -1,0 +1,66 @@
+import Foundation
+import StratusHTTP
+import StratusServer
+import StratusWire
+
+/// Storage per container and per user against the quotas (Documentation/0017-sharing-and-quotas.md),
+/// read through the store's own usage counters.
+extension Console {
+    struct UsageLine: Encodable {
+        var database: String
+        var user: String?
+        var recordBytes: Int64
+        var assetBytes: Int64
+        var quotaBytes: Int64
+    }
+
+    struct UsageAnswer: Encodable {
+        var container: String
+        var environment: String
+        var requestsPerSecond: Double
+        var lines: [UsageLine]
+        /// Whether more users exist than were read (``usageUserLimit``).
+        var truncated: Bool
+    }
+
+    /// The most users one usage answer reads.
+    static let usageUserLimit = 500
+
+    func registerUsage(on router: inout Router) {
+        read(&router, Self.basePath + "/api/usage/{container}/{environment}") { [self] request, _ in
+            let container = try request.parameter("container")
+            let name = try request.parameter("environment")
+            guard let environment = Environment(rawValue: name) else {
+                throw HTTPError.badRequest("unknown environment '\(name)'; use 'development' or 'production'")
+            }
+            try await requireContainer(container)
+            let users = try await administration?.users() ?? []
+            let limits = quotas.limits(for: container)
+            let owners = users.prefix(Self.usageUserLimit).map { ($0.userRecordName, $0.emailAddress) }
+            // The counters are read where they are kept: the store's usage primitive (a locking read on PostgreSQL).
+            let lines = try await records.write { tx -> [UsageLine] in
+                let publicUsage = try tx.usage(of: DatabaseKey(container: container, environment: environment, scope: .public, owner: DatabaseKey.publicOwner))
+                var lines = [
+                    UsageLine(
+                        database: "public", user: nil, recordBytes: publicUsage.recordBytes, assetBytes: publicUsage.assetBytes,
+                        quotaBytes: limits.publicRecordBytes
+                    )
+                ]
+                for (owner, email) in owners {
+                    let usage = try tx.usage(of: DatabaseKey(container: container, environment: environment, scope: .private, owner: owner))
+                    lines.append(
+                        UsageLine(
+                            database: "private", user: email, recordBytes: usage.recordBytes, assetBytes: usage.assetBytes,
+                            quotaBytes: limits.privateBytesPerUser
+                        ))
+                }
+                return lines
+            }
+            return try .json(
+                UsageAnswer(
+                    container: container, environment: name, requestsPerSecond: limits.requestsPerSecond, lines: lines,
+                    truncated: users.count > Self.usageUserLimit
+                ))
+        }
+    }
+}
