@@ -68,3 +68,11 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
         ZoneFetchError(zoneID: zoneID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL)
     }
 }
+
+extension ServiceError {
+    /// The error for a record that does not exist in a zone, or that the caller may not read:
+    /// both look the same, so no answer reveals that a hidden record exists.
+    static func recordNotFound(_ name: String, zoneName: String) -> ServiceError {
+        ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zoneName)'")
+    }
+}

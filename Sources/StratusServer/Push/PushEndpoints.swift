@@ -2,61 +2,27 @@ import Foundation
 import StratusHTTP
 import StratusWire
 
-extension CloudKitService {
+/// Push tokens and the web courier: `tokens/create` and `tokens/register` under
+/// `/device/1/{container}/{environment}/` (web courier tokens, and APNs device tokens), and the
+/// courier's long-polls `GET /courier/{token}` (design notes 0007 and 0013).
+struct PushEndpoints: EndpointGroup {
     /// The URL template of the token operations.
-    public static let deviceTemplate = "/device/1/{container}/{environment}/{operation...}"
+    static let deviceTemplate = "/device/1/{container}/{environment}/{operation...}"
     /// The URL template of web courier long-polls.
-    public static let courierTemplate = "/courier/{token}"
+    static let courierTemplate = "/courier/{token}"
 
-    /// Adds the token, courier and asset routes (called by ``register(on:)``).
-    func registerPushAndAssetRoutes(on router: inout Router) {
-        router.route(.post, Self.deviceTemplate, check: { [self] head in try screenCredentials(head) }) { [self] request in
+    let store: any RecordStore
+    let admission: RequestAdmission
+    let courier: WebCourier
+    let configuration: ServiceConfiguration
+
+    func register(on routes: inout EndpointRoutes) {
+        routes.router.route(.post, Self.deviceTemplate, check: { [admission] head in try admission.screenCredentials(head) }) { request in
             try await handleDevice(request)
         }
-        router.route(.get, Self.courierTemplate) { [self] request in
+        routes.router.route(.get, Self.courierTemplate) { request in
             try await pollCourier(request)
         }
-        registerAssetRoutes(on: &router)
-    }
-
-    /// Starts shutting down push delivery: every parked courier poll answers at once with an
-    /// empty body, and later polls do too, so the HTTP server can stop without waiting for them;
-    /// push fan-out starts no new batch (the outbox keeps what is left for the next start).
-    public func beginShutdown() {
-        courier.close()
-        fanout.close()
-        apns.close()
-    }
-
-    /// Shuts push delivery down (``beginShutdown()``) and waits for the fan-out batch in progress,
-    /// if any, so the store can be closed next.
-    ///
-    /// ```swift
-    /// await service.shutdown()
-    /// await server.shutdown()
-    /// try await store.close()
-    /// ```
-    public func shutdown() async {
-        beginShutdown()
-        await fanout.idle()
-        await apns.shutdown()
-    }
-
-    /// Fans out whatever the push outbox holds now, then again every
-    /// ``PushConfiguration/outboxSweepInterval`` until shutdown.
-    ///
-    /// Writes fan out their own changes right after they commit; this catches changes a node
-    /// committed but did not fan out because it stopped in between (a crash, `kill -9`), on this
-    /// node or — with PostgreSQL — any other. `stratus serve` calls it at start.
-    public func startPushFanoutSweeps() {
-        fanout.startSweeping()
-    }
-
-    /// Fans out every change the push outbox holds, now, returning when it is empty.
-    ///
-    /// - Throws: Store errors.
-    public func drainPushOutbox() async throws {
-        try await fanout.drain()
     }
 
     // MARK: Tokens
@@ -67,14 +33,11 @@ extension CloudKitService {
         guard let operation = EndpointOperation(rawValue: operationName), operation.module == .device else {
             throw HTTPError.endpointNotFound
         }
-        let environmentName = try request.parameter("environment")
-        guard let environment = Environment(rawValue: environmentName) else {
-            throw ServiceError.badRequest("unknown environment '\(environmentName)'; use 'development' or 'production'")
-        }
+        let environment = try RequestAdmission.environment(of: request)
         let container = try request.parameter("container")
         // Push tokens belong to users: both operations need a signed-in user (421 otherwise), as
         // the private database does; server-to-server keys get the opaque 401.
-        let principal = try await admit(request, operation: operation, scope: .private, container: container, environment: environment)
+        let principal = try await admission.admit(request, operation: operation, scope: .private, container: container, environment: environment)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
         switch operation {
         case .tokensCreate: return try await createToken(request, caller: caller, container: container, environment: environment)
@@ -85,7 +48,7 @@ extension CloudKitService {
     /// `tokens/create`: a new token owned by the caller, for this container environment only;
     /// `QUOTA_EXCEEDED` past ``PushConfiguration/maximumTokensPerUser`` live ones.
     private func createToken(_ request: HTTPRequest, caller: String, container: String, environment: Environment) async throws -> HTTPResponse {
-        let body = try Self.decodeBody(TokensCreate.Request.self, request)
+        let body = try request.decodeBody(TokensCreate.Request.self)
         let now = configuration.now()
         let lifetime = configuration.push.tokenLifetime
         let limit = configuration.push.maximumTokensPerUser
@@ -104,7 +67,7 @@ extension CloudKitService {
             }
             try tx.createPushToken(token)
         }
-        let url = baseURL(for: request) + "/courier/\(token.token)?ttl=\(lifetime)"
+        let url = admission.baseURL.base(for: request) + "/courier/\(token.token)?ttl=\(lifetime)"
         let response = TokensCreate.Response(apnsEnvironment: body.apnsEnvironment, apnsToken: token.token, webcourierURL: url)
         return .json(bytes: try WireCoding.encode(response))
     }
@@ -115,7 +78,7 @@ extension CloudKitService {
     /// device token (hexadecimal, from the app's `registerForRemoteNotifications`) is registered
     /// to the caller instead (``registerDeviceToken(_:_:caller:container:environment:)``).
     private func registerToken(_ request: HTTPRequest, caller: String, container: String, environment: Environment) async throws -> HTTPResponse {
-        let body = try Self.decodeBody(TokensRegister.Request.self, request)
+        let body = try request.decodeBody(TokensRegister.Request.self)
         if let device = APNsDeviceTokenFormat.normalized(body.apnsToken) {
             return try await registerDeviceToken(device, body.apnsEnvironment, caller: caller, container: container, environment: environment)
         }
@@ -127,14 +90,6 @@ extension CloudKitService {
             throw ServiceError(.notFound, "this push token does not exist here or has expired; create a new one with tokens/create")
         }
         return .json(bytes: Data("{}".utf8))
-    }
-
-    private static func decodeBody<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws(ServiceError) -> T {
-        do {
-            return try WireCoding.decode(type, from: request.body.isEmpty ? Data("{}".utf8) : request.body)
-        } catch {
-            throw ServiceError.badRequest(error.reason)
-        }
     }
 
     // MARK: Courier
@@ -154,24 +109,25 @@ extension CloudKitService {
         return response
     }
 
-    /// The base of every URL the server hands out (sign-in, verification, courier, assets), without a
-    /// trailing slash — never the client's `Host` header unchecked:
+    /// `tokens/register` with an APNs device token: registered to the caller in this container environment.
     ///
-    /// 1. the configured ``ServiceConfiguration/publicBaseURL``;
-    /// 2. in open mode, the request's scheme + the `Host` header, which the open-mode guard has already checked
-    ///    to be a loopback name (so a browser on `localhost` keeps its origin);
-    /// 3. otherwise the server's own address the request arrived at (``HTTPRequest/localAddress``,
-    ///    from the socket), with the request's scheme (`https` only through a trusted proxy).
-    ///
-    /// A `Host: evil.example` therefore never becomes a sign-in link to `evil.example`.
-    func baseURL(for request: HTTPRequest) -> String {
-        if var base = configuration.publicBaseURL {
-            while base.hasSuffix("/") { base.removeLast() }
-            return base
+    /// A device has one signed-in user at a time, so a token another user registered moves to the
+    /// caller (whose pushes then go to it, and the other user's no longer do); the caller keeps at
+    /// most ``APNsConfiguration/maximumDeviceTokensPerUser`` tokens, the least recently registered
+    /// giving way. Nothing is sent to a device token until the container environment has APNs
+    /// credentials (`stratus push apns set`).
+    func registerDeviceToken(
+        _ token: String, _ apnsEnvironment: APNsEnvironment, caller: String, container: String, environment: Environment
+    ) async throws -> HTTPResponse {
+        guard apnsEnvironment == .development || apnsEnvironment == .production else {
+            throw ServiceError.badRequest("apnsEnvironment must be 'development' or 'production' for an APNs device token; got '\(apnsEnvironment.rawValue.prefix(40))'")
         }
-        if !configuration.authentication.requiresAuthentication, let host = request.headers["Host"], Loopback.isLoopbackAuthority(host) {
-            return request.scheme + "://" + host
-        }
-        return request.scheme + "://" + (request.localAddress ?? "127.0.0.1")
+        let row = APNsDeviceToken(
+            token: token, container: container, environment: environment, apnsEnvironment: apnsEnvironment, owner: caller,
+            registeredAt: configuration.now()
+        )
+        let limit = max(1, configuration.push.apns.maximumDeviceTokensPerUser)
+        _ = try await store.write { tx in try tx.registerAPNsDeviceToken(row, maximumPerUser: limit) }
+        return .json(bytes: Data("{}".utf8))
     }
 }

@@ -1,19 +1,29 @@
 import StratusHTTP
 import StratusWire
 
-extension CloudKitService {
+/// `users/caller`, `users/current`, `users/discover` and `users/lookup/email|id|contacts`.
+struct UserEndpoints: EndpointGroup {
+    /// Users; `nil` in open mode (then the caller alone is known, by record name).
+    let accounts: (any AccountStore)?
+    let limits: ServiceLimits
+
+    func register(on routes: inout EndpointRoutes) {
+        routes.database.on(.usersCaller, .usersCurrent, .usersDiscover, .usersLookupEmail, .usersLookupID, .usersLookupContacts) {
+            try await users($0)
+        }
+    }
+
     /// `users/caller`, `users/current`, `users/discover`, `users/lookup/email|id|contacts` (Apple's CloudKit Web Services Reference: “Users”).
     ///
     /// Only discoverable users are found by others, and only they reveal names;
     /// the caller always sees its own. Unknown and undiscoverable users are simply
     /// absent from the results, so a lookup cannot tell them apart.
-    func users(_ context: RequestContext) async throws -> HTTPResponse {
+    func users(_ context: DatabaseRequest) async throws -> HTTPResponse {
         let scope = context.database.scope
         guard scope == .public || (scope == .private && context.operation == .usersCaller) else {
             throw ServiceError.badRequest("endpoint not applicable in the database type '\(scope == .private ? "privatedb" : "sharedb")'")
         }
         let caller = context.caller
-        let accounts = authenticator?.accounts
         switch context.operation {
         case .usersCaller:
             let me = try await accounts?.readAccounts { try $0.user(recordName: caller) }
@@ -55,7 +65,7 @@ extension CloudKitService {
     private func discoverable(
         _ infos: [UserLookupInfo], in accounts: (any AccountStore)?
     ) async throws -> [(UserLookupInfo, UserAccount)] {
-        let limit = configuration.limits.maximumResultsPerResponse
+        let limit = limits.maximumResultsPerResponse
         guard infos.count <= limit else {
             throw ServiceError.badRequest("a lookup may name at most \(limit) users; this one names \(infos.count)")
         }

@@ -9,7 +9,7 @@ import StratusWire
 /// A sign-up stores nothing and answers the same whether or not the address has an account, in
 /// the same time (no account is read or written, no password hashed): only the owner of the
 /// address learns, from the link, whether an account exists.
-extension CloudKitService {
+extension SignInEndpoints {
     /// `POST /signup`.
     static let signUpPath = "/signup"
     /// `GET` and `POST /verify`.
@@ -17,30 +17,30 @@ extension CloudKitService {
     /// The query parameter of a verification link's ticket.
     static let ticketParameter = "ticket"
 
-    func registerSignUp(on router: inout Router, _ authenticator: Authenticator) {
-        router.route(.post, Self.signUpPath, maximumBodySize: Self.formBodyLimit) { [self] request in
-            try await signUpSubmitted(SignInSubmission(request), authenticator)
+    func registerSignUp(on router: inout Router) {
+        router.route(.post, Self.signUpPath, maximumBodySize: Self.formBodyLimit) { request in
+            try await signUpSubmitted(SignInSubmission(request))
         }
-        router.route(.get, Self.verifyPath) { [self] request in
-            try await verificationPage(request, authenticator)
+        router.route(.get, Self.verifyPath) { request in
+            try await verificationPage(request)
         }
-        router.route(.post, Self.verifyPath, maximumBodySize: Self.formBodyLimit) { [self] request in
-            try await verificationSubmitted(SignInSubmission(request), authenticator)
+        router.route(.post, Self.verifyPath, maximumBodySize: Self.formBodyLimit) { request in
+            try await verificationSubmitted(SignInSubmission(request))
         }
     }
 
     /// Sends a verification link to the address, whatever the address; the answer never says whether it has an account.
-    private func signUpSubmitted(_ form: SignInSubmission, _ authenticator: Authenticator) async throws -> HTTPResponse {
+    private func signUpSubmitted(_ form: SignInSubmission) async throws -> HTTPResponse {
         let record: APITokenRecord
-        switch try await admitForm(form, authenticator, kind: .signUp) {
+        switch try await admitForm(form, kind: .signUp) {
         case .success(let admitted): record = admitted
         case .failure(let refusal): return refusal.response
         }
         let apiToken = form.apiToken ?? ""
-        let kind: SignInPage.Kind = configuration.authentication.allowsSignUp ? .signUp : .signIn
+        let kind: SignInPage.Kind = authentication.allowsSignUp ? .signUp : .signIn
         let page = SignInPage.Form(apiToken: apiToken, container: record.container, csrf: "", kind: kind, email: form.fields["email"] ?? "")
         do {
-            guard configuration.authentication.allowsSignUp else {
+            guard authentication.allowsSignUp else {
                 throw AccountError(.invalidArgument, "this server does not allow creating accounts; ask its administrator")
             }
             let email = try Authenticator.normalizedEmail(form.fields["email"] ?? "")
@@ -51,7 +51,7 @@ extension CloudKitService {
                 email: email, givenName: Self.name(form.fields["givenName"]), familyName: Self.name(form.fields["familyName"]),
                 discoverable: Self.isOn(form.fields["discoverable"]), issuedAt: authenticator.now()
             )
-            try await sendVerificationLink(ticket, apiToken: apiToken, container: record.container, form.request, authenticator)
+            try await sendVerificationLink(ticket, apiToken: apiToken, container: record.container, form.request)
             if form.wantsJSON {
                 return try .json(["status": "verificationSent", "emailAddress": email], status: HTTPStatus(code: 202))
             }
@@ -59,25 +59,25 @@ extension CloudKitService {
                 SignInPage.message(
                     "Check your e-mail",
                     "If \(email) can be used for a new account, a link to finish is on its way to it. Follow it within "
-                        + "\(configuration.authentication.verificationLinkLifetime.milliseconds / 3_600_000) hours to choose your password."
+                        + "\(authentication.verificationLinkLifetime.milliseconds / 3_600_000) hours to choose your password."
                 )
             )
         } catch let error as AccountError {
-            return try refuse(form, authenticator, error, page)
+            return try refuse(form, error, page)
         }
     }
 
     private func sendVerificationLink(
-        _ ticket: SignUpTicketCodec.Ticket, apiToken: String, container: String, _ request: HTTPRequest, _ authenticator: Authenticator
+        _ ticket: SignUpTicketCodec.Ticket, apiToken: String, container: String, _ request: HTTPRequest
     ) async throws {
-        let link = baseURL(for: request) + Self.verifyPath + "?" + Authenticator.apiTokenParameter + "=" + URLText.queryValue(apiToken)
+        let link = baseURL.base(for: request) + Self.verifyPath + "?" + Authenticator.apiTokenParameter + "=" + URLText.queryValue(apiToken)
             + "&" + Self.ticketParameter + "=" + URLText.queryValue(try authenticator.signUpTickets.seal(ticket))
         let message = VerificationMessage(
             emailAddress: ticket.email, link: link,
-            expiresAt: ticket.issuedAt + configuration.authentication.verificationLinkLifetime.milliseconds, container: container
+            expiresAt: ticket.issuedAt + authentication.verificationLinkLifetime.milliseconds, container: container
         )
         do {
-            try await configuration.authentication.verificationDelivery.deliver(message, logger: logger)
+            try await authentication.verificationDelivery.deliver(message, logger: logger)
         } catch {
             logger.error("could not deliver the verification link for \(ticket.email): \(error)", metadata: ["request-id": request.requestID])
             throw AccountError(.deliveryFailed, "the link could not be sent just now; try again later")
@@ -85,10 +85,10 @@ extension CloudKitService {
     }
 
     /// The live ticket of a verification link, or `nil` if it is forged, malformed or expired.
-    private func liveTicket(_ text: String?, _ authenticator: Authenticator) -> SignUpTicketCodec.Ticket? {
+    private func liveTicket(_ text: String?) -> SignUpTicketCodec.Ticket? {
         guard let text, let ticket = authenticator.signUpTickets.open(text) else { return nil }
         let age = authenticator.now() - ticket.issuedAt
-        return age >= -60_000 && age <= configuration.authentication.verificationLinkLifetime.milliseconds ? ticket : nil
+        return age >= -60_000 && age <= authentication.verificationLinkLifetime.milliseconds ? ticket : nil
     }
 
     private static let linkNotValid = SignInPage.message(
@@ -100,30 +100,30 @@ extension CloudKitService {
     }
 
     /// `GET /verify`: the choose-a-password form for a live link.
-    private func verificationPage(_ request: HTTPRequest, _ authenticator: Authenticator) async throws -> HTTPResponse {
-        guard let apiToken = request.query[Authenticator.apiTokenParameter], let record = try await liveAPIToken(apiToken, authenticator),
-            let ticketText = request.query[Self.ticketParameter], let ticket = liveTicket(ticketText, authenticator)
+    private func verificationPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let apiToken = request.query[Authenticator.apiTokenParameter], let record = try await liveAPIToken(apiToken),
+            let ticketText = request.query[Self.ticketParameter], let ticket = liveTicket(ticketText)
         else { return Self.html(Self.linkNotValid, status: .badRequest) }
         let email = ticket.email
         if let existing = try await authenticator.accounts.readAccounts({ try $0.user(emailAddress: email) }), existing.isEmailVerified {
             return Self.html(Self.accountExists(email))
         }
         return try formResponse(
-            request, authenticator,
+            request,
             SignInPage.Form(apiToken: apiToken, container: record.container, csrf: "", kind: .verify(ticket: ticketText), email: email)
         )
     }
 
     /// `POST /verify`: makes the account for the verified address (or, for an account from before
     /// verification existed, hands it to the address's owner), then signs in.
-    private func verificationSubmitted(_ form: SignInSubmission, _ authenticator: Authenticator) async throws -> HTTPResponse {
+    private func verificationSubmitted(_ form: SignInSubmission) async throws -> HTTPResponse {
         let ticketText = form.fields[Self.ticketParameter] ?? ""
         let record: APITokenRecord
-        switch try await admitForm(form, authenticator, kind: .verify(ticket: ticketText)) {
+        switch try await admitForm(form, kind: .verify(ticket: ticketText)) {
         case .success(let admitted): record = admitted
         case .failure(let refusal): return refusal.response
         }
-        guard let ticket = liveTicket(ticketText, authenticator) else {
+        guard let ticket = liveTicket(ticketText) else {
             if form.wantsJSON { throw ServiceError.badRequest("the verification ticket is not valid or has expired") }
             return Self.html(Self.linkNotValid, status: .badRequest)
         }
@@ -143,10 +143,10 @@ extension CloudKitService {
             }
             user = made
         } catch let error as AccountError {
-            return try refuse(form, authenticator, error, page)
+            return try refuse(form, error, page)
         }
         authenticator.throttle.recordSuccess(account: ticket.email, address: form.address)
-        return try await handBack(form, authenticator, record: record, user: user)
+        return try await handBack(form, record: record, user: user)
     }
 
     /// A name from the sign-up form: trimmed, at most ``SignUpTicketCodec/maximumNameLength`` characters, `nil` if empty.

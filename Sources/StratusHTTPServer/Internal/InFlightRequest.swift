@@ -12,7 +12,7 @@ import Synchronization
 // suspended, `pending` is written once by whoever wins `suspension` for that
 // suspension's ticket (the task that parked it, or shutdown) and read by the owning
 // thread only after `MHD_resume_connection`, whose internal mutex orders the two.
-final class RequestContext: @unchecked Sendable {
+final class InFlightRequest: @unchecked Sendable {
     /// What a parked request comes back with.
     enum Pending: Sendable {
         /// The answer: send it.

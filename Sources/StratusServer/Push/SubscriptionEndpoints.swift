@@ -1,9 +1,20 @@
 import StratusHTTP
 import StratusWire
 
-extension CloudKitService {
+/// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify`.
+struct SubscriptionEndpoints: EndpointGroup {
+    let store: any RecordStore
+    let schemas: SchemaCache
+    let configuration: ServiceConfiguration
+
+    func register(on routes: inout EndpointRoutes) {
+        routes.database.on(.subscriptionsList) { try await listSubscriptions($0) }
+        routes.database.on(.subscriptionsLookup) { try await lookupSubscriptions($0) }
+        routes.database.on(.subscriptionsModify) { try await modifySubscriptions($0) }
+    }
+
     /// `subscriptions/list`: the caller's subscriptions in the database, by ID.
-    func listSubscriptions(_ context: RequestContext) async throws -> HTTPResponse {
+    func listSubscriptions(_ context: DatabaseRequest) async throws -> HTTPResponse {
         let database = context.database
         let caller = context.caller
         let stored = try await store.read { try $0.subscriptions(in: database, subscriber: caller) }
@@ -11,7 +22,7 @@ extension CloudKitService {
     }
 
     /// `subscriptions/lookup`: one result per ID, `NOT_FOUND` for unknown ones.
-    func lookupSubscriptions(_ context: RequestContext) async throws -> HTTPResponse {
+    func lookupSubscriptions(_ context: DatabaseRequest) async throws -> HTTPResponse {
         let request = try context.decode(SubscriptionsLookup.Request.self)
         let limit = configuration.limits.maximumResultsPerResponse
         guard request.subscriptions.count <= limit else {
@@ -41,13 +52,10 @@ extension CloudKitService {
     /// behaviour, Documentation/0007-push-and-assets.md, “Subscriptions”); a delete is acknowledged with `{subscriptionID}` only. A
     /// user has at most ``PushConfiguration/maximumSubscriptionsPerUser`` subscriptions per
     /// database; a create past it fails with `QUOTA_EXCEEDED`.
-    func modifySubscriptions(_ context: RequestContext) async throws -> HTTPResponse {
-        let schema = try await schema(for: context)
+    func modifySubscriptions(_ context: DatabaseRequest) async throws -> HTTPResponse {
+        let schema = try await schemas.schema(for: context, in: store)
         let request = try context.decode(SubscriptionsModify.Request.self, schema: schema)
-        let limit = configuration.limits.maximumOperationsPerRequest
-        guard request.operations.count <= limit else {
-            throw ServiceError.badRequest("a request may carry at most \(limit) operations; this one has \(request.operations.count)")
-        }
+        try configuration.limits.checkOperationCount(request.operations.count)
         let database = context.database
         let caller = context.caller
         let now = configuration.now()
@@ -67,7 +75,7 @@ extension CloudKitService {
     }
 
     private static func apply(
-        _ operation: SubscriptionOperation, database: DatabaseKey, subscriber: String, cap: Int, now: Int64, context: RequestContext,
+        _ operation: SubscriptionOperation, database: DatabaseKey, subscriber: String, cap: Int, now: Int64, context: DatabaseRequest,
         _ tx: any RecordStoreWriter
     ) throws -> SubscriptionResult {
         let existing = try tx.subscriptions(in: database, subscriber: subscriber)
@@ -105,7 +113,7 @@ extension CloudKitService {
 
     /// Checks a subscription and fills in defaults: query subscriptions watch every zone and
     /// fire on every event unless told otherwise; zone subscriptions drop the query keys.
-    static func normalize(_ subscription: Subscription, context: RequestContext, _ tx: any RecordStoreWriter) throws -> Subscription {
+    static func normalize(_ subscription: Subscription, context: DatabaseRequest, _ tx: any RecordStoreWriter) throws -> Subscription {
         var subscription = subscription
         let id = subscription.subscriptionID
         guard !id.isEmpty, id.utf8.count <= 255 else {

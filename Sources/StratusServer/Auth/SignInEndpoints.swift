@@ -3,24 +3,30 @@ import StratusHTTP
 import StratusLogging
 import StratusWire
 
-extension CloudKitService {
+/// The sign-in flow: `GET /signin`, `POST /signin`, `POST /signup`, `GET /verify`, `POST /verify`
+/// and `POST /signout` (design note 0006).
+///
+/// Served only when authentication is required; the 421 `redirectURL` points at `GET /signin`.
+struct SignInEndpoints: EndpointGroup {
+    /// The path of the sign-in page.
+    static let signInPath = "/signin"
     /// The largest sign-in form accepted.
     static let formBodyLimit = 16 << 10
 
-    /// Adds the sign-in flow: `GET /signin`, `POST /signin`, `POST /signup`, `GET /verify`,
-    /// `POST /verify` and `POST /signout`.
-    ///
-    /// Only when authentication is required; the 421 `redirectURL` points at `GET /signin`.
-    func registerSignIn(on router: inout Router) {
-        guard let authenticator, configuration.authentication.requiresAuthentication else { return }
-        router.route(.get, Self.signInPath) { [self] request in
-            try await signInPage(request, authenticator)
+    let authenticator: Authenticator
+    let authentication: AuthenticationConfiguration
+    let baseURL: PublicBaseURL
+    let logger: Logger
+
+    func register(on routes: inout EndpointRoutes) {
+        routes.router.route(.get, Self.signInPath) { request in
+            try await signInPage(request)
         }
-        router.route(.post, Self.signInPath, maximumBodySize: Self.formBodyLimit) { [self] request in
-            try await signInSubmitted(SignInSubmission(request), authenticator)
+        routes.router.route(.post, Self.signInPath, maximumBodySize: Self.formBodyLimit) { request in
+            try await signInSubmitted(SignInSubmission(request))
         }
-        registerSignUp(on: &router, authenticator)
-        router.route(.post, "/signout", maximumBodySize: Self.formBodyLimit) { request in
+        registerSignUp(on: &routes.router)
+        routes.router.route(.post, "/signout", maximumBodySize: Self.formBodyLimit) { request in
             let fields = SignInPage.formFields(request.body)
             guard let token = fields[Authenticator.webAuthTokenParameter] ?? request.query[Authenticator.webAuthTokenParameter],
                 try await authenticator.signOut(webAuthToken: token)
@@ -30,21 +36,21 @@ extension CloudKitService {
     }
 
     /// The paths of the sign-in flow's pages, which no other origin may read (CORS).
-    static let signInFlowPaths: Set<String> = [signInPath, signUpPath, verifyPath]
+    static let flowPaths: Set<String> = [signInPath, signUpPath, verifyPath]
 
-    private func signInPage(_ request: HTTPRequest, _ authenticator: Authenticator) async throws -> HTTPResponse {
-        guard let token = request.query[Authenticator.apiTokenParameter], let record = try await liveAPIToken(token, authenticator) else {
+    private func signInPage(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let token = request.query[Authenticator.apiTokenParameter], let record = try await liveAPIToken(token) else {
             return Self.html(
                 SignInPage.message("Sign-in link not valid", "This link has no valid API token; ask the app for a new sign-in link."),
                 status: .badRequest
             )
         }
         guard Self.canHandBackToBrowsers(record) else { return Self.html(SignInPage.notConfiguredForBrowsers(), status: .badRequest) }
-        let creating = request.query["create"] == "1" && configuration.authentication.allowsSignUp
-        return try formResponse(request, authenticator, SignInPage.Form(apiToken: token, container: record.container, csrf: "", kind: creating ? .signUp : .signIn))
+        let creating = request.query["create"] == "1" && authentication.allowsSignUp
+        return try formResponse(request, SignInPage.Form(apiToken: token, container: record.container, csrf: "", kind: creating ? .signUp : .signIn))
     }
 
-    func liveAPIToken(_ token: String, _ authenticator: Authenticator) async throws -> APITokenRecord? {
+    func liveAPIToken(_ token: String) async throws -> APITokenRecord? {
         let hash = Authenticator.hash(token)
         let record = try await authenticator.accounts.readAccounts { try $0.apiToken(hash: hash) }
         return record?.revokedAt == nil ? record : nil
@@ -82,9 +88,9 @@ extension CloudKitService {
     ///
     /// - Returns: The record, or the response that refuses the form.
     func admitForm(
-        _ form: SignInSubmission, _ authenticator: Authenticator, kind: SignInPage.Kind
+        _ form: SignInSubmission, kind: SignInPage.Kind
     ) async throws -> Result<APITokenRecord, FormRefusal> {
-        guard let apiToken = form.apiToken, let record = try await liveAPIToken(apiToken, authenticator) else {
+        guard let apiToken = form.apiToken, let record = try await liveAPIToken(apiToken) else {
             let error = authenticator.failure("sign-in with an unknown or revoked API token", form.request)
             if form.wantsJSON { throw error }
             return .failure(FormRefusal(Self.html(SignInPage.message("Sign-in link not valid", "This form has no valid API token."), status: .unauthorized)))
@@ -95,7 +101,7 @@ extension CloudKitService {
             )
             var page = SignInPage.Form(apiToken: apiToken, container: record.container, csrf: "", kind: kind, email: form.fields["email"] ?? "")
             page.message = "This form expired or did not come from this server. Please try again."
-            return .failure(FormRefusal(try formResponse(form.request, authenticator, page, status: .forbidden)))
+            return .failure(FormRefusal(try formResponse(form.request, page, status: .forbidden)))
         }
         return .success(record)
     }
@@ -108,9 +114,9 @@ extension CloudKitService {
 
     /// Signs in and hands the web auth token back: to the API token's sign-in callback URL, by
     /// `postMessage` to its allowed origins, or as JSON when the client asks for it.
-    private func signInSubmitted(_ form: SignInSubmission, _ authenticator: Authenticator) async throws -> HTTPResponse {
+    private func signInSubmitted(_ form: SignInSubmission) async throws -> HTTPResponse {
         let record: APITokenRecord
-        switch try await admitForm(form, authenticator, kind: .signIn) {
+        switch try await admitForm(form, kind: .signIn) {
         case .success(let admitted): record = admitted
         case .failure(let refusal): return refusal.response
         }
@@ -123,15 +129,15 @@ extension CloudKitService {
             user = try await authenticator.signIn(email: email, password: form.fields["password"] ?? "", address: form.address)
         } catch let error as AccountError {
             var page = SignInPage.Form(apiToken: form.apiToken ?? "", container: record.container, csrf: "", email: email)
-            page.allowsSignUp = configuration.authentication.allowsSignUp
-            return try refuse(form, authenticator, error, page)
+            page.allowsSignUp = authentication.allowsSignUp
+            return try refuse(form, error, page)
         }
-        return try await handBack(form, authenticator, record: record, user: user)
+        return try await handBack(form, record: record, user: user)
     }
 
     /// Opens a session for `user` and hands its token to the client the way the API token says.
     func handBack(
-        _ form: SignInSubmission, _ authenticator: Authenticator, record: APITokenRecord, user: UserAccount
+        _ form: SignInSubmission, record: APITokenRecord, user: UserAccount
     ) async throws -> HTTPResponse {
         guard form.wantsJSON || Self.canHandBackToBrowsers(record) else {
             return Self.html(SignInPage.message("Account ready", "Your account is ready. Go back to the app and sign in there."))
@@ -152,7 +158,7 @@ extension CloudKitService {
 
     /// The answer to a refused sign-in, sign-up or verification: JSON for scripts, else the form again with the message.
     func refuse(
-        _ form: SignInSubmission, _ authenticator: Authenticator, _ error: AccountError, _ page: SignInPage.Form
+        _ form: SignInSubmission, _ error: AccountError, _ page: SignInPage.Form
     ) throws -> HTTPResponse {
         if form.wantsJSON {
             switch error.code {
@@ -171,22 +177,22 @@ extension CloudKitService {
             case .deliveryFailed: .internalServerError
             default: .badRequest
             }
-        var response = try formResponse(form.request, authenticator, page, status: status)
+        var response = try formResponse(form.request, page, status: status)
         if let retryAfter = error.retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
         return response
     }
 
     /// A form page with a fresh anti-forgery field (and its cookie, if the browser has none yet).
     func formResponse(
-        _ request: HTTPRequest, _ authenticator: Authenticator, _ form: SignInPage.Form, status: HTTPStatus = .ok
+        _ request: HTTPRequest, _ form: SignInPage.Form, status: HTTPStatus = .ok
     ) throws -> HTTPResponse {
         let token = try authenticator.forms.token(for: request)
         var form = form
         form.csrf = token.field
-        if form.kind == .signIn { form.allowsSignUp = configuration.authentication.allowsSignUp }
+        if form.kind == .signIn { form.allowsSignUp = authentication.allowsSignUp }
         var response = Self.html(SignInPage.form(form), status: status)
         if let cookie = token.cookie {
-            response.headers.add("Set-Cookie", SignInForgeryGuard.setCookie(cookie, secure: baseURL(for: request).hasPrefix("https://")))
+            response.headers.add("Set-Cookie", SignInForgeryGuard.setCookie(cookie, secure: baseURL.base(for: request).hasPrefix("https://")))
         }
         return response
     }

@@ -2,8 +2,9 @@ import Foundation
 import StratusHTTP
 import StratusWire
 
-/// What a CloudKit request addresses and who makes it, resolved from the URL.
-struct RequestContext: Sendable {
+/// A `/database/1/…` request, resolved by ``RequestAdmission``: the container, environment,
+/// database and operation its URL addresses, and who makes it.
+struct DatabaseRequest: Sendable {
     let request: HTTPRequest
     let operation: EndpointOperation
     let database: DatabaseKey
@@ -20,11 +21,7 @@ struct RequestContext: Sendable {
 
     /// Decodes the body with the schema interpreting untagged field values.
     func decode<T: Decodable>(_ type: T.Type, schema: Schema? = nil) throws(ServiceError) -> T {
-        do {
-            return try WireCoding.decode(type, from: request.body.isEmpty ? Data("{}".utf8) : request.body, fieldTypes: schema?.fieldTypeLookup)
-        } catch {
-            throw ServiceError.badRequest(error.reason)
-        }
+        try request.decodeBody(type, schema: schema)
     }
 
     /// The zone a request names, checked against the database: the public database
@@ -43,6 +40,28 @@ struct RequestContext: Sendable {
     /// The numbersAsStrings encoding flag.
     func encode(_ value: some Encodable, numbersAsStrings: Bool?) throws -> HTTPResponse {
         .json(bytes: try WireCoding.encode(value, numbersAsStrings: numbersAsStrings ?? false))
+    }
+
+    /// This request run in another database (a sharer's private database) by the same caller.
+    func acting(in database: DatabaseKey) -> DatabaseRequest {
+        var context = DatabaseRequest(
+            request: request, operation: operation, database: database, caller: caller, principal: principal, deviceID: deviceID
+        )
+        context.assetLinks = assetLinks
+        return context
+    }
+}
+
+extension HTTPRequest {
+    /// Decodes the JSON body (an empty body reads as `{}`), the schema interpreting untagged field values.
+    ///
+    /// - Throws: `BAD_REQUEST` naming what does not decode.
+    func decodeBody<T: Decodable>(_ type: T.Type, schema: Schema? = nil) throws(ServiceError) -> T {
+        do {
+            return try WireCoding.decode(type, from: body.isEmpty ? Data("{}".utf8) : body, fieldTypes: schema?.fieldTypeLookup)
+        } catch {
+            throw ServiceError.badRequest(error.reason)
+        }
     }
 }
 

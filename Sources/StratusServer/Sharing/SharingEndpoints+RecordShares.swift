@@ -1,18 +1,18 @@
 import StratusHTTP
 import StratusWire
 
-extension CloudKitService {
+extension SharingEndpoints {
     /// A shared-database request in a zone reached only through record shares: the records
     /// reachable are the shares' roots and the records whose `parent` chain leads to one of them.
     ///
     /// `records/lookup` answers `NOT_FOUND` for other records, `records/query` leaves them out, and
     /// `records/modify` (with `READ_WRITE` on the hierarchy) may change records of the hierarchy or
     /// create records whose parent is in it, and `records/changes` shows the hierarchy's changes only.
-    func handleRecordShared(_ delegated: RequestContext, shared: SharedZone) async throws -> HTTPResponse {
+    func inRecordShares(_ delegated: DatabaseRequest, shared: SharedZone) async throws -> HTTPResponse {
         switch delegated.operation {
         case .recordsLookup:
             let request = try delegated.decode(RecordsLookup.Request.self)
-            let response = try await lookupRecords(delegated)
+            let response = try await records.lookupRecords(delegated)
             var decoded = try Self.decodeResponse(RecordsLookup.Response.self, response)
             let names = Set(decoded.records.compactMap { if case .record(let record) = $0 { record.recordName } else { nil } })
             let covered = try await hierarchy(of: names, in: shared).coverage
@@ -23,8 +23,8 @@ extension CloudKitService {
             }
             return try delegated.encode(decoded, numbersAsStrings: request.numbersAsStrings)
         case .recordsQuery:
-            let request = try delegated.decode(RecordsQuery.Request.self, schema: try await schema(for: delegated))
-            let response = try await queryRecords(delegated)
+            let request = try delegated.decode(RecordsQuery.Request.self, schema: try await schemas.schema(for: delegated, in: store))
+            let response = try await records.queryRecords(delegated)
             var decoded = try Self.decodeResponse(RecordsQuery.Response.self, response)
             let names = Set(decoded.records.compactMap { if case .record(let record) = $0 { record.recordName } else { nil } })
             let covered = try await hierarchy(of: names, in: shared).coverage
@@ -35,9 +35,9 @@ extension CloudKitService {
             return try delegated.encode(decoded, numbersAsStrings: request.numbersAsStrings)
         case .recordsModify:
             try await admitRecordSharedModify(delegated, shared: shared)
-            return try await modifyRecords(delegated)
+            return try await records.modifyRecords(delegated)
         case .recordsChanges:
-            return try await recordChanges(delegated, view: ShareHierarchy.feedView(roots: Set(shared.roots.keys)))
+            return try await changes.recordChanges(delegated, view: ShareHierarchy.feedView(roots: Set(shared.roots.keys)))
         default:
             throw ServiceError.badRequest("this operation is not supported in a zone shared with you through record shares")
         }
@@ -46,8 +46,8 @@ extension CloudKitService {
     /// Refuses (403 `ACCESS_DENIED`, the whole request) a `records/modify` that touches a record
     /// outside the shared hierarchies, writes where the caller is read-only, or creates a record
     /// whose `parent` is not in a hierarchy the caller may write.
-    private func admitRecordSharedModify(_ delegated: RequestContext, shared: SharedZone) async throws {
-        let request = try delegated.decode(RecordsModify.Request.self, schema: try await schema(for: delegated))
+    private func admitRecordSharedModify(_ delegated: DatabaseRequest, shared: SharedZone) async throws {
+        let request = try delegated.decode(RecordsModify.Request.self, schema: try await schemas.schema(for: delegated, in: store))
         var names: Set<String> = []
         for operation in request.operations {
             if let name = operation.record.recordName { names.insert(name) }

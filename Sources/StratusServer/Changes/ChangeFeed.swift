@@ -1,61 +1,12 @@
 import StratusCrypto
-import StratusHTTP
 import StratusWire
 
-extension CloudKitService {
-    /// `records/changes`: one custom zone's changes since a sync token, as `view` shows them when given.
-    func recordChanges(_ context: RequestContext, view: ZoneFeedView? = nil) async throws -> HTTPResponse {
-        let request = try context.decode(RecordsChanges.Request.self)
-        let page = try await zoneChangesPage(
-            context, zoneID: request.zoneID, token: request.syncToken, limit: try resultsLimit(request.resultsLimit),
-            desiredKeys: request.desiredKeys, recordTypes: nil, view: view
-        )
-        let response = RecordsChanges.Response(records: page.records, syncToken: page.syncToken, moreComing: page.moreComing, reverse: false)
-        return try context.encode(response, numbersAsStrings: request.numbersAsStrings)
-    }
-
-    /// `changes/zone`: several zones' changes; a failing zone does not fail the others.
-    func zoneChanges(_ context: RequestContext) async throws -> HTTPResponse {
-        let request = try context.decode(ZoneChanges.Request.self)
-        var results: [ZoneChanges.ZoneResult] = []
-        for options in request.zones {
-            do {
-                let page = try await zoneChangesPage(
-                    context, zoneID: options.zoneID, token: options.syncToken,
-                    limit: try resultsLimit(options.resultsLimit ?? request.resultsLimit),
-                    desiredKeys: options.desiredKeys ?? request.desiredKeys,
-                    recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init)
-                )
-                results.append(.changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing)))
-            } catch let error as ServiceError {
-                results.append(.error(error.zoneError(options.zoneID)))
-            }
-        }
-        return try context.encode(ZoneChanges.Response(zones: results), numbersAsStrings: request.numbersAsStrings)
-    }
-
-    /// `zones/changes` (deprecated): zones changed since a `metaSyncToken`, as full zone dictionaries.
-    func zonesChanges(_ context: RequestContext) async throws -> HTTPResponse {
-        let request = try context.decode(ZonesChanges.Request.self)
-        let page = try await databaseChangesPage(context, token: request.metaSyncToken, limit: try resultsLimit(request.resultsLimit))
-        let zones = page.zones.map { zone -> ZoneResult in
-            guard !zone.isDeleted else { return .zone(Zone(zoneID: zone.zoneID, deleted: true)) }
-            return .zone(wireZone(zone))
-        }
-        return try context.encode(ZonesChanges.Response(zones: zones, metaSyncToken: page.syncToken, moreComing: page.moreComing), numbersAsStrings: nil)
-    }
-
-    /// `changes/database`: zones changed since a sync token, as bare zone IDs (`deleted` for removed ones).
-    func databaseChanges(_ context: RequestContext) async throws -> HTTPResponse {
-        let request = try context.decode(DatabaseChanges.Request.self)
-        let page = try await databaseChangesPage(context, token: request.syncToken, limit: try resultsLimit(request.resultsLimit))
-        let zones = page.zones.map { zone -> ZoneResult in
-            .zone(Zone(zoneID: zone.zoneID, deleted: zone.isDeleted ? true : nil))
-        }
-        return try context.encode(DatabaseChanges.Response(zones: zones, syncToken: page.syncToken, moreComing: page.moreComing), numbersAsStrings: nil)
-    }
-
-    // MARK: Pages
+/// Pages of the change feeds: a zone's record changes since a sync token, and a database's zone
+/// changes since one; each page read in one snapshot, its token sealed (``TokenCodec``).
+struct ChangeFeed: Sendable {
+    let store: any RecordStore
+    let tokens: TokenCodec
+    let presenter: ZonePresenter
 
     struct ZoneChangesPage: Sendable {
         var zoneID: ZoneID
@@ -74,7 +25,7 @@ extension CloudKitService {
     ///   the page's snapshot, and its scope is sealed in the token, which then works only for it.
     ///   The token still moves past changes the view leaves out.
     func zoneChangesPage(
-        _ context: RequestContext, zoneID: ZoneID, token: SyncToken?, limit: Int, desiredKeys: [String]?, recordTypes: Set<String>?,
+        _ context: DatabaseRequest, zoneID: ZoneID, token: SyncToken?, limit: Int, desiredKeys: [String]?, recordTypes: Set<String>?,
         view: ZoneFeedView? = nil
     ) async throws -> ZoneChangesPage {
         let name = try context.zoneName(of: zoneID)
@@ -96,6 +47,7 @@ extension CloudKitService {
             position = nil
         }
         let database = context.database
+        let presenter = self.presenter
         return try await store.read { tx in
             guard let zone = try tx.zone(named: name, in: database) else {
                 throw ServiceError(.zoneNotFound, "zone '\(name)' does not exist")
@@ -115,7 +67,7 @@ extension CloudKitService {
             return ZoneChangesPage(
                 zoneID: zone.zoneID,
                 records: changes.map { .record(RecordPresenter.wire($0, zone: zone, desiredKeys: desiredKeys)) },
-                syncToken: self.zoneToken(zone, next, scope: view?.scope), moreComing: moreComing
+                syncToken: presenter.token(zone, next, scope: view?.scope), moreComing: moreComing
             )
         }
     }
@@ -126,7 +78,7 @@ extension CloudKitService {
         var moreComing: Bool
     }
 
-    private func databaseChangesPage(_ context: RequestContext, token: SyncToken?, limit: Int) async throws -> DatabaseChangesPage {
+    func databaseChangesPage(_ context: DatabaseRequest, token: SyncToken?, limit: Int) async throws -> DatabaseChangesPage {
         let database = context.database
         let digest = Self.digest(of: database)
         var after: Int64 = 0

@@ -2,7 +2,7 @@ import StratusHTTP
 import StratusLogging
 import StratusWire
 
-extension CloudKitService {
+extension RecordEndpoints {
     /// `records/query`: records of one type matching the filters, in the sort order, one page at a time.
     ///
     /// The ``QueryPlanner`` checks the query against the schema; the caller's read policy
@@ -13,13 +13,13 @@ extension CloudKitService {
     /// fingerprint of the query and of the reader's view, so records added, changed or deleted
     /// between pages never make a page skip or repeat a record that stayed in place, a marker
     /// cannot be replayed with another query or by another reader, and it shows nothing.
-    func queryRecords(_ context: RequestContext) async throws -> HTTPResponse {
-        var schema = try await schema(for: context)
+    func queryRecords(_ context: DatabaseRequest) async throws -> HTTPResponse {
+        var schema = try await schemas.schema(for: context, in: store)
         let request = try context.decode(RecordsQuery.Request.self, schema: schema)
         if context.environment == .development, QueryIndexing.enable(for: request.query, in: schema) != nil {
             schema = try await enableIndexes(for: request.query, context: context)
         }
-        let limit = try resultsLimit(request.resultsLimit)
+        let limit = try configuration.limits.resultsLimit(request.resultsLimit)
         var plan = try QueryPlanner(schema: schema, environment: context.environment).plan(request.query, limit: limit)
         plan.candidateLimit = configuration.limits.maximumQueryCandidates
         let scope = ReadPolicy(schema: schema, context: context).scope(of: request.query.recordType)
@@ -77,7 +77,7 @@ extension CloudKitService {
 
     /// Development only: turns on the indexes a query needs (building them from the stored
     /// records) in one write transaction, so the query can run on them.
-    private func enableIndexes(for query: Query, context: RequestContext) async throws -> Schema {
+    private func enableIndexes(for query: Query, context: DatabaseRequest) async throws -> Schema {
         let container = context.container
         let environment = context.environment
         let schemas = self.schemas

@@ -2,15 +2,46 @@ import Foundation
 import StratusHTTP
 import StratusLogging
 import StratusWire
-import Synchronization
 
-extension CloudKitService {
+/// Assets: `assets/upload` and `assets/rereference`, and the routes of the bytes —
+/// `POST /assets/upload/{ticket}` and `GET /assets/download/{ticket}/{file}` (design note 0007).
+///
+/// The routes exist whether or not the server stores assets; without an asset store every
+/// endpoint answers that it stores none.
+struct AssetEndpoints: EndpointGroup {
     /// The URL template of asset uploads (the "CDN" POST of Apple's CloudKit Web Services Reference: “Upload the bytes to the CDN”).
-    public static let assetUploadTemplate = "/assets/upload/{ticket}"
+    static let uploadTemplate = "/assets/upload/{ticket}"
     /// The URL template of asset downloads; the last segment is the client's `${f}` file name.
-    public static let assetDownloadTemplate = "/assets/download/{ticket}/{file...}"
+    static let downloadTemplate = "/assets/download/{ticket}/{file...}"
 
-    static func openAssetFiles(_ configuration: AssetConfiguration, logger: Logger) -> (any AssetBlobStore)? {
+    let store: any RecordStore
+    /// Where asset contents live; `nil` while assets are off.
+    let files: (any AssetBlobStore)?
+    let schemas: SchemaCache
+    /// Seals upload tickets, receipts and download tickets.
+    let tokens: TokenCodec
+    let configuration: ServiceConfiguration
+    let baseURL: PublicBaseURL
+    /// Charges a forged, expired or spent upload URL to its client address.
+    let throttle: RequestThrottle
+    /// Upload URLs in use or spent on this node (each works once).
+    let uploadTickets: UploadTicketLedger
+
+    func register(on routes: inout EndpointRoutes) {
+        routes.database.on(.assetsUpload) { try await requestAssetUploads($0) }
+        routes.database.on(.assetsRereference) { try await rereferenceAssets($0) }
+        routes.router.route(
+            .post, Self.uploadTemplate, maximumBodySize: configuration.assets.maximumSize, check: { head in .stream(try openUpload(head)) }
+        ) { request in
+            try await uploadAsset(request)
+        }
+        routes.router.route(.get, Self.downloadTemplate) { request in
+            try await downloadAsset(request)
+        }
+    }
+
+    /// The asset store `configuration` names (a directory, or a store of its own); `nil`, logged, when it cannot be used.
+    static func openFiles(_ configuration: AssetConfiguration, logger: Logger) -> (any AssetBlobStore)? {
         if let blobStore = configuration.blobStore { return blobStore }
         guard let directory = configuration.directory else { return nil }
         do {
@@ -21,36 +52,11 @@ extension CloudKitService {
         }
     }
 
-    func registerAssetRoutes(on router: inout Router) {
-        router.route(
-            .post, Self.assetUploadTemplate, maximumBodySize: configuration.assets.maximumSize,
-            check: { [self] head in .stream(try openUpload(head)) }
-        ) { [self] request in
-            try await uploadAsset(request)
-        }
-        router.route(.get, Self.assetDownloadTemplate) { [self] request in
-            try await downloadAsset(request)
-        }
-    }
-
-    /// Download URL signing for a request's response; `nil` while assets are off.
-    func assetLinks(for request: HTTPRequest) -> AssetLinks? {
-        guard assetFiles != nil else { return nil }
-        return AssetLinks(
-            base: baseURL(for: request), tokens: tokens, expiresAt: configuration.now() + configuration.assets.downloadURLLifetime
-        )
-    }
-
     func requireAssetFiles() throws(ServiceError) -> any AssetBlobStore {
-        guard let assetFiles else {
+        guard let files else {
             throw ServiceError.badRequest("this server stores no assets: it was started without an asset directory")
         }
-        return assetFiles
-    }
-
-    /// An admission for asset fields saved by the request's caller into its database.
-    func assetAdmission(_ context: RequestContext) -> AssetAdmission {
-        AssetAdmission(tokens: tokens, caller: context.caller, database: context.database)
+        return files
     }
 
     // MARK: assets/rereference
@@ -58,9 +64,9 @@ extension CloudKitService {
     /// `assets/rereference`: fresh receipts for asset fields of existing records, to attach them elsewhere.
     ///
     /// Only for records the caller may read: the zone is looked up in the request's database
-    /// (the caller's own in the private database, see ``RequestContext/zoneName(of:)``), and in
+    /// (the caller's own in the private database, see ``DatabaseRequest/zoneName(of:)``), and in
     /// the public database a record the security roles hide is answered exactly as a missing one.
-    func rereferenceAssets(_ context: RequestContext) async throws -> HTTPResponse {
+    func rereferenceAssets(_ context: DatabaseRequest) async throws -> HTTPResponse {
         _ = try requireAssetFiles()
         let request = try context.decode(AssetsRereference.Request.self)
         let limit = configuration.limits.maximumOperationsPerRequest
@@ -70,14 +76,14 @@ extension CloudKitService {
         let zoneName = try context.zoneName(of: request.zoneID)
         let database = context.database
         let fields = request.assets
-        let policy = database.scope == .public ? ReadPolicy(schema: try await schema(for: context), context: context) : nil
+        let policy = database.scope == .public ? ReadPolicy(schema: try await schemas.schema(for: context, in: store), context: context) : nil
         let held = try await store.read { tx -> [Asset] in
             guard let zone = try tx.zone(named: zoneName, in: database) else {
                 throw ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist")
             }
             return try fields.map { field in
                 guard let record = try tx.record(named: field.recordName, inZone: zone.rowID), !record.isDeleted, policy?.allows(record) ?? true else {
-                    throw Self.recordNotFound(field.recordName, zoneName: zoneName)
+                    throw ServiceError.recordNotFound(field.recordName, zoneName: zoneName)
                 }
                 guard let value = record.fields[field.fieldName], let asset = RecordFilterEvaluator.elements(of: value).first?.assetValue else {
                     throw ServiceError.badRequest("field '\(field.fieldName)' of record '\(field.recordName)' holds no asset")
@@ -116,50 +122,5 @@ extension CloudKitService {
             throw ServiceError(.notFound, "this asset is no longer stored")
         }
         return ByteRange.response(for: data, rangeHeader: request.headers["Range"])
-    }
-
-    // MARK: Garbage collection
-
-    /// Deletes asset contents no record has referenced for the grace period; returns how many.
-    ///
-    /// `stratus serve` runs it periodically; tests call it with a manual clock.
-    @discardableResult
-    public func collectAssetGarbage() async throws -> Int {
-        guard let files = assetFiles else { return 0 }
-        let cutoff = configuration.now() - configuration.assets.gracePeriod
-        let trashed = Mutex<[(key: String, location: AssetBlobLocation)]>([])
-        var total = 0
-        while true {
-            do {
-                let count = try await store.write { tx -> Int in
-                    let keys = try tx.collectableAssets(releasedBefore: cutoff, limit: 500)
-                    for key in keys {
-                        try tx.deleteAsset(key: key)
-                        if let location = try files.trash(key: key) { trashed.withLock { $0.append((key, location)) } }
-                    }
-                    return keys.count
-                }
-                files.empty(trashed.withLock { $0.map(\.location) })
-                trashed.withLock { $0.removeAll() }
-                total += count
-                if count < 500 { return total }
-            } catch {
-                for entry in trashed.withLock({ $0 }) { files.restore(entry.location, key: entry.key) }
-                throw error
-            }
-        }
-    }
-
-    /// Collects asset garbage every `interval` until the task is cancelled.
-    public func runAssetCollection(every interval: Duration) async {
-        while !Task.isCancelled {
-            do {
-                let count = try await collectAssetGarbage()
-                if count > 0 { logger.info("collected \(count) unreferenced asset(s)") }
-            } catch {
-                logger.error("asset collection failed: \(error)")
-            }
-            try? await Task.sleep(for: interval)
-        }
     }
 }

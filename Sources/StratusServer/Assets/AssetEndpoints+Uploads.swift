@@ -7,14 +7,14 @@ import StratusWire
 /// uploads from exhausting the server: each URL works once, for at most the bytes its quota had
 /// room for, and its ticket is checked on the request head before any byte is read; the body goes
 /// to disk as it arrives (Documentation/0007-push-and-assets.md, "Uploads").
-extension CloudKitService {
+extension AssetEndpoints {
     // MARK: assets/upload
 
     /// `assets/upload`: one upload URL on this server per requested field, each good for one
     /// upload within ``AssetConfiguration/uploadURLLifetime``.
     ///
     /// - Throws: `QUOTA_EXCEEDED` when the database has no room left for assets.
-    func requestAssetUploads(_ context: RequestContext) async throws -> HTTPResponse {
+    func requestAssetUploads(_ context: DatabaseRequest) async throws -> HTTPResponse {
         _ = try requireAssetFiles()
         let request = try context.decode(AssetsUpload.Request.self)
         let limit = configuration.limits.maximumOperationsPerRequest
@@ -24,7 +24,7 @@ extension CloudKitService {
         _ = try context.zoneName(of: request.zoneID)
         let budget = try await uploadBudget(for: context.database)
         let expires = configuration.now() + configuration.assets.uploadURLLifetime
-        let base = baseURL(for: context.request)
+        let base = baseURL.base(for: context.request)
         let urls = try request.tokens.map { token in
             let ticket = AssetUploadTicket(
                 c: context.container, e: context.environment.rawValue, u: context.caller, x: expires,
@@ -71,10 +71,10 @@ extension CloudKitService {
         let files = try requireAssetFiles()
         let now = configuration.now()
         guard let ticket = tokens.open(try request.parameter("ticket"), kind: .assetUpload, as: AssetUploadTicket.self) else {
-            throw chargeFailedAuthentication(request, ServiceError(.accessDenied, "this upload URL is not valid for this server"))
+            throw throttle.chargeFailedAuthentication(request, ServiceError(.accessDenied, "this upload URL is not valid for this server"))
         }
         guard ticket.x > now else {
-            throw chargeFailedAuthentication(request, ServiceError(.accessDenied, "this upload URL has expired; ask for a new one with assets/upload"))
+            throw throttle.chargeFailedAuthentication(request, ServiceError(.accessDenied, "this upload URL has expired; ask for a new one with assets/upload"))
         }
         let limit = Int(min(ticket.b, Int64(configuration.assets.maximumSize)))
         let tooLarge =
@@ -86,7 +86,7 @@ extension CloudKitService {
             : HTTPError.bodyTooLarge(limit: limit)
         if let declared = request.headers["Content-Length"].flatMap({ Int($0) }), declared > limit { throw tooLarge }
         guard uploadTickets.claim(ticket.n, expires: ticket.x, now: now) else {
-            throw chargeFailedAuthentication(
+            throw throttle.chargeFailedAuthentication(
                 request, ServiceError(.accessDenied, "this upload URL is in use or was used already (each works once); ask for a new one with assets/upload")
             )
         }
