@@ -68,7 +68,8 @@ let package = Package(
             name: "StratusServerCrypto",
             dependencies: ["StratusCrypto", "CSodium", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
         ),
-        .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
+        // HTTP speaks CloudKit's error vocabulary (ServerErrorCode, ErrorResponse): the one error renderer (note 0021).
+        .target(name: "StratusHTTP", dependencies: ["StratusWire", "StratusLogging"]),
 
         // Layer 3: the libmicrohttpd transport.
         .target(name: "StratusHTTPServer", dependencies: ["StratusHTTP", "CMicroHTTPD", "StratusLogging", "StratusMetrics"]),
@@ -113,13 +114,13 @@ let package = Package(
         .target(name: "StratusServerSQL", dependencies: ["StratusServer", "StratusWire", "StratusSQL"]),
         .target(
             name: "StratusServerSQLite",
-            dependencies: ["StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusSQLite", "StratusLogging", "StratusMetrics"]
+            dependencies: ["StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusSQLite", "StratusLogging"]
         ),
 
         .target(
             name: "StratusServerPostgres",
             dependencies: [
-                "StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusPostgres", "StratusLogging", "StratusMetrics",
+                "StratusServer", "StratusServerSQL", "StratusWire", "StratusSQL", "StratusPostgres", "StratusLogging",
             ]
         ),
 
@@ -131,7 +132,7 @@ let package = Package(
             name: "StratusTesting",
             dependencies: [
                 "StratusServerCrypto",
-                "StratusHTTP", "StratusHTTPServer", "StratusSQLite", "StratusPostgres", "StratusLogging", "StratusMetrics", "StratusServer",
+                "StratusHTTP", "StratusHTTPServer", "StratusPostgres", "StratusLogging", "StratusServer",
                 "StratusServerSQLite", "StratusServerPostgres", "StratusServerAPNs", "StratusWire", "StratusCrypto", "StratusClient",
                 "CSanitizerHooks",
             ]
@@ -196,7 +197,7 @@ let package = Package(
         .testTarget(name: "StratusHTTPTests", dependencies: ["StratusHTTP", "StratusWire", "StratusLogging"]),
         .testTarget(
             name: "StratusHTTPServerTests",
-            dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusLogging"]
+            dependencies: ["StratusHTTPServer", "StratusHTTP", "StratusTesting", "StratusWire", "StratusLogging"]
         ),
         .testTarget(
             name: "StratusClientCommandsTests",

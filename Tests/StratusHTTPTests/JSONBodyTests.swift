@@ -1,5 +1,6 @@
 import Foundation
 import StratusHTTP
+import StratusWire
 import Testing
 
 @Suite struct JSONBodyTests {
@@ -31,7 +32,7 @@ import Testing
             return ""
         } catch {
             #expect(error.status == .badRequest)
-            #expect(error.serverErrorCode == "BAD_REQUEST")
+            #expect(error.serverErrorCode == .badRequest)
             return error.reason
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import StratusHTTP
 import StratusLogging
+import StratusWire
 import Testing
 
 /// Runs a request through a router and waits for the reply, whether immediate or async.
@@ -91,7 +92,7 @@ func json(_ response: HTTPResponse) throws -> [String: Any] {
     @Test func thrownHTTPErrorRendersItself() async throws {
         var router = Router()
         router.route(.post, "/x") { _ in
-            throw HTTPError(status: .tooManyRequests, serverErrorCode: "THROTTLED", reason: "slow down", retryAfter: 3)
+            throw HTTPError(status: .tooManyRequests, serverErrorCode: .throttled, reason: "slow down", retryAfter: 3)
         }
         let response = await send(router, .post, "/x")
         #expect(response.status == .tooManyRequests)
@@ -99,6 +100,19 @@ func json(_ response: HTTPResponse) throws -> [String: Any] {
         #expect(body["serverErrorCode"] as? String == "THROTTLED")
         #expect(body["retryAfter"] as? Int == 3)
         #expect(body["redirectURL"] == nil)
+        #expect(response.headers["Retry-After"] == "3", "plain HTTP clients and proxies read the header")
+    }
+
+    /// Every error response is one `ErrorResponse` of the wire model, whoever raised it: the body
+    /// decodes as CloudKit clients decode it, with the typed code and the request ID.
+    @Test func errorBodyIsTheWireModelsErrorResponse() async throws {
+        var router = Router()
+        router.route(.post, "/x") { _ in throw HTTPError.tooManyBodies }
+        let response = await send(router, .post, "/x")
+        let body = try WireCoding.decode(ErrorResponse.self, from: response.body)
+        #expect(body == ErrorResponse(uuid: "REQ-1", serverErrorCode: .tryAgainLater, reason: HTTPError.tooManyBodies.reason, retryAfter: 1))
+        #expect(response.status.code == body.httpStatus)
+        #expect(response.headers["Retry-After"] == "1")
     }
 
     /// Any other error is a 500 INTERNAL_ERROR that reveals nothing but the request ID.

@@ -36,16 +36,11 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
     /// `CODE: reason`.
     public var description: String { "\(code.rawValue): \(reason)" }
 
-    /// The request-level CloudKit error body with the code's HTTP status.
+    /// The request-level CloudKit error body with the code's HTTP status (rendered by ``HTTPError``).
     public func response(requestID: String) -> HTTPResponse {
-        let body = ErrorResponse(
-            uuid: requestID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
-        )
-        let data = (try? WireCoding.encode(body)) ?? HTTPError.internalError.response(requestID: requestID).body
-        var response = HTTPResponse.json(bytes: data, status: HTTPStatus(code: code.httpStatus))
-        // Plain HTTP clients and proxies understand the header; CloudKit clients read `retryAfter`.
-        if let retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
-        return response
+        HTTPError(
+            status: HTTPStatus(code: code.httpStatus), serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
+        ).response(requestID: requestID)
     }
 
     /// This error as one item of a `records` array.
