@@ -30,12 +30,15 @@ build: deps
 # STRATUS_REQUIRE_POSTGRES=1 makes a missing database fail the PostgreSQL tests instead of skipping them.
 # The fake APNs server's Python packages go into .build/fake-apns-venv (Scripts/fake-apns.sh, quick when
 # present); STRATUS_REQUIRE_FAKE_APNS=1 makes a missing one fail the APNs tests instead of skipping them.
+# Debian's nginx is installed for the reverse-proxy test (Scripts/test-reverse-proxy.sh); STRATUS_REQUIRE_NGINX=1
+# makes a missing one fail it instead of skipping it.
 # Then Schemathesis from the server's OpenAPI description (Scripts/test-schemathesis.sh), each fuzz
 # target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
 test: build
 	Scripts/check-client-graph.sh
 	Scripts/fake-apns.sh install
-	STRATUS_REQUIRE_FAKE_APNS=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
+	Scripts/test-reverse-proxy.sh install
+	STRATUS_REQUIRE_FAKE_APNS=1 STRATUS_REQUIRE_NGINX=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
 	STRATUS_SIMULATION=1 swift test --skip-build --filter SyncSimulationTests
 	Scripts/test-schemathesis.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 Fuzz/Scripts/fuzz.sh

@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "StratusCLI",
             dependencies: [
-                "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusCrypto",
+                "StratusHTTP", "StratusHTTPServer", "StratusWire", "StratusSQLite", "StratusPostgres", "StratusCrypto",
                 "StratusLogging", "StratusMetrics", "StratusServer", "StratusServerSQLite", "StratusServerPostgres",
                 "StratusServerAPNs", "StratusClientCommands", "StratusClient", "StratusStore", "StratusSync", "StratusStoreSync",
                 "CSanitizerHooks",

@@ -42,6 +42,7 @@ let package = Package(
         ),
         .executableTarget(name: "SDKBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusKeyValue")]),
         .executableTarget(name: "DocsBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusDocuments")]),
+        .executableTarget(name: "BackupBench", dependencies: serverStack),
     ]
 )
 

@@ -47,7 +47,7 @@ enum ServeCommand {
         terminates TLS — and without --public-url.
         --backup-every writes a `stratus backup` archive at that interval (90s, 30m, 6h, 1d) into
         --backup-directory (default: backups/ in the data directory), keeping the newest
-        --backup-keep (14); SQLite only (schedule pg_dump for PostgreSQL).
+        --backup-keep (14); with --database, run it on one node only.
         Sign-up: the sign-in page lets people create accounts; each sign-up sends a link to the
         address, and the account is made when it is followed. The server sends no mail: links
         are logged at notice level, or appended as JSON lines to --verification-outbox for a

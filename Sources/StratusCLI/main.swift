@@ -10,6 +10,8 @@ let usage = """
       stratus migrate           apply schema migrations and exit (--database postgres://… for PostgreSQL)
       stratus backup FILE       one consistent archive of a running server's data (stratus backup --help)
       stratus restore FILE --data-dir NEW_DIR   a backup into a new data directory
+      stratus export <container> --output DIR   one container in the portable format (stratus export --help)
+      stratus import DIR        an export into this store (SQLite or --database postgres://…)
       stratus container create <identifier>
       stratus container list
       stratus schema export|import|deploy <container> …   (stratus schema --help for details)
@@ -57,6 +59,12 @@ do {
             print(BackupCommand.usage)
         } else {
             try await BackupCommand.run(command, options)
+        }
+    case "export", "import":
+        if options.flag("help") {
+            print(ExportCommand.usage)
+        } else {
+            try await ExportCommand.run(command, options)
         }
     case "container":
         try await ContainerCommand.run(options)

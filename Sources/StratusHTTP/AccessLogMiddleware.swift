@@ -1,6 +1,9 @@
 public import StratusLogging
 
-/// Logs one line per request: method, path, status, duration and request ID.
+/// Logs one line per request: method, path, status, duration, request ID and client address.
+///
+/// The client address is the one the request was resolved to: the socket's peer, or behind a
+/// trusted proxy the address it forwarded for (``TrustedProxyMiddleware``, which runs first).
 public struct AccessLogMiddleware: HTTPMiddleware {
     private let logger: Logger
 
@@ -17,7 +20,7 @@ public struct AccessLogMiddleware: HTTPMiddleware {
             "\(request.method) \(request.path) \(response.status.code)",
             metadata: [
                 "request-id": request.requestID, "duration-us": String(microseconds),
-                "bytes-out": String(response.body.count),
+                "bytes-out": String(response.body.count), "client": request.remoteAddress ?? "-",
             ]
         )
     }

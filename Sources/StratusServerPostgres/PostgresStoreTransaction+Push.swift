@@ -84,3 +84,6 @@ extension PostgresStoreTransaction {
         try execute("DELETE FROM assets WHERE key = $1", [key])
     }
 }
+
+/// The reads of a whole-container export: `SQLExportStore`'s, shared with SQLite.
+extension PostgresStoreTransaction: SQLExportStore {}

@@ -21,14 +21,14 @@ extension SQLPushStore {
     private var userColumn: SQL { column(sqlite: "user", postgres: "user_name") }
     private var ownerColumn: SQL { column(sqlite: "owner", postgres: "owner_name") }
 
-    private static func inDatabase(_ database: DatabaseKey) -> SQL {
+    static func inDatabase(_ database: DatabaseKey) -> SQL {
         """
         container = \(database.container) AND environment = \(database.environment.rawValue) AND scope = \(database.scope.rawValue) \
         AND owner = \(database.owner)
         """
     }
 
-    private static func subscription(_ database: DatabaseKey) -> (any SQLRow) throws -> StoredSubscription {
+    static func subscription(_ database: DatabaseKey) -> (any SQLRow) throws -> StoredSubscription {
         { row in
             let body: Data = try row[1]
             return StoredSubscription(

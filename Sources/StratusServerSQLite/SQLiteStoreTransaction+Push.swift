@@ -8,3 +8,6 @@ extension SQLiteStoreTransaction: SQLPushStore, SQLAPNsStore {
     /// the tokens a write queued for once the write commits.
     func announceQueued(token: String) throws {}
 }
+
+/// The reads of a whole-container export: `SQLExportStore`'s, shared with PostgreSQL.
+extension SQLiteStoreTransaction: SQLExportStore {}

@@ -41,13 +41,8 @@ import Testing
         defer { directory.remove() }
         let first = try await TestCertificate.make(in: directory.url, name: "first")
         let second = try await TestCertificate.make(in: directory.url, name: "second")
-        let served = (certificate: directory.url.appendingPathComponent("served.crt"), key: directory.url.appendingPathComponent("served.key"))
-        func install(_ files: TestCertificate.Files) throws {
-            for (from, to) in [(files.certificate, served.certificate), (files.key, served.key)] {
-                try? FileManager.default.removeItem(at: to)
-                try FileManager.default.copyItem(at: from, to: to)
-            }
-        }
+        let served = ServedCertificate(in: directory.url)
+        func install(_ files: TestCertificate.Files) throws { try served.install(files) }
         try install(first)
         try await WebServeProcess.with(["--tls-certificate", served.certificate.path, "--tls-key", served.key.path]) { server in
             let health = try await Self.curl(server.port, ca: first.certificate)

@@ -7,6 +7,7 @@ enum BackupCommand {
     static let usage = """
         stratus backup FILE [--data-dir ./.stratus] [--assets-directory DIR]
         stratus restore FILE --data-dir NEW_DIR [--assets-directory DIR]
+        stratus backup|restore FILE --database postgres://… [--data-dir DIR] [--assets-directory DIR]
 
         backup writes one archive (a tar file, mode 0600) of a server's SQLite data directory
         while the server runs and keeps writing: a snapshot of the database (records, accounts,
@@ -16,17 +17,15 @@ enum BackupCommand {
         does the same on a schedule (default folder: backups/ in the data directory). It holds password hashes and the token secret: keep it as private as the
         data directory. restore checks every byte against the archive's manifest, then fills a
         data directory that holds no database yet; start `stratus serve` on it.
-        With --database postgres://…, back up with pg_dump and copy the assets directory
-        (Documentation/0015-operations.md).
+        With --database postgres://…, backup runs pg_dump from one exported snapshot (the
+        archive holds that dump and the assets it knows) and restore runs pg_restore into an
+        empty database (PostgreSQL's client programs must be installed; Documentation/0015-operations.md).
         """
 
     static func run(_ command: String, _ options: Options) async throws {
         guard let file = options.positional.first, options.positional.count == 1 else { throw CLIError("\(command) needs one FILE\n\n\(usage)") }
         let archive = URL(fileURLWithPath: file).standardizedFileURL
         let dataDirectory = try DataDirectory(options)
-        guard !dataDirectory.isPostgres else {
-            throw CLIError("\(command) reads and writes SQLite data directories; for PostgreSQL use pg_dump and copy the assets directory (Documentation/0015-operations.md, \"Backups\")")
-        }
         let assets = dataDirectory.assetsDirectory(options)
         if command == "backup" {
             try backup(to: archive, from: dataDirectory, assets: assets)
@@ -37,25 +36,24 @@ enum BackupCommand {
 
     /// Snapshots the database, then archives the snapshot, the token secret and the assets it knows.
     static func backup(to archive: URL, from dataDirectory: DataDirectory, assets: URL, quiet: Bool = false) throws {
-        guard FileManager.default.fileExists(atPath: dataDirectory.storePath) else {
-            throw CLIError("\(dataDirectory.url.path) holds no Stratus database (stratus.sqlite); nothing to back up")
-        }
-        let snapshot = archive.deletingLastPathComponent().appendingPathComponent(".stratus-snapshot-\(UUID().uuidString).sqlite")
+        let snapshot = archive.deletingLastPathComponent().appendingPathComponent(".stratus-snapshot-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: snapshot) }
         let createdAt = Date()
-        let live = try SQLiteConnection(configuration: SQLiteConfiguration(path: dataDirectory.storePath), readOnly: true)
-        // NB: VACUUM INTO reads the whole database in one read transaction: a consistent snapshot
-        // while the server goes on writing through WAL.
-        try live.execute("VACUUM INTO ?", [snapshot.path])
-        try live.close()
-        let (known, referenced) = try assetKeys(in: snapshot)
+        let known: Set<String>
+        let referenced: Set<String>
+        if dataDirectory.isPostgres {
+            (known, referenced) = try PostgresBackup.snapshot(dataDirectory.database, into: snapshot)
+        } else {
+            (known, referenced) = try sqliteSnapshot(of: dataDirectory, into: snapshot)
+        }
         let writer = try BackupWriter(destination: archive)
         do {
-            try writer.add(snapshot, as: BackupManifest.databaseEntry)
+            try writer.add(snapshot, as: dataDirectory.isPostgres ? PostgresBackup.dumpEntry : BackupManifest.databaseEntry)
             let secret = dataDirectory.url.appendingPathComponent("token-secret")
-            if FileManager.default.fileExists(atPath: secret.path) { try writer.add(secret, as: BackupManifest.tokenSecretEntry) }
+            // NB: on PostgreSQL the token secret is a row of the database, so it is in the dump.
+            if !dataDirectory.isPostgres, FileManager.default.fileExists(atPath: secret.path) { try writer.add(secret, as: BackupManifest.tokenSecretEntry) }
             var copied = 0
-            for key in known.sorted() {
+            for key in known.filter(BackupManifest.isAssetKey).sorted() {
                 let file = assets.appendingPathComponent("objects").appendingPathComponent(String(key.prefix(2))).appendingPathComponent(key)
                 guard FileManager.default.fileExists(atPath: file.path) else {
                     // A released content collected since the snapshot; one a record references must be there.
@@ -65,13 +63,27 @@ enum BackupCommand {
                 try writer.add(file, as: BackupManifest.assetPrefix + key)
                 copied += 1
             }
-            let manifest = try writer.finish(createdAt: createdAt, database: "sqlite")
+            let manifest = try writer.finish(createdAt: createdAt, database: dataDirectory.isPostgres ? "postgres" : "sqlite")
             let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
-            if !quiet { print("backed up \(dataDirectory.url.path) to \(archive.path): the database, \(manifest.files.contains { $0.name == BackupManifest.tokenSecretEntry } ? "the token secret, " : "")\(copied) asset(s), \(bytes) bytes") }
+            let source = dataDirectory.isPostgres ? "the PostgreSQL database" : dataDirectory.url.path
+            if !quiet { print("backed up \(source) to \(archive.path): the database, \(manifest.files.contains { $0.name == BackupManifest.tokenSecretEntry } ? "the token secret, " : "")\(copied) asset(s), \(bytes) bytes") }
         } catch {
             writer.abandon()
             throw error
         }
+    }
+
+    /// `VACUUM INTO` on a read-only connection: the whole database in one read transaction.
+    private static func sqliteSnapshot(of dataDirectory: DataDirectory, into snapshot: URL) throws -> (known: Set<String>, referenced: Set<String>) {
+        guard FileManager.default.fileExists(atPath: dataDirectory.storePath) else {
+            throw CLIError("\(dataDirectory.url.path) holds no Stratus database (stratus.sqlite); nothing to back up")
+        }
+        let live = try SQLiteConnection(configuration: SQLiteConfiguration(path: dataDirectory.storePath), readOnly: true)
+        // NB: VACUUM INTO reads the whole database in one read transaction: a consistent snapshot
+        // while the server goes on writing through WAL.
+        try live.execute("VACUUM INTO ?", [snapshot.path])
+        try live.close()
+        return try assetKeys(in: snapshot)
     }
 
     /// Every content key the snapshot knows, and those records reference.
@@ -81,24 +93,32 @@ enum BackupCommand {
         guard try connection.tableExists("assets") else { return ([], []) }
         let known = Set(try connection.fetchAll(String.self, "SELECT key FROM assets"))
         let referenced = Set(try connection.fetchAll(String.self, "SELECT DISTINCT key FROM asset_refs"))
-        return (known.union(referenced).filter(BackupManifest.isAssetKey), referenced)
+        return (known.union(referenced), referenced)
     }
 
-    /// Checks the archive in a staging folder, then moves its files into a data directory without a database.
+    /// Checks the archive in a staging folder, then moves its files into a data directory without
+    /// a database (or restores the dump into an empty PostgreSQL database).
     static func restore(from archive: URL, into dataDirectory: DataDirectory, assets: URL) throws {
         let store = URL(fileURLWithPath: dataDirectory.storePath)
-        guard !FileManager.default.fileExists(atPath: store.path) else {
+        guard dataDirectory.isPostgres || !FileManager.default.fileExists(atPath: store.path) else {
             throw CLIError("\(dataDirectory.url.path) already holds a database; restore into a new data directory (nothing was changed)")
         }
         let staging = dataDirectory.url.appendingPathComponent(".restore-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: staging) }
         let manifest = try BackupReader.extract(archive, into: staging)
-        let database = BackupReader.stagedURL(BackupManifest.databaseEntry, in: staging)
-        let check = try SQLiteConnection(configuration: SQLiteConfiguration(path: database.path), readOnly: true)
-        let integrity = try check.fetchOne(String.self, "PRAGMA integrity_check") ?? ""
-        try check.close()
-        guard integrity == "ok" else { throw CLIError("\(archive.path): the database fails SQLite's integrity check: \(integrity)") }
+        guard manifest.database == (dataDirectory.isPostgres ? "postgres" : "sqlite") else {
+            throw CLIError("\(archive.path) is a backup of a \(manifest.database) database; restore it \(manifest.database == "postgres" ? "with --database postgres://…" : "into a --data-dir without --database")")
+        }
+        let database = BackupReader.stagedURL(dataDirectory.isPostgres ? PostgresBackup.dumpEntry : BackupManifest.databaseEntry, in: staging)
+        if dataDirectory.isPostgres {
+            try PostgresBackup.restore(database, into: dataDirectory.database)
+        } else {
+            let check = try SQLiteConnection(configuration: SQLiteConfiguration(path: database.path), readOnly: true)
+            let integrity = try check.fetchOne(String.self, "PRAGMA integrity_check") ?? ""
+            try check.close()
+            guard integrity == "ok" else { throw CLIError("\(archive.path): the database fails SQLite's integrity check: \(integrity)") }
+        }
         var restoredAssets = 0
         for file in manifest.files where file.name.hasPrefix(BackupManifest.assetPrefix) {
             let key = String(file.name.dropFirst(BackupManifest.assetPrefix.count))
@@ -115,7 +135,8 @@ enum BackupCommand {
             try FileManager.default.moveItem(at: BackupReader.stagedURL(BackupManifest.tokenSecretEntry, in: staging), to: secret)
         }
         // NB: last, so a data directory with a database is always a complete one.
-        try FileManager.default.moveItem(at: database, to: store)
-        print("restored \(archive.path) (taken \(manifest.createdAt)) into \(dataDirectory.url.path): the database, \(restoredAssets) asset(s); start it with stratus serve --data-dir \(dataDirectory.url.path)")
+        if !dataDirectory.isPostgres { try FileManager.default.moveItem(at: database, to: store) }
+        let target = dataDirectory.isPostgres ? "the PostgreSQL database" : dataDirectory.url.path
+        print("restored \(archive.path) (taken \(manifest.createdAt)) into \(target): the database, \(restoredAssets) asset(s); start it with stratus serve")
     }
 }

@@ -9,7 +9,7 @@ struct BackupManifest: Codable, Equatable {
     var version = 1
     /// When the database snapshot was taken (ISO 8601).
     var createdAt: String
-    /// The back end the snapshot came from (`sqlite`).
+    /// The back end the snapshot came from: `sqlite` (`database.sqlite`) or `postgres` (`database.pgdump`).
     var database: String
     /// Every other entry of the archive.
     var files: [File]
@@ -28,7 +28,7 @@ struct BackupManifest: Codable, Equatable {
     /// Whether `name` is an entry a backup may hold: anything else in an archive is refused, so
     /// an archive cannot name a path outside the restore's staging folder.
     static func isAllowed(_ name: String) -> Bool {
-        if [entryName, databaseEntry, tokenSecretEntry].contains(name) { return true }
+        if [entryName, databaseEntry, PostgresBackup.dumpEntry, tokenSecretEntry].contains(name) { return true }
         guard name.hasPrefix(assetPrefix) else { return false }
         return isAssetKey(String(name.dropFirst(assetPrefix.count)))
     }

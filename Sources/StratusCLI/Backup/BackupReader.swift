@@ -107,7 +107,8 @@ enum BackupReader {
         if let missing = listed.keys.first(where: { found[$0] == nil }) {
             throw CLIError("\(archive.path): '\(missing)' is in the manifest but not in the archive")
         }
-        guard found[BackupManifest.databaseEntry] != nil else { throw CLIError("\(archive.path) holds no database") }
+        let databaseEntry = manifest.database == "postgres" ? PostgresBackup.dumpEntry : BackupManifest.databaseEntry
+        guard found[databaseEntry] != nil else { throw CLIError("\(archive.path) holds no database") }
         for name in found.keys where name.hasPrefix(BackupManifest.assetPrefix) {
             let key = String(name.dropFirst(BackupManifest.assetPrefix.count))
             guard found[name]?.sha256.hasPrefix(key) == true else {

@@ -12,7 +12,7 @@ struct ScheduledBackups: Sendable {
     var interval: Duration
     var keep: Int
     var folder: URL
-    var dataDirectory: URL
+    var dataDirectory: DataDirectory
     var assets: URL
 
     /// The flags that configure it.
@@ -20,20 +20,17 @@ struct ScheduledBackups: Sendable {
 
     /// Reads the flags; `nil` without `--backup-every`.
     ///
-    /// - Throws: ``CLIError`` for a malformed interval, a count out of range, or PostgreSQL.
+    /// - Throws: ``CLIError`` for a malformed interval or a count out of range.
     static func configured(_ options: Options, dataDirectory: DataDirectory, assets: URL) throws -> ScheduledBackups? {
         let every = options.string("backup-every", default: "")
         guard !every.isEmpty else { return nil }
-        guard !dataDirectory.isPostgres else {
-            throw CLIError("--backup-every backs up SQLite data directories; with PostgreSQL schedule pg_dump (Documentation/0015-operations.md, \"Backups\")")
-        }
         guard let interval = parseInterval(every) else {
             throw CLIError("--backup-every: '\(every)' is not an interval such as 6h, 30m or 90s (at least 1s)")
         }
         let keep = try options.integer("backup-keep", default: 14, in: 1...10_000)
         let folder = URL(fileURLWithPath: options.string("backup-directory", default: dataDirectory.url.appendingPathComponent("backups").path), isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        return ScheduledBackups(interval: interval, keep: keep, folder: folder, dataDirectory: dataDirectory.url, assets: assets)
+        return ScheduledBackups(interval: interval, keep: keep, folder: folder, dataDirectory: dataDirectory, assets: assets)
     }
 
     /// `90s`, `30m`, `6h`, `2d` as a duration; `nil` for anything else.
@@ -73,7 +70,7 @@ struct ScheduledBackups: Sendable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
         let archive = folder.appendingPathComponent("stratus-\(formatter.string(from: Date())).tar")
-        try BackupCommand.backup(to: archive, from: DataDirectory(path: dataDirectory.path), assets: assets, quiet: true)
+        try BackupCommand.backup(to: archive, from: dataDirectory, assets: assets, quiet: true)
         let archives = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasPrefix("stratus-") && $0.hasSuffix(".tar") }
             .sorted()

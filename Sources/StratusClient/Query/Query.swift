@@ -22,7 +22,10 @@ extension StratusWire.Query {
 }
 
 /// Where a query stopped: pass it to ``Database/records(continuingMatchFrom:desiredKeys:resultsLimit:)``.
-public struct QueryCursor: Hashable, Sendable {
+///
+/// A cursor is `Codable`: persist it to continue the query in a later run (as `stratus import
+/// --from` does), for as long as the server accepts its marker.
+public struct QueryCursor: Hashable, Sendable, Codable {
     /// The query being paged.
     public let query: StratusWire.Query
     /// The zone searched.

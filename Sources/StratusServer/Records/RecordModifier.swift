@@ -246,13 +246,7 @@ struct RecordModifier {
     /// and no target gets more than the allowed number of DELETE_SELF references.
     private func outgoingReferences(from source: String, fields: [String: FieldValue]) throws -> [ReferenceEdge] {
         var edges: [ReferenceEdge] = []
-        for fieldName in fields.keys.sorted() {
-            let references: [Reference]
-            switch fields[fieldName] {
-            case .reference(let reference): references = [reference]
-            case .referenceList(let list): references = list
-            default: continue
-            }
+        for (fieldName, references) in Self.references(in: fields) {
             for reference in references {
                 if let target = reference.zoneID, target.zoneName != zone.zoneName {
                     throw ServiceError.badRequest(
@@ -287,6 +281,17 @@ struct RecordModifier {
             }
         }
         return edges
+    }
+
+    /// The reference fields of `fields` and the references each holds, by field name.
+    static func references(in fields: [String: FieldValue]) -> [(field: String, references: [Reference])] {
+        fields.keys.sorted().compactMap { name in
+            switch fields[name] {
+            case .reference(let reference): (name, [reference])
+            case .referenceList(let list): (name, list)
+            default: nil
+            }
+        }
     }
 
     static func validate(recordName name: String) throws(ServiceError) {
