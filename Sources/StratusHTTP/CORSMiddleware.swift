@@ -1,5 +1,3 @@
-import StratusWire
-
 /// Answers CORS preflights and marks responses readable by allowed browser origins.
 ///
 /// CloudKit JS sends simple requests (`text/plain` bodies) and reads the
@@ -31,7 +29,7 @@ public struct CORSMiddleware: HTTPMiddleware {
             request.headers["Access-Control-Request-Method"] != nil
         else { return nil }
         guard isAllowed(origin, request) else {
-            throw HTTPError(status: .forbidden, serverErrorCode: .accessDenied, reason: "origin \(origin) is not allowed")
+            throw HTTPError(status: .forbidden, serverErrorCode: "ACCESS_DENIED", reason: "origin \(origin) is not allowed")
         }
         var response = HTTPResponse(status: .noContent)
         response.headers.add("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")

@@ -1,5 +1,4 @@
 import Foundation
-public import StratusWire
 
 /// An error that knows which HTTP response describes it.
 ///
@@ -13,11 +12,14 @@ public protocol HTTPResponseError: Error {
 }
 
 /// A whole-request failure rendered as a CloudKit error body: the one renderer of every error
-/// response, the service's included.
+/// response, the service's `ServiceError` included.
 ///
-/// The body is an ``ErrorResponse``, `{"uuid", "serverErrorCode", "reason"[, "retryAfter"][, "redirectURL"]}`
-/// as in CloudKit Web Services (Apple's CloudKit Web Services Reference: “Shapes”), with a
-/// `Retry-After` header when it says when to retry.
+/// The body is `{"uuid", "serverErrorCode", "reason"[, "retryAfter"][, "redirectURL"]}` as in
+/// CloudKit Web Services (Apple's CloudKit Web Services Reference: “Shapes”), with a `Retry-After`
+/// header when it says when to retry. The code is a string because this layer knows nothing of
+/// the wire model (`StratusWire`); the service passes its typed `ServerErrorCode`'s raw value, and
+/// `StratusHTTPTests` checks that every code used here is one of those
+/// (Documentation/0021-endpoint-groups.md).
 ///
 /// ```swift
 /// throw HTTPError.badRequest("missing key 'operations'")
@@ -26,7 +28,7 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
     /// The HTTP status.
     public var status: HTTPStatus
     /// The CloudKit `serverErrorCode`, such as `BAD_REQUEST`.
-    public var serverErrorCode: ServerErrorCode
+    public var serverErrorCode: String
     /// What went wrong, in words that name the problem.
     public var reason: String
     /// Seconds after which a retry may succeed; `nil` when retrying will not help.
@@ -38,7 +40,7 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
 
     /// Creates an error.
     public init(
-        status: HTTPStatus, serverErrorCode: ServerErrorCode, reason: String, retryAfter: Int? = nil,
+        status: HTTPStatus, serverErrorCode: String, reason: String, retryAfter: Int? = nil,
         redirectURL: String? = nil, headers: HTTPHeaders = [:]
     ) {
         self.status = status
@@ -51,19 +53,19 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
 
     /// 400 `BAD_REQUEST` with `reason`.
     public static func badRequest(_ reason: String) -> HTTPError {
-        HTTPError(status: .badRequest, serverErrorCode: .badRequest, reason: reason)
+        HTTPError(status: .badRequest, serverErrorCode: "BAD_REQUEST", reason: reason)
     }
 
     /// 404 `NOT_FOUND` with CloudKit's reason for an unknown path.
     public static let endpointNotFound = HTTPError(
-        status: .notFound, serverErrorCode: .notFound, reason: "could not find handler for endpoint"
+        status: .notFound, serverErrorCode: "NOT_FOUND", reason: "could not find handler for endpoint"
     )
 
     /// 405 naming the method used and the methods the endpoint accepts.
     public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
         let names = allowed.map(\.rawValue).sorted().joined(separator: ", ")
         return HTTPError(
-            status: .methodNotAllowed, serverErrorCode: .badRequest,
+            status: .methodNotAllowed, serverErrorCode: "BAD_REQUEST",
             reason: "method \(method) is not allowed for this endpoint; allowed: \(names)",
             headers: ["Allow": names]
         )
@@ -72,26 +74,26 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
     /// 413 for a body over `limit` bytes.
     public static func bodyTooLarge(limit: Int) -> HTTPError {
         HTTPError(
-            status: .contentTooLarge, serverErrorCode: .badRequest,
+            status: .contentTooLarge, serverErrorCode: "BAD_REQUEST",
             reason: "request body is larger than the limit of \(limit) bytes"
         )
     }
 
     /// 503 `TRY_AGAIN_LATER` when the server already holds as many request bodies in memory as it may.
     public static let tooManyBodies = HTTPError(
-        status: .serviceUnavailable, serverErrorCode: .tryAgainLater,
+        status: .serviceUnavailable, serverErrorCode: "TRY_AGAIN_LATER",
         reason: "the server is holding as many request bodies as it may; retry shortly", retryAfter: 1
     )
 
     /// 500 `INTERNAL_ERROR` with a reason that reveals nothing internal.
     public static let internalError = HTTPError(
-        status: .internalServerError, serverErrorCode: .internalError,
+        status: .internalServerError, serverErrorCode: "INTERNAL_ERROR",
         reason: "internal server error; quote the uuid when reporting it"
     )
 
     /// 503 `TRY_AGAIN_LATER` while the server shuts down.
     public static let shuttingDown = HTTPError(
-        status: .serviceUnavailable, serverErrorCode: .tryAgainLater, reason: "the server is shutting down",
+        status: .serviceUnavailable, serverErrorCode: "TRY_AGAIN_LATER", reason: "the server is shutting down",
         retryAfter: 1
     )
 
@@ -100,12 +102,10 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
 
     /// The CloudKit error body for this error.
     public func response(requestID: String) -> HTTPResponse {
-        let body = ErrorResponse(
-            uuid: requestID, serverErrorCode: serverErrorCode, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
-        )
+        let body = Body(uuid: requestID, serverErrorCode: serverErrorCode, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL)
         var response = HTTPResponse(status: status, headers: headers)
         response.headers.replaceOrAdd("Content-Type", "application/json; charset=utf-8")
-        response.body = (try? WireCoding.encode(body)) ?? Self.unencodableBody
+        response.body = (try? HTTPResponse.defaultEncoder.encode(body)) ?? Self.unencodableBody
         // Plain HTTP clients and proxies understand the header; CloudKit clients read `retryAfter`.
         if let retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
         return response
@@ -113,4 +113,13 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
 
     /// What is sent should a body not encode (a reason with unpaired surrogates, say).
     private static let unencodableBody = Data(#"{"reason":"internal server error","serverErrorCode":"INTERNAL_ERROR"}"#.utf8)
+
+    /// The encoded body (keys sorted, as every response of the service).
+    private struct Body: Encodable {
+        var uuid: String
+        var serverErrorCode: String
+        var reason: String
+        var retryAfter: Int?
+        var redirectURL: String?
+    }
 }

@@ -1,5 +1,3 @@
-import StratusWire
-
 /// Refuses requests addressed to anything but a loopback name: the guard of a server without credentials.
 ///
 /// A browser sends the `Host` it resolved the page's URL with, so a page on `evil.example`
@@ -21,7 +19,7 @@ public struct LoopbackHostMiddleware: HTTPMiddleware {
         guard hosts.allSatisfy(Loopback.isLoopbackAuthority) else {
             let shown = String(hosts.first { !Loopback.isLoopbackAuthority($0) }?.prefix(100) ?? "")
             throw HTTPError(
-                status: .forbidden, serverErrorCode: .accessDenied,
+                status: .forbidden, serverErrorCode: "ACCESS_DENIED",
                 reason: "host '\(shown)' is not a loopback name: this server runs without authentication (open mode) and answers only requests to localhost, 127.0.0.1 or [::1]"
             )
         }

@@ -2,7 +2,6 @@ import Foundation
 import StratusHTTP
 import StratusHTTPServer
 import StratusTesting
-import StratusWire
 import Synchronization
 import Testing
 
@@ -32,7 +31,7 @@ import Testing
         func close() { state.withLock { $0.closed = true } }
     }
 
-    static let refusal = HTTPError(status: .unauthorized, serverErrorCode: .authenticationFailed, reason: "authentication failed")
+    static let refusal = HTTPError(status: .unauthorized, serverErrorCode: "AUTHENTICATION_FAILED", reason: "authentication failed")
 
     static func router(handled: HitCounter, check: @escaping Router.HeadCheck) -> Router {
         var router = Router(maximumBodySize: 64 << 20)

@@ -1,6 +1,5 @@
 import Foundation
 import StratusHTTP
-import StratusWire
 import Testing
 
 @Suite struct JSONBodyTests {
@@ -32,7 +31,7 @@ import Testing
             return ""
         } catch {
             #expect(error.status == .badRequest)
-            #expect(error.serverErrorCode == .badRequest)
+            #expect(error.serverErrorCode == "BAD_REQUEST")
             return error.reason
         }
     }

@@ -92,7 +92,7 @@ func json(_ response: HTTPResponse) throws -> [String: Any] {
     @Test func thrownHTTPErrorRendersItself() async throws {
         var router = Router()
         router.route(.post, "/x") { _ in
-            throw HTTPError(status: .tooManyRequests, serverErrorCode: .throttled, reason: "slow down", retryAfter: 3)
+            throw HTTPError(status: .tooManyRequests, serverErrorCode: "THROTTLED", reason: "slow down", retryAfter: 3)
         }
         let response = await send(router, .post, "/x")
         #expect(response.status == .tooManyRequests)
@@ -113,6 +113,18 @@ func json(_ response: HTTPResponse) throws -> [String: Any] {
         #expect(body == ErrorResponse(uuid: "REQ-1", serverErrorCode: .tryAgainLater, reason: HTTPError.tooManyBodies.reason, retryAfter: 1))
         #expect(response.status.code == body.httpStatus)
         #expect(response.headers["Retry-After"] == "1")
+    }
+
+    /// The HTTP layer names its codes as strings (it does not import the wire model); each is one
+    /// of the wire model's documented `ServerErrorCode`s, so a typo cannot reach a client.
+    @Test func everyCodeTheHTTPLayerSendsIsAServerErrorCode() {
+        let errors = [
+            HTTPError.badRequest("x"), .endpointNotFound, .methodNotAllowed(.delete, allowed: [.get]), .bodyTooLarge(limit: 1),
+            .tooManyBodies, .internalError, .shuttingDown,
+        ]
+        for error in errors {
+            #expect(ServerErrorCode.documented.contains(ServerErrorCode(rawValue: error.serverErrorCode)), "\(error.serverErrorCode) is not documented")
+        }
     }
 
     /// Any other error is a 500 INTERNAL_ERROR that reveals nothing but the request ID.

@@ -80,7 +80,7 @@ extension AssetEndpoints {
         let tooLarge =
             limit < configuration.assets.maximumSize
             ? HTTPError(
-                status: .contentTooLarge, serverErrorCode: .quotaExceeded,
+                status: .contentTooLarge, serverErrorCode: ServerErrorCode.quotaExceeded.rawValue,
                 reason: "this upload is larger than the \(limit) bytes left in the \(ticket.d) database's quota when its URL was issued"
             )
             : HTTPError.bodyTooLarge(limit: limit)

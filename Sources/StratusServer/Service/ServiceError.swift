@@ -39,7 +39,8 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
     /// The request-level CloudKit error body with the code's HTTP status (rendered by ``HTTPError``).
     public func response(requestID: String) -> HTTPResponse {
         HTTPError(
-            status: HTTPStatus(code: code.httpStatus), serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
+            status: HTTPStatus(code: code.httpStatus), serverErrorCode: code.rawValue, reason: reason, retryAfter: retryAfter,
+            redirectURL: redirectURL
         ).response(requestID: requestID)
     }
 
