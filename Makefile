@@ -30,15 +30,16 @@ build: deps
 # STRATUS_REQUIRE_POSTGRES=1 makes a missing database fail the PostgreSQL tests instead of skipping them.
 # The fake APNs server's Python packages go into .build/fake-apns-venv (Scripts/fake-apns.sh, quick when
 # present); STRATUS_REQUIRE_FAKE_APNS=1 makes a missing one fail the APNs tests instead of skipping them.
-# Debian's nginx is installed for the reverse-proxy test (Scripts/test-reverse-proxy.sh); STRATUS_REQUIRE_NGINX=1
-# makes a missing one fail it instead of skipping it.
+# Debian's nginx and caddy are installed for the reverse-proxy tests (Scripts/test-reverse-proxy.sh); STRATUS_REQUIRE_NGINX=1
+# and STRATUS_REQUIRE_CADDY=1 make a missing one fail its test instead of skipping it.
 # Then Schemathesis from the server's OpenAPI description (Scripts/test-schemathesis.sh), each fuzz
 # target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
 test: build
 	Scripts/check-client-graph.sh
+	Scripts/check-layers.sh --self-test
 	Scripts/fake-apns.sh install
 	Scripts/test-reverse-proxy.sh install
-	STRATUS_REQUIRE_FAKE_APNS=1 STRATUS_REQUIRE_NGINX=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
+	STRATUS_REQUIRE_FAKE_APNS=1 STRATUS_REQUIRE_NGINX=1 STRATUS_REQUIRE_CADDY=1 Scripts/run-suite.sh Scripts/test-postgres.sh run swift test --skip-build
 	STRATUS_SIMULATION=1 swift test --skip-build --filter SyncSimulationTests
 	Scripts/test-schemathesis.sh
 	FUZZ_SECONDS=10 FUZZ_JOBS=2 Fuzz/Scripts/fuzz.sh

@@ -2,7 +2,8 @@
 # A throwaway PostgreSQL cluster for the test suite: a temporary directory under /tmp,
 # 127.0.0.1 only, a free port, trust authentication. Stopped by its own PID file.
 #
-#   Scripts/test-postgres.sh run CMD…   start, run CMD with STRATUS_POSTGRES_URL set, stop (also on failure)
+#   Scripts/test-postgres.sh run CMD…   start, run CMD with STRATUS_POSTGRES_URL set (and the suite's
+#                                       parallelism bounded: SUITE_PARALLELISM, default 8), stop (also on failure)
 #   eval "$(Scripts/test-postgres.sh start)"   start; prints the exports (STRATUS_POSTGRES_URL, STRATUS_POSTGRES_DIR)
 #   Scripts/test-postgres.sh stop [DIR]        stop the cluster in DIR (default: $STRATUS_POSTGRES_DIR) and remove it
 set -euo pipefail
@@ -73,6 +74,12 @@ case "${1:-}" in
     eval "$exports"
     trap 'stop "$STRATUS_POSTGRES_DIR"' EXIT INT TERM
     export STRATUS_REQUIRE_POSTGRES=1
+    # At most this many test cases at once (Documentation/0023-test-reliability.md): unbounded,
+    # Swift Testing starts every test of the bundle together — hundreds of live servers, over a
+    # thousand threads on two cores — and each test's own deadlines (a request's 60 s, a read's
+    # 30 s) count the time it waits behind all the others. SUITE_PARALLELISM overrides it; a
+    # width set already (the sanitizer runs' own) is kept.
+    export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-${SUITE_PARALLELISM:-8}}"
     "$@"
     ;;
   *) echo "usage: $0 start | stop [DIR] | run CMD…" >&2; exit 2 ;;

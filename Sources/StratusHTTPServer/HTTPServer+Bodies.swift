@@ -86,7 +86,9 @@ extension HTTPServer {
 
     /// Suspends the connection and runs `work` as a task; what it returns resumes the connection.
     ///
-    /// Shutdown answers whatever is still parked at its deadline itself.
+    /// Shutdown answers whatever is still parked at its deadline itself. An entry leaves
+    /// ``HTTPServer/State/parked`` only after its connection was resumed, by whoever resumed it,
+    /// so shutdown never stops the daemon while a connection it does not know of is suspended.
     func park(_ context: InFlightRequest, _ request: HTTPRequest, work: @escaping @Sendable () async -> InFlightRequest.Pending) {
         // NB: suspend before anything can resume: resuming a connection that is not
         // suspended is undefined behaviour in libmicrohttpd.
@@ -95,9 +97,11 @@ extension HTTPServer {
         // NB: once shutdown has begun, nothing new may park: shutdown resumes only the parked
         // connections it knows, and stopping the daemon with one still suspended aborts the
         // process (keep-alive clients such as long-pollers send new requests during shutdown).
+        // Resuming here, on the connection's own thread, ends before `MHD_stop_daemon` joins it.
         let parked = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.parked[key] = Parked(context: context, ticket: ticket, task: nil)
+            state.handlers += 1
             return true
         }
         guard parked else {
@@ -106,13 +110,26 @@ extension HTTPServer {
         }
         parkedGauge?.add(1)
         let task = Task { [self] in
-            let outcome = await work()
-            state.withLock { _ = $0.parked.removeValue(forKey: key) }
-            parkedGauge?.add(-1)
-            context.resume(ticket, with: outcome)
+            resume(context, ticket, with: await work())
+            state.withLock { $0.handlers -= 1 }
         }
         state.withLock { state in
-            if state.parked[key] != nil { state.parked[key]?.task = task }
+            if state.parked[key]?.ticket == ticket { state.parked[key]?.task = task }
         }
+    }
+
+    /// Resumes a parked connection with `outcome` unless someone else resumed it under `ticket`
+    /// first; the one who resumed it then forgets it.
+    func resume(_ context: InFlightRequest, _ ticket: Int, with outcome: InFlightRequest.Pending) {
+        guard context.resume(ticket, with: outcome) else { return }
+        // NB: after MHD_resume_connection, never before: shutdown waits for `parked` to empty
+        // before it stops the daemon.
+        let removed = state.withLock { state -> Bool in
+            let key = ObjectIdentifier(context)
+            guard state.parked[key]?.ticket == ticket else { return false }
+            state.parked[key] = nil
+            return true
+        }
+        if removed { parkedGauge?.add(-1) }
     }
 }

@@ -46,6 +46,9 @@ public final class HTTPServer: Sendable {
         var port: UInt16 = 0
         var inFlight = 0
         var parked: [ObjectIdentifier: Parked] = [:]
+        /// Handler tasks not yet returned, whether or not their connection was answered already
+        /// (shutdown answers a late one itself, and its handler may still be using the store).
+        var handlers = 0
         var stopping = false
     }
 
@@ -218,7 +221,9 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, lets in-flight requests finish, then stops.
     ///
     /// Requests still running after the grace period are cancelled; any that
-    /// still have not answered a moment later get 503 `TRY_AGAIN_LATER`.
+    /// still have not answered a moment later get 503 `TRY_AGAIN_LATER`. Returns only once
+    /// every handler has returned and no connection is suspended, so the caller may close
+    /// what the handlers use (the store) right after.
     ///
     /// - Parameter gracePeriod: How long in-flight requests may take; the configured default when `nil`.
     public func shutdown(gracePeriod: Duration? = nil) async {
@@ -245,8 +250,19 @@ public final class HTTPServer: Sendable {
             parked.forEach { $0.task?.cancel() }
             await waitUntil(.now + .seconds(1)) { $0.parked.isEmpty }
             for entry in state.withLock({ Array($0.parked.values) }) {
-                entry.context.resume(entry.ticket, with: .response(responder.reject(entry.context.head, with: .shuttingDown)))
+                resume(entry.context, entry.ticket, with: .response(responder.reject(entry.context.head, with: .shuttingDown)))
             }
+        }
+        // NB: no deadline: every connection still listed was resumed (by shutdown or a task that
+        // won its ticket) and leaves the list right after; nothing can park any more. Stopping
+        // the daemon with a connection suspended aborts the process.
+        await waitUntil(nil) { $0.parked.isEmpty }
+        // NB: no deadline either: a handler answered by shutdown may still be running (it was
+        // cancelled, and cancellation is cooperative), and what it uses — the store above all —
+        // is closed by the caller as soon as this returns.
+        if state.withLock({ $0.handlers }) > 0 {
+            logger.warning("waiting for \(state.withLock { $0.handlers }) cancelled handler(s) to return")
+            await waitUntil(nil) { $0.handlers == 0 }
         }
         await waitUntil(.now + .seconds(2)) { $0.inFlight == 0 }
 
@@ -263,9 +279,13 @@ public final class HTTPServer: Sendable {
         logger.info("stopped")
     }
 
-    private func waitUntil(_ deadline: ContinuousClock.Instant, _ done: (State) -> Bool) async {
-        while !state.withLock({ done($0) }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+    private func waitUntil(_ deadline: ContinuousClock.Instant?, _ done: (State) -> Bool) async {
+        while !state.withLock({ done($0) }), deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            // NB: not `Task.sleep`, which a cancelled caller skips: a cancelled shutdown still
+            // has to wait for the connections before it stops the daemon.
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume() }
+            }
         }
     }
 }

@@ -1,9 +1,6 @@
 import Foundation
 public import StratusWire
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A fake APNs provider API on loopback: the Python program `Scripts/fake-apns/fake_apns.py` (on
 /// `h2` and `cryptography` from PyPI, installed by `Scripts/fake-apns.sh` into `.build/`), run as a
@@ -37,6 +34,7 @@ public final class FakeAPNsServer: Sendable {
     public let topic: String
     private let directory: TemporaryDirectory
     private let process: SpawnedProcess
+    private let client = LoopbackHTTPClient()
 
     private init(ready: Ready, directory: TemporaryDirectory, process: SpawnedProcess) {
         port = ready.port
@@ -153,11 +151,8 @@ public final class FakeAPNsServer: Sendable {
 
     private func control(_ method: String, _ target: String, body: Data?, timeout: Duration = .seconds(20)) async throws -> Data {
         guard let url = URL(string: "http://127.0.0.1:\(controlPort)\(target)") else { throw TestServerFailure(description: "bad control URL") }
-        var request = URLRequest(url: url, timeoutInterval: Double(timeout.components.seconds) + 1)
-        request.httpMethod = method
-        request.httpBody = body
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+        let (status, data) = try await client.send(method, url, body: body ?? Data(), timeout: timeout)
+        guard status == 200 else {
             throw TestServerFailure(description: "fake APNs control \(method) \(target) failed")
         }
         return data

@@ -15,7 +15,8 @@ import Synchronization
 /// or from a backup put back meanwhile), as a server killed and started again would.
 ///
 /// ```swift
-/// let server = try await InProcessCloudKitServer.open(now: { clock.milliseconds() })
+/// let clock = ManualClock(step: 1)
+/// let server = try await InProcessCloudKitServer.open(now: clock.reader)
 /// let answer = await server.respond(method: "POST", path: "/database/1/\(TestCloudKitServer.container)/development/private/zones/list", body: Data("{}".utf8))
 /// try await server.restart()
 /// await server.stop()

@@ -1,10 +1,6 @@
 public import Foundation
 public import StratusWire
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension TestCloudKitServer {
     /// Uploads `bytes` as a client does: `assets/upload` for one field, then a POST of the bytes
     /// to the URL it returns; the `singleFile` asset with its receipt, to save in a record.
@@ -29,11 +25,8 @@ extension TestCloudKitServer {
         guard let text = reply.json["tokens"]?[0]?["url"]?.stringValue, let url = URL(string: text) else {
             throw TestServerFailure(description: "assets/upload answered \(reply.status): \(reply.text)")
         }
-        var post = URLRequest(url: url)
-        post.httpMethod = "POST"
-        post.httpBody = bytes
-        let (body, response) = try await URLSession.shared.data(for: post)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+        let (status, body) = try await client.send("POST", url, body: bytes)
+        guard status == 200 else {
             throw TestServerFailure(description: "the asset upload answered \(String(decoding: body, as: UTF8.self))")
         }
         return try WireCoding.decode(AssetUploadReceipt.self, from: body).singleFile

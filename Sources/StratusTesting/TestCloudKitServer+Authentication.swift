@@ -32,7 +32,7 @@ extension TestCloudKitServer {
     }
 
     /// The service clock's current reading, in milliseconds since 1970 (the clock moves 1 ms per reading).
-    public var now: Int64 { clock.tick() }
+    public var now: Int64 { clock.now() }
 
     /// Moves the service clock forward.
     public func advanceClock(by duration: Duration) {

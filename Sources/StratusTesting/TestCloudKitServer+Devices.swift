@@ -6,8 +6,8 @@ extension TestCloudKitServer {
     /// The server's manual clock as a device clock: history timestamps and the devices' edit times on
     /// one timeline, so "the latest change" means the same on every simulated device.
     public var deviceClock: @Sendable () -> Date {
-        let server = self
-        return { Date(timeIntervalSince1970: Double(server.now) / 1000) }
+        let clock = clock
+        return { Date(timeIntervalSince1970: Double(clock.now()) / 1000) }
     }
 
     /// A container of the test container in open mode, as a simulated device talks to this server:

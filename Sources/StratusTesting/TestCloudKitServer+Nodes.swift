@@ -22,9 +22,9 @@ extension TestCloudKitServer {
         }
         let directory = try TemporaryDirectory(prefix: "stratus-node")
         let store = try await PostgresRecordStore.open(url: shared.url, schema: shared.schema, connections: 3)
-        let manual = ManualMilliseconds(start: 1_760_000_000_000)
+        let manual = ManualClock(start: 1_760_000_000_000, step: 1)
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
-        configuration.now = { manual.tick() }
+        configuration.now = manual.reader
         configuration.assets.directory = node.directory.url.appendingPathComponent("assets")
         configuration.quotas.defaults = .unlimited  // as `start`; the rate bucket is shared with `node`
         configuration.authentication.requiresAuthentication = false  // open mode, explicitly, as `start`

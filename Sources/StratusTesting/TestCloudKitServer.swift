@@ -7,9 +7,6 @@ import StratusServerSQLite
 import StratusWire
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The storage engines the conformance suites run against.
 ///
@@ -61,13 +58,15 @@ public final class TestCloudKitServer: Sendable {
     /// Users, API tokens and keys of this server (`nil` if the back end keeps no accounts).
     public let administration: AccountAdministration?
     /// The service's clock: one millisecond per reading, movable with ``advanceClock(by:)``.
-    let clock: ManualMilliseconds
+    let clock: ManualClock
     /// For a node sharing a PostgreSQL store: wakes its parked polls when another node queues notifications.
     let relay: PostgresPushRelay?
+    /// The client of ``post(_:_:database:environment:container:)`` and the asset uploads.
+    let client = LoopbackHTTPClient()
 
     init(
         store: any RecordStore, service: CloudKitService, http: TestHTTPServer, directory: TemporaryDirectory,
-        administration: AccountAdministration?, clock: ManualMilliseconds, relay: PostgresPushRelay? = nil
+        administration: AccountAdministration?, clock: ManualClock, relay: PostgresPushRelay? = nil
     ) {
         self.store = store
         self.service = service
@@ -93,9 +92,9 @@ public final class TestCloudKitServer: Sendable {
         for identifier in containers {
             _ = try await store.write { try $0.createContainer(identifier, createdAt: 0) }
         }
-        let manual = ManualMilliseconds(start: 1_750_000_000_000)
+        let manual = ManualClock(start: 1_750_000_000_000, step: 1)
         var configuration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
-        configuration.now = { manual.tick() }
+        configuration.now = manual.reader
         configuration.assets.directory = directory.url.appendingPathComponent("assets")
         configuration.quotas.defaults = .unlimited
         configuration.authentication.requiresAuthentication = false  // open mode, explicitly; startAuthenticated() turns it on
@@ -123,11 +122,7 @@ public final class TestCloudKitServer: Sendable {
         _ operation: String, _ body: String, database: String = "private", environment: String = "development",
         container: String = container
     ) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: url(operation, database: database, environment: environment, container: container))
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await client.send("POST", url(operation, database: database, environment: environment, container: container), body: Data(body.utf8))
     }
 
     /// POSTs a wire request and decodes the wire response, failing on a non-200 status.
@@ -182,22 +177,4 @@ public enum PostgresTestDatabase {
 public struct TestServerFailure: Error, CustomStringConvertible {
     /// The status and body.
     public var description: String
-}
-
-/// A millisecond clock that moves one millisecond per reading, so every stamp differs.
-final class ManualMilliseconds: Sendable {
-    private let now: Mutex<Int64>
-
-    init(start: Int64) { now = Mutex(start) }
-
-    func advance(by milliseconds: Int64) {
-        now.withLock { $0 += milliseconds }
-    }
-
-    func tick() -> Int64 {
-        now.withLock {
-            $0 += 1
-            return $0
-        }
-    }
 }

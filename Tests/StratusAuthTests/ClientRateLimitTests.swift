@@ -21,10 +21,10 @@ import Testing
     }
 
     @Test func oneClientOverItsRateLeavesTheContainersBudgetToTheOthers() async throws {
-        let clock = QuotaTests.FixedClock()
+        let clock = ManualClock()
         try await withAuthServer(configure: { configuration in
             configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 10, burst: 0, clientRequestsPerSecond: 4, clientBurst: 0)
-            configuration.quotas.now = { clock.read() }
+            configuration.quotas.now = clock.reader
         }) { server in
             let ada = try await server.signedInUser("ada@example.com")
             let bob = try await server.signedInUser("bob@example.com")
@@ -45,16 +45,16 @@ import Testing
             #expect(container.status == 429)
             #expect(container.json["reason"]?.stringValue?.contains("container '\(TestCloudKitServer.container)' is over its limit") == true)
             // A second later every bucket has refilled.
-            clock.advance(milliseconds: 1_000)
+            clock.advance(by: 1_000)
             #expect(try await Self.statuses(server, 1, query: ada.query) == [200])
         }
     }
 
     @Test func openModeClientsAreToldApartByAddressAndTheLimitIsOffByDefault() async throws {
-        let clock = QuotaTests.FixedClock()
+        let clock = ManualClock()
         let limited = try await TestCloudKitServer.start { configuration in
             configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 100, burst: 0, clientRequestsPerSecond: 2, clientBurst: 1)
-            configuration.quotas.now = { clock.read() }
+            configuration.quotas.now = clock.reader
         }
         try await QuotaTests.run(limited) {
             // A bucket of rate + burst = 3 for 127.0.0.1.
@@ -66,7 +66,7 @@ import Testing
         // Without clientRequestsPerSecond only the container's bucket counts.
         let unlimited = try await TestCloudKitServer.start { configuration in
             configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 100, burst: 0)
-            configuration.quotas.now = { clock.read() }
+            configuration.quotas.now = clock.reader
         }
         try await QuotaTests.run(unlimited) {
             let statuses = try await Self.statuses(unlimited, 10)

@@ -2,29 +2,21 @@ import Foundation
 import StratusServer
 import StratusTesting
 import StratusWire
-import Synchronization
 import Testing
 
 /// Rate limits (THROTTLED) and storage quotas (QUOTA_EXCEEDED) per container.
 @Suite struct QuotaTests {
-    /// A clock the test moves by hand.
-    final class FixedClock: Sendable {
-        private let value = Mutex<Int64>(1_750_000_000_000)
-        func read() -> Int64 { value.withLock { $0 } }
-        func advance(milliseconds: Int64) { value.withLock { $0 += milliseconds } }
-    }
-
     @Test(arguments: RecordStoreBackend.allCases) func fortyOneRequestsInOneSecondAgainstFortyPerSecondAreThrottled(_ backend: RecordStoreBackend) async throws {
-        let clock = FixedClock()
+        let clock = ManualClock()
         let other = "iCloud.com.example.Other"
         let server = try await TestCloudKitServer.start(backend: backend, containers: [TestCloudKitServer.container, other]) { configuration in
             configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 40, burst: 0)
-            configuration.quotas.now = { clock.read() }
+            configuration.quotas.now = clock.reader
         }
         try await Self.run(server) {
         var statuses: [Int] = []
         for index in 0..<41 {
-            if index == 20 { clock.advance(milliseconds: 10) }  // all 41 within one second
+            if index == 20 { clock.advance(by: 10) }  // all 41 within one second
             statuses.append(try await server.exchange("zones/list", method: "GET").status)
         }
         #expect(statuses.prefix(40).allSatisfy { $0 == 200 })
@@ -41,7 +33,7 @@ import Testing
         // Another container has its own budget.
         #expect(try await server.exchange("zones/list", method: "GET", container: other).status == 200)
         // After retryAfter seconds the container may call again.
-        clock.advance(milliseconds: retryAfter * 1000)
+        clock.advance(by: retryAfter * 1000)
         #expect(try await server.exchange("zones/list", method: "GET").status == 200)
         }
     }

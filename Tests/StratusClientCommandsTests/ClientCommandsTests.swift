@@ -27,13 +27,9 @@ import Testing
             ]
             try await body(server, environment)
         } catch {
-            server.service.beginShutdown()
-            try? await Task.sleep(for: .milliseconds(300))
             await server.stop()
             throw error
         }
-        server.service.beginShutdown()
-        try? await Task.sleep(for: .milliseconds(300))
         await server.stop()
     }
 

@@ -91,7 +91,7 @@ import Testing
         let server = try await TestCloudKitServer.startAuthenticated()
         let directory = try TemporaryDirectory(prefix: "kv-cli")
         defer { directory.remove() }
-        try await stoppingAfterUse(server, stop: Self.stop) { server in
+        try await stoppingAfterUse(server, stop: { await $0.stop() }) { server in
             let user = try await server.signedInUser("kv-cli@example.com")
             let environment = [
                 "STRATUS_SERVER": server.http.url("").absoluteString, "STRATUS_CONTAINER": TestCloudKitServer.container,
@@ -111,12 +111,6 @@ import Testing
             words[0], arguments: Array(words.dropFirst()), environment: environment,
             output: ClientOutput { line in lines.withLock { $0.append(line) } }, transport: transport)
         return lines.withLock { $0 }
-    }
-
-    private static func stop(_ server: TestCloudKitServer) async {
-        server.service.beginShutdown()
-        try? await Task.sleep(for: .milliseconds(300))
-        await server.stop()
     }
 }
 

@@ -19,7 +19,7 @@ import Testing
             try await a.sync()
             try await b.sync()
             let fresh = try await TestCloudKitServer.startAuthenticated { $0.tokenSecret = Data(repeating: 9, count: 32) }
-            try await stoppingAfterUse(fresh, stop: Self.stop) { fresh in
+            try await stoppingAfterUse(fresh, stop: { await $0.stop() }) { fresh in
                 let user = try await fresh.signedInUser("docs@example.com")
                 let c = try fixture.device("C")
                 for device in [a, b, c] {
@@ -110,11 +110,5 @@ import Testing
                 #expect(try await device.sync().isEmpty)
             }
         }
-    }
-
-    private static func stop(_ server: TestCloudKitServer) async {
-        server.service.beginShutdown()
-        try? await Task.sleep(for: .milliseconds(300))
-        await server.stop()
     }
 }

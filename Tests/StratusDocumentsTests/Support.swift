@@ -59,19 +59,12 @@ struct DocumentsFixture {
             let user = try await server.signedInUser("docs@example.com")
             try await body(DocumentsFixture(server: server, user: user, directory: directory))
         } catch {
-            await stop(server)
+            await server.stop()
             directory.remove()
             throw error
         }
-        await stop(server)
-        directory.remove()
-    }
-
-    /// Answers parked courier polls and lets libmicrohttpd resume them before stopping (as KeyValueFixture does).
-    private static func stop(_ server: TestCloudKitServer) async {
-        server.service.beginShutdown()
-        try? await Task.sleep(for: .milliseconds(300))
         await server.stop()
+        directory.remove()
     }
 }
 

@@ -214,25 +214,6 @@ import FoundationNetworking
         }
     }
 
-    /// A handler that outlives the grace period is cancelled and its client gets 503, never a hang.
-    @Test func handlerOutlivingGracePeriodGets503() async throws {
-        let started = Signal()
-        var router = Router()
-        router.route(.post, "/stuck") { _ in
-            await started.fire()
-            // Ignores cancellation on purpose.
-            await Signal().wait()
-            return .text("never")
-        }
-        let server = try TestHTTPServer(responder: router)
-        async let stuck = RawHTTPConnection.exchange(port: server.port, "POST /stuck HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-        await started.wait()
-        await server.stop(gracePeriod: .milliseconds(100))
-        let reply = try await stuck
-        #expect(reply.status == 503)
-        #expect(String(decoding: reply.body, as: UTF8.self).contains("TRY_AGAIN_LATER"))
-    }
-
     /// Binding a port that is taken fails with a clear error.
     @Test func bindingATakenPortFails() async throws {
         let first = try TestHTTPServer(responder: Self.echoRouter())

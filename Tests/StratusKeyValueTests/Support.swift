@@ -54,16 +54,9 @@ struct KeyValueFixture {
             let user = try await server.signedInUser("kv@example.com")
             try await body(KeyValueFixture(server: server, user: user, directory: directory))
         } catch {
-            await stop(server)
+            await server.stop()
             throw error
         }
-        await stop(server)
-    }
-
-    /// Answers parked courier polls and lets libmicrohttpd resume them before stopping (see SignedInFixture).
-    private static func stop(_ server: TestCloudKitServer) async {
-        server.service.beginShutdown()
-        try? await Task.sleep(for: .milliseconds(300))
         await server.stop()
     }
 }

@@ -103,31 +103,44 @@ import Glibc
         defer { scratch.remove() }
         let port = try Self.freePort()
         let redirectPort = try Self.freePort()
-        let serve = ["--behind-proxy", "--trusted-proxy", "127.0.0.1", "--public-url", "http://127.0.0.1:\(port)", "--log-level", "info", "--log-format", "json"]
-        try await WebServeProcess.with(serve) { server in
-            let data = server.dataDirectory
-            #expect(try await WebServeProcess.stratus(["container", "create", Self.container], dataDirectory: data).status == 0)
-            let apiToken = try await WebServeProcess.stratus(["token", "create", Self.container], dataDirectory: data).output.trimmingCharacters(in: .whitespacesAndNewlines)
-            #expect(try await WebServeProcess.stratus(["user", "create", "tourist@example.com"], dataDirectory: data).status == 0)
-            let webAuthToken = try await WebServeProcess.stratus(["user", "token", "tourist@example.com", Self.container], dataDirectory: data)
-                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await Self.withProxiedServer(publicPort: port) { server, path in
             let site = try Self.adaptedSite(upstream: server.port, port: port, redirectPort: redirectPort)
             let nginx = try await Self.startNginx(site: site, in: scratch, port: port)
             defer { nginx.signal(SIGKILL) }
-            let credentials = "?ckAPIToken=\(apiToken)&ckWebAuthToken=\(TestCloudKitServer.percentEncoded(webAuthToken))"
-            let tour = ProxiedTour(port: port, path: { "/database/1/\(Self.container)/development/private/\($0)\(credentials)" })
+            let tour = ProxiedTour(port: port, path: path)
             try await tour.run()
             let redirect = try await RawHTTPConnection.exchange(port: redirectPort, "GET /x HTTP/1.0\r\nHost: cloud.example.com\r\n\r\n")
             #expect(redirect.status == 301 && redirect.head.contains("Location: https://cloud.example.com/x"), "\(redirect.head)")
             nginx.signal(SIGQUIT)
             _ = try? await nginx.exitStatus()
 
-            // Every request but nginx's start-up probes (GET /health, from 127.0.0.1).
-            let accessLines = server.log.split(separator: "\n").filter { $0.contains("\"request-id\"") && !$0.contains("/health") }
-            #expect(accessLines.count >= tour.requestCount, "\(server.log.suffix(2000))")
-            for line in accessLines {
-                #expect(line.contains("\"client\":\"\(Self.client)\""), "the server must see the client's own address: \(line)")
-            }
+            Self.expectEveryRequestCameFromTheClient(serverLog: server.log, atLeast: tour.requestCount)
+        }
+    }
+
+    /// Every request in the server's access log but the proxy's start-up probes (GET /health from
+    /// 127.0.0.1) names ``client`` — not the proxy's address, not the one the client forged.
+    static func expectEveryRequestCameFromTheClient(serverLog: String, atLeast count: Int) {
+        let accessLines = serverLog.split(separator: "\n").filter { $0.contains("\"request-id\"") && !$0.contains("/health") }
+        #expect(accessLines.count >= count, "\(serverLog.suffix(2000))")
+        for line in accessLines {
+            #expect(line.contains("\"client\":\"\(client)\""), "the server must see the client's own address: \(line)")
+        }
+    }
+
+    /// The records tour's server: `stratus serve --behind-proxy` with a container, an API token and
+    /// a signed-in user; `body` gets the server and the tour's path for an operation.
+    static func withProxiedServer(publicPort: UInt16, _ body: (WebServeProcess, @escaping @Sendable (String) -> String) async throws -> Void) async throws {
+        let serve = ["--behind-proxy", "--trusted-proxy", "127.0.0.1", "--public-url", "http://127.0.0.1:\(publicPort)", "--log-level", "info", "--log-format", "json"]
+        try await WebServeProcess.with(serve) { server in
+            let data = server.dataDirectory
+            #expect(try await WebServeProcess.stratus(["container", "create", container], dataDirectory: data).status == 0)
+            let apiToken = try await WebServeProcess.stratus(["token", "create", container], dataDirectory: data).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try await WebServeProcess.stratus(["user", "create", "tourist@example.com"], dataDirectory: data).status == 0)
+            let webAuthToken = try await WebServeProcess.stratus(["user", "token", "tourist@example.com", container], dataDirectory: data)
+                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let credentials = "?ckAPIToken=\(apiToken)&ckWebAuthToken=\(TestCloudKitServer.percentEncoded(webAuthToken))"
+            try await body(server) { "/database/1/\(container)/development/private/\($0)\(credentials)" }
         }
     }
 }

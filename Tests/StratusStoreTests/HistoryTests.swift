@@ -1,7 +1,6 @@
 import Foundation
 import StratusStore
 import StratusTesting
-import Synchronization
 import Testing
 
 /// Persistent history: transactions per root save and author, tokens, pruning.
@@ -106,13 +105,13 @@ import Testing
     /// Pruning before a date uses the injected clock's timestamps.
     @Test func pruningBeforeADateKeepsNewerTransactions() async throws {
         let directory = try TemporaryDirectory(prefix: "stratus-history")
-        let clock = Mutex(Date(timeIntervalSince1970: 1_000))
+        let clock = ManualClock(start: 1_000_000)
         let container = PersistentContainer(
             name: "Clocked", model: try LibraryModel.make(), url: directory.url.appendingPathComponent("store.sqlite"),
-            now: { clock.withLock { $0 } })
+            now: clock.dates())
         try await container.loadPersistentStores()
         for (label, time) in [("old", 1_000.0), ("new", 5_000.0)] {
-            clock.withLock { $0 = Date(timeIntervalSince1970: time) }
+            clock.set(Int64(time * 1000))
             let background = container.newBackgroundContext()
             try await background.perform { context in
                 context.insert(entity: "Tag").setValue(label, forKey: "label")

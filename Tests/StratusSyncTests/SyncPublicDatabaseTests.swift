@@ -4,7 +4,6 @@ import StratusServer
 import StratusSync
 import StratusTesting
 import StratusWire
-import Synchronization
 import Testing
 
 /// The public database: queries by modification time, Device and DeleteQueue records, retirement.
@@ -234,18 +233,12 @@ import Testing
 
 /// Fetching by modification time never loses a change to equal timestamps or late commits.
 @Suite struct PublicQueryWindowTests {
-    /// The server's clock, set by hand: every write gets the time it reads.
-    final class Clock: Sendable {
-        let milliseconds = Mutex<Int64>(1_760_000_000_000)
-        func set(_ value: Int64) { milliseconds.withLock { $0 = value } }
-    }
-
     /// Two writes in the same millisecond, and a write stamped before the last one seen (committed
     /// late), all reach the other device, each once.
     @Test func equalTimestampsAndLateCommitsAreNotLost() async throws {
-        let clock = Clock()
+        let clock = ManualClock(start: 1_760_000_000_000)
         try await SyncWorld.run(configure: { configuration in
-            configuration.now = { clock.milliseconds.withLock { $0 } }
+            configuration.now = clock.reader
         }) { world in
             let a = try SyncPublicDatabaseTests.publicDevice(world, "a")
             let b = try SyncPublicDatabaseTests.publicDevice(world, "b")
@@ -276,9 +269,9 @@ import Testing
 
     /// Without the overlap window the late write would be missed: the window is what catches it.
     @Test func withoutOverlapALateCommitIsMissed() async throws {
-        let clock = Clock()
+        let clock = ManualClock(start: 1_760_000_000_000)
         try await SyncWorld.run(configure: { configuration in
-            configuration.now = { clock.milliseconds.withLock { $0 } }
+            configuration.now = clock.reader
         }) { world in
             let a = try SyncPublicDatabaseTests.publicDevice(world, "a")
             let b = try world.device("b") { configuration in

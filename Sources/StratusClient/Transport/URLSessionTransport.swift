@@ -23,6 +23,14 @@ public import Foundation
 /// a server this transport has no open connection to, it sends a `HEAD /` there (its answer is ignored)
 /// and the long-poll reuses that connection; later polls reuse the previous poll's.
 ///
+/// **No URLSession call runs on the caller's thread.** On Linux, `URLSessionTask.resume()` and
+/// `cancel()` wait (`DispatchQueue.sync`) for the session's work queue, which is busy for as long as
+/// libcurl is handling the session's other transfers. Called from a task, that wait blocks a thread
+/// of Swift's cooperative pool — there are as many as cores — and with a few requests starting at
+/// once every task of the process stalls behind one session (seen: both threads of a two-core pool
+/// blocked in `resume()`). So the transport makes, starts and cancels its data tasks on a serial
+/// queue of its own, and the caller only awaits the outcome.
+///
 /// ```swift
 /// let transport = URLSessionTransport()
 /// let container = Container(identifier: "iCloud.com.example.App", environment: .development,
@@ -30,6 +38,8 @@ public import Foundation
 /// ```
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    /// Where data tasks are made, started and cancelled: never on the caller's thread.
+    private let queue = DispatchQueue(label: "stratus.url-session-transport")
     /// Servers (`scheme://host:port/`) this transport last reached on a connection it can reuse.
     private let connected = Mutex<Set<String>>([])
 
@@ -94,29 +104,35 @@ public final class URLSessionTransport: HTTPTransport {
         // NB: libcurl's idle timeout works in whole seconds (0.3 s times out at once), so it is set
         // past our deadline, which is the one that fires.
         urlRequest.timeoutInterval = request.timeout.seconds.rounded(.up) + 1
-        let call = PendingCall()
+        let call = PendingCall(queue: queue)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<TransportResponse, any Error>) in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        let cancelled = (error as? URLError)?.code == .cancelled
-                        call.finish(continuation, with: .failure(cancelled ? CancellationError() : error))
-                    } else if let response {
-                        call.finish(continuation, with: .success(Self.response(data ?? Data(), response)))
-                    } else {
-                        call.finish(continuation, with: .failure(URLError(.badServerResponse)))
-                    }
-                }
-                call.start(task, continuation: continuation)
+                call.wait(with: continuation)
                 // NB: the deadline runs on a dispatch timer, not a Swift task, so it fires on time
                 // even when the cooperative thread pool is busy.
                 DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout.seconds) {
-                    call.finish(continuation, with: .failure(URLError(.timedOut)))
+                    call.finish(with: .failure(URLError(.timedOut)))
                 }
-                task.resume()
+                // NB: the block holds the transport: the call may be over (cancelled, past its
+                // deadline) and its caller gone before the block runs, and the last release of
+                // the transport invalidates the session, where making a task is a fatal error.
+                queue.async { [self, urlRequest] in
+                    guard !call.isOver else { return }
+                    let task = session.dataTask(with: urlRequest) { data, response, error in
+                        if let error {
+                            let cancelled = (error as? URLError)?.code == .cancelled
+                            call.finish(with: .failure(cancelled ? CancellationError() : error))
+                        } else if let response {
+                            call.finish(with: .success(Self.response(data ?? Data(), response)))
+                        } else {
+                            call.finish(with: .failure(URLError(.badServerResponse)))
+                        }
+                    }
+                    if call.start(task) { task.resume() }
+                }
             }
         } onCancel: {
-            call.cancel()
+            call.finish(with: .failure(CancellationError()))
         }
     }
 
@@ -141,44 +157,58 @@ extension Duration {
 }
 
 /// One in-flight data task and the continuation waiting for it; the first outcome wins.
+///
+/// The outcome may come before the task exists (cancelled or past the deadline while the transport's
+/// queue had not made it yet): the task is then never started.
 private final class PendingCall: Sendable {
     private struct State {
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<TransportResponse, any Error>?
-        var cancelledEarly = false
-        var finished = false
+        var outcome: Result<TransportResponse, any Error>?
     }
 
     private let state = Mutex(State())
+    /// The transport's queue, where a losing task is cancelled.
+    private let queue: DispatchQueue
 
-    /// Records the task; if the caller was cancelled already, fails at once.
-    func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<TransportResponse, any Error>) {
-        let cancelledEarly = state.withLock { state in
-            state.task = task
-            state.continuation = continuation
-            return state.cancelledEarly
-        }
-        if cancelledEarly { finish(continuation, with: .failure(CancellationError())) }
+    init(queue: DispatchQueue) {
+        self.queue = queue
     }
 
-    /// Resumes the caller with `result` unless an earlier outcome did; cancels the task when it loses.
-    func finish(_ continuation: CheckedContinuation<TransportResponse, any Error>, with result: Result<TransportResponse, any Error>) {
-        let (won, task) = state.withLock { state -> (Bool, URLSessionDataTask?) in
-            guard !state.finished else { return (false, nil) }
-            state.finished = true
-            return (true, state.task)
+    /// Hands over the caller's continuation; resumes it at once if the outcome is in already.
+    func wait(with continuation: CheckedContinuation<TransportResponse, any Error>) {
+        let outcome = state.withLock { state -> Result<TransportResponse, any Error>? in
+            if state.outcome == nil { state.continuation = continuation }
+            return state.outcome
+        }
+        if let outcome { continuation.resume(with: outcome) }
+    }
+
+    /// Whether the call has its outcome already (the task need not be made).
+    var isOver: Bool { state.withLock { $0.outcome != nil } }
+
+    /// Records the task (on the transport's queue).
+    ///
+    /// - Returns: Whether to start it: `false` when the call is over already.
+    func start(_ task: URLSessionDataTask) -> Bool {
+        state.withLock { state in
+            guard state.outcome == nil else { return false }
+            state.task = task
+            return true
+        }
+    }
+
+    /// Resumes the caller with `result` unless an earlier outcome did; cancels the task (on the
+    /// transport's queue) when it loses.
+    func finish(with result: Result<TransportResponse, any Error>) {
+        let (won, task, continuation) = state.withLock { state -> (Bool, URLSessionDataTask?, CheckedContinuation<TransportResponse, any Error>?) in
+            guard state.outcome == nil else { return (false, nil, nil) }
+            state.outcome = result
+            defer { state.continuation = nil }
+            return (true, state.task, state.continuation)
         }
         guard won else { return }
-        if case .failure = result { task?.cancel() }
-        continuation.resume(with: result)
-    }
-
-    /// Cancels the call from the caller's cancellation handler.
-    func cancel() {
-        let continuation = state.withLock { state -> CheckedContinuation<TransportResponse, any Error>? in
-            if state.continuation == nil { state.cancelledEarly = true }
-            return state.continuation
-        }
-        if let continuation { finish(continuation, with: .failure(CancellationError())) }
+        if case .failure = result, let task { queue.async { task.cancel() } }
+        continuation?.resume(with: result)
     }
 }

@@ -26,17 +26,9 @@ struct SignedInFixture {
             let user = try await server.signedInUser("ada@example.com")
             try await body(SignedInFixture(server: server, user: user))
         } catch {
-            await stop(server)
+            await server.stop()
             throw error
         }
-        await stop(server)
-    }
-
-    /// Answers parked courier polls first and gives libmicrohttpd a moment to resume their
-    /// connections: `MHD_stop_daemon` aborts the process if a connection is still suspended.
-    private static func stop(_ server: TestCloudKitServer) async {
-        server.service.beginShutdown()
-        try? await Task.sleep(for: .milliseconds(300))
         await server.stop()
     }
 }

@@ -137,8 +137,8 @@ import FoundationNetworking
 
     /// A tampered or expired download URL is refused: knowing a checksum is not enough to read an asset.
     @Test(arguments: backends) func downloadURLsAreSignedAndExpire(_ backend: RecordStoreBackend) async throws {
-        let clock = HandClock()
-        try await withServer(backend, configure: { $0.now = clock.now }) { server in
+        let clock = ManualClock(step: 1)
+        try await withServer(backend, configure: { $0.now = clock.reader }) { server in
             let asset = try await Self.upload(Self.bytes(100), to: server)
             let record = try await server.create("p1", type: "Photo", fields: ["image": .asset(asset)])
             let url = try #require(record.fields?["image"]?.assetValue?.downloadURL)
@@ -147,15 +147,15 @@ import FoundationNetworking
             let tampered = parts[0] + "/assets/download/" + String(ticket.dropLast(2)) + "AA/${f}"
             #expect(try await Self.get(tampered).status == 403)
             #expect(try await Self.get(parts[0] + "/assets/download/\(asset.fileChecksum ?? "")/${f}").status == 403)
-            clock.advance(milliseconds: 2 * 60 * 60 * 1000)
+            clock.advance(by: 2 * 60 * 60 * 1000)
             #expect(try await Self.get(url).status == 403)
         }
     }
 
     /// Unreferenced content is collected after the grace period; referenced content never is.
     @Test(arguments: backends) func unreferencedAssetsAreCollectedAfterTheGracePeriod(_ backend: RecordStoreBackend) async throws {
-        let clock = HandClock()
-        try await withServer(backend, configure: { $0.now = clock.now; $0.assets.gracePeriod = 60_000 }) { server in
+        let clock = ManualClock(step: 1)
+        try await withServer(backend, configure: { $0.now = clock.reader; $0.assets.gracePeriod = 60_000 }) { server in
             let kept = try await Self.upload(Self.bytes(100, seed: 1), to: server)
             let orphan = try await Self.upload(Self.bytes(100, seed: 2), to: server)
             let released = try await Self.upload(Self.bytes(100, seed: 3), to: server)
@@ -163,13 +163,13 @@ import FoundationNetworking
             try await server.create("released", type: "Photo", fields: ["image": .asset(released)])
 
             #expect(try await server.service.collectAssetGarbage() == 0)
-            clock.advance(milliseconds: 30_000)
+            clock.advance(by: 30_000)
             _ = try await server.modify([.forceDelete(RecordID(recordName: "released"))])
-            clock.advance(milliseconds: 40_000)
+            clock.advance(by: 40_000)
             #expect(try await server.service.collectAssetGarbage() == 1)  // the orphan; `released` is still in its grace period
-            clock.advance(milliseconds: 60_000)
+            clock.advance(by: 60_000)
             #expect(try await server.service.collectAssetGarbage() == 1)  // now `released`
-            clock.advance(milliseconds: 10 * 60_000)
+            clock.advance(by: 10 * 60_000)
             #expect(try await server.service.collectAssetGarbage() == 0)  // `kept` is referenced
 
             let files = server.directory.url.appendingPathComponent("assets/objects")

@@ -219,15 +219,15 @@ import FoundationNetworking
 
     /// Unknown and expired tokens are refused; a token cannot be registered after it expired.
     @Test(arguments: backends) func expiredTokensStopWorking(_ backend: RecordStoreBackend) async throws {
-        let clock = HandClock()
-        try await withServer(backend, configure: { $0.now = clock.now }) { server in
+        let clock = ManualClock(step: 1)
+        try await withServer(backend, configure: { $0.now = clock.reader }) { server in
             let device = try await server.registerDevice()
             #expect(device.url.query?.contains("ttl=43200") == true)
             #expect(device.url.path.hasPrefix("/courier/"))
             let missing = CourierDevice(token: "nope", url: try #require(URL(string: server.http.url("/courier/nope").absoluteString)), port: server.http.port)
             #expect(try await missing.rawPoll().status == 404)
 
-            clock.advance(milliseconds: 43_200_000)
+            clock.advance(by: 43_200_000)
             #expect(try await device.rawPoll().status == 404)
             let body = #"{"apnsEnvironment":"development","apnsToken":"\#(device.token)"}"#
             #expect(try await server.postDevice("tokens/register", body).status == 404)

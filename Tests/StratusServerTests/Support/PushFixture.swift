@@ -2,7 +2,6 @@ import Foundation
 import StratusServer
 import StratusTesting
 import StratusWire
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -85,26 +84,6 @@ extension TestCloudKitServer {
     func subscribe(_ subscription: Subscription, database: String = "private") async throws {
         let results = try await modifySubscriptions([.create(subscription)], database: database)
         if case .error(let error)? = results.first { Issue.record("subscription failed: \(error)") }
-    }
-}
-
-/// A clock tests move by hand, in milliseconds.
-final class HandClock: Sendable {
-    private let value: Mutex<Int64>
-
-    init(_ start: Int64 = 1_750_000_000_000) { value = Mutex(start) }
-
-    /// Now; every reading moves one millisecond, so stamps differ.
-    func now() -> Int64 {
-        value.withLock {
-            $0 += 1
-            return $0
-        }
-    }
-
-    /// Moves the clock forward.
-    func advance(milliseconds: Int64) {
-        value.withLock { $0 += milliseconds }
     }
 }
 

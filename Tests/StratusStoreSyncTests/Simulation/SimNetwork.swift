@@ -53,28 +53,6 @@ final class SimJournal: Sendable, LogHandler {
     func logger(_ label: String) -> Logger { verbose ? Logger(label: label, level: .debug, handler: self) : .disabled }
 }
 
-/// The simulated clock: milliseconds on the server's timeline, moved only by the scheduler
-/// (and one millisecond per reading, so every server stamp differs).
-final class SimClock: Sendable {
-    private let milliseconds = Mutex<Int64>(1_750_000_000_000)
-
-    func tick() -> Int64 {
-        milliseconds.withLock {
-            $0 += 1
-            return $0
-        }
-    }
-
-    func advance(by delta: Int64) { milliseconds.withLock { $0 += delta } }
-
-    var now: Int64 { milliseconds.withLock { $0 } }
-
-    /// A device clock `skew` milliseconds off the server's.
-    func deviceClock(skew: Int64) -> @Sendable () -> Date {
-        { Date(timeIntervalSince1970: Double(self.now + skew) / 1000) }
-    }
-}
-
 /// One device's network: a switch, and the faults the seed draws for each request, in the order
 /// the device sends them. Requests go to the in-process server (no sockets); while the server is
 /// down they fail as a refused connection.

@@ -66,7 +66,7 @@ struct SimRun {
             // Device 0 is always a store; the others are plain entities one time in three.
             let plain = index > 0 && next(3) == 0
             journal.append("\(name): \(plain ? "plain entities" : "a store"), clock \(skew) ms off")
-            let clock = world.clock.deviceClock(skew: skew)
+            let clock = world.clock.dates(skew: skew)
             let device: any SimDevice =
                 plain
                 ? try await SimPlainDevice(name: name, network: network, directory: directory, clock: clock, zoneName: SimWorld.zoneName)

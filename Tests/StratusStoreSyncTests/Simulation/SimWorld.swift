@@ -11,12 +11,12 @@ import Synchronization
 /// and what the devices share — how they reach it and how the simulator reads it.
 final class SimWorld: Sendable {
     static let zoneName = "Sim"
-    let clock: SimClock
+    let clock: ManualClock
     let server: InProcessCloudKitServer
     let journal: SimJournal
     private let down = Mutex(false)
 
-    private init(clock: SimClock, server: InProcessCloudKitServer, journal: SimJournal) {
+    private init(clock: ManualClock, server: InProcessCloudKitServer, journal: SimJournal) {
         self.clock = clock
         self.server = server
         self.journal = journal
@@ -26,8 +26,8 @@ final class SimWorld: Sendable {
     /// memory where the system has one: fsyncs cost nothing there, and the server's restart from
     /// its files is the same).
     static func open(journal: SimJournal, directory: URL) async throws -> SimWorld {
-        let clock = SimClock()
-        let server = try await InProcessCloudKitServer.open(in: directory, now: { clock.tick() })
+        let clock = ManualClock(start: 1_750_000_000_000, step: 1)
+        let server = try await InProcessCloudKitServer.open(in: directory, now: clock.reader)
         return SimWorld(clock: clock, server: server, journal: journal)
     }
 
