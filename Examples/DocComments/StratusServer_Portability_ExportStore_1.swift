@@ -7,5 +7,5 @@ import FoundationNetworking
 import StratusServer
 
 private func databases(in store: any RecordStore) async throws -> [DatabaseKey] {
-    try await store.read { tx in try (tx as? any ExportStoreReader)?.databases(of: "iCloud.com.example.Notes") ?? [] }
+    try await store.read { tx in try tx.databases(of: "iCloud.com.example.Notes") }
 }

@@ -65,10 +65,10 @@ struct DataDirectory {
         return try await SQLiteRecordStore.open(path: storePath, logger: logger)
     }
 
-    /// The secret that seals tokens: in PostgreSQL when the records are there (every node must
+    /// The secret that seals tokens: in the store when nodes share it (PostgreSQL: every node must
     /// open every other node's tokens), otherwise in the data directory.
     func tokenSecret(for store: any RecordStore) async throws -> Data {
-        if let shared = store as? PostgresRecordStore {
+        if let shared = store.nodeCoordination {
             return try await shared.sharedSecret(named: "token-secret") { try SecureRandom.bytes(count: 32) }
         }
         return try tokenSecret()

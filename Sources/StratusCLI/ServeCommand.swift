@@ -4,8 +4,6 @@ import StratusHTTPServer
 import StratusLogging
 import StratusMetrics
 import StratusServer
-import StratusServerPostgres
-import StratusServerSQLite
 
 /// `stratus serve`: runs the server until SIGINT or SIGTERM.
 enum ServeCommand {
@@ -133,8 +131,8 @@ enum ServeCommand {
         // Changes committed but not fanned out when a node stopped (this one or, with PostgreSQL, another).
         service.startPushFanoutSweeps()
         // With PostgreSQL, other nodes may queue notifications for polls parked here.
-        let pushRelay = try (store as? PostgresRecordStore).map { store in
-            try PostgresPushRelay(store: store, logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
+        let pushRelay = try store.nodeCoordination.map { shared in
+            try shared.startPushRelay(logger: logger) { [service] tokens in service.signalPush(tokens: tokens) }
         }
 
         let console = makeConsole(options, service: service, store: store, configuration: serviceConfiguration, metrics: metrics, logger: logger)

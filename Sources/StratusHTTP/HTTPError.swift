@@ -11,10 +11,15 @@ public protocol HTTPResponseError: Error {
     func response(requestID: String) -> HTTPResponse
 }
 
-/// A whole-request failure rendered as a CloudKit error body.
+/// A whole-request failure rendered as a CloudKit error body: the one renderer of every error
+/// response, the service's `ServiceError` included.
 ///
-/// The body is `{"uuid", "serverErrorCode", "reason"[, "retryAfter"][, "redirectURL"]}`
-/// as in CloudKit Web Services (Apple's CloudKit Web Services Reference: “Shapes”).
+/// The body is `{"uuid", "serverErrorCode", "reason"[, "retryAfter"][, "redirectURL"]}` as in
+/// CloudKit Web Services (Apple's CloudKit Web Services Reference: “Shapes”), with a `Retry-After`
+/// header when it says when to retry. The code is a string because this layer knows nothing of
+/// the wire model (`StratusWire`); the service passes its typed `ServerErrorCode`'s raw value, and
+/// `StratusHTTPTests` checks that every code used here is one of those
+/// (Documentation/0021-endpoint-groups.md).
 ///
 /// ```swift
 /// throw HTTPError.badRequest("missing key 'operations'")
@@ -97,16 +102,19 @@ public struct HTTPError: HTTPResponseError, Equatable, CustomStringConvertible {
 
     /// The CloudKit error body for this error.
     public func response(requestID: String) -> HTTPResponse {
-        let body = Body(
-            uuid: requestID, serverErrorCode: serverErrorCode, reason: reason, retryAfter: retryAfter,
-            redirectURL: redirectURL
-        )
+        let body = Body(uuid: requestID, serverErrorCode: serverErrorCode, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL)
         var response = HTTPResponse(status: status, headers: headers)
         response.headers.replaceOrAdd("Content-Type", "application/json; charset=utf-8")
-        response.body = (try? HTTPResponse.defaultEncoder.encode(body)) ?? Data()
+        response.body = (try? HTTPResponse.defaultEncoder.encode(body)) ?? Self.unencodableBody
+        // Plain HTTP clients and proxies understand the header; CloudKit clients read `retryAfter`.
+        if let retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
         return response
     }
 
+    /// What is sent should a body not encode (a reason with unpaired surrogates, say).
+    private static let unencodableBody = Data(#"{"reason":"internal server error","serverErrorCode":"INTERNAL_ERROR"}"#.utf8)
+
+    /// The encoded body (keys sorted, as every response of the service).
     private struct Body: Encodable {
         var uuid: String
         var serverErrorCode: String

@@ -10,7 +10,7 @@ extension HTTPServer {
     ///
     /// - Returns: The callback's result when the decision answered or parked the request; `nil`
     ///   when the body is to be read.
-    func apply(_ admission: HTTPAdmission, to context: RequestContext) -> MHD_Result? {
+    func apply(_ admission: HTTPAdmission, to context: InFlightRequest) -> MHD_Result? {
         switch admission {
         case .buffer(let limit):
             context.bodyLimit = limit
@@ -32,13 +32,13 @@ extension HTTPServer {
         }
     }
 
-    private func refuse(_ context: RequestContext, with error: HTTPError) -> MHD_Result {
+    private func refuse(_ context: InFlightRequest, with error: HTTPError) -> MHD_Result {
         context.refusal = error
         return queue(responder.reject(context.head, with: error), on: context.connection)
     }
 
     /// Takes one piece of the body: into the sink, or into memory within the limits.
-    func receive(_ bytes: UnsafeRawBufferPointer, into context: RequestContext) {
+    func receive(_ bytes: UnsafeRawBufferPointer, into context: InFlightRequest) {
         guard context.refusal == nil else { return }
         if let sink = context.sink {
             do {
@@ -64,7 +64,7 @@ extension HTTPServer {
 
     /// Counts `count` more bytes of `context`'s body in the total of bodies held in memory;
     /// refuses when the total would pass ``HTTPServerConfiguration/maximumBufferedBodyBytes``.
-    private func reserve(_ count: Int, for context: RequestContext) -> Bool {
+    private func reserve(_ count: Int, for context: InFlightRequest) -> Bool {
         let limit = configuration.maximumBufferedBodyBytes
         let total = bufferedBodyTotal.wrappingAdd(count, ordering: .relaxed).newValue
         if limit > 0, total > limit {
@@ -77,7 +77,7 @@ extension HTTPServer {
     }
 
     /// Stops counting `context`'s body.
-    func release(_ context: RequestContext) {
+    func release(_ context: InFlightRequest) {
         guard context.buffered > 0 else { return }
         bufferedBodyTotal.wrappingSubtract(context.buffered, ordering: .relaxed)
         bufferedGauge?.add(-Int64(context.buffered))
@@ -89,7 +89,7 @@ extension HTTPServer {
     /// Shutdown answers whatever is still parked at its deadline itself. An entry leaves
     /// ``HTTPServer/State/parked`` only after its connection was resumed, by whoever resumed it,
     /// so shutdown never stops the daemon while a connection it does not know of is suspended.
-    func park(_ context: RequestContext, _ request: HTTPRequest, work: @escaping @Sendable () async -> RequestContext.Pending) {
+    func park(_ context: InFlightRequest, _ request: HTTPRequest, work: @escaping @Sendable () async -> InFlightRequest.Pending) {
         // NB: suspend before anything can resume: resuming a connection that is not
         // suspended is undefined behaviour in libmicrohttpd.
         let ticket = context.suspend()
@@ -120,7 +120,7 @@ extension HTTPServer {
 
     /// Resumes a parked connection with `outcome` unless someone else resumed it under `ticket`
     /// first; the one who resumed it then forgets it.
-    func resume(_ context: RequestContext, _ ticket: Int, with outcome: RequestContext.Pending) {
+    func resume(_ context: InFlightRequest, _ ticket: Int, with outcome: InFlightRequest.Pending) {
         guard context.resume(ticket, with: outcome) else { return }
         // NB: after MHD_resume_connection, never before: shutdown waits for `parked` to empty
         // before it stops the daemon.

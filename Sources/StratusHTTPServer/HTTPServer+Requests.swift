@@ -19,7 +19,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 let requestCompleted: MHD_RequestCompletedCallback = { cls, _, perRequest, _ in
     guard let cls, let perRequest, let raw = perRequest.pointee else { return }
     perRequest.pointee = nil
-    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
+    let context = Unmanaged<InFlightRequest>.fromOpaque(raw).takeRetainedValue()
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     server.requestFinished(context)
 }
@@ -33,7 +33,7 @@ extension HTTPServer {
         guard let raw = perRequest.pointee else {
             return begin(connection: connection, url: url, method: method, perRequest: perRequest)
         }
-        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        let context = Unmanaged<InFlightRequest>.fromOpaque(raw).takeUnretainedValue()
         switch context.takePending() {
         case .response(let response):
             return queue(response, on: connection)
@@ -68,7 +68,7 @@ extension HTTPServer {
         head.remoteAddress = ConnectionValues.clientAddress(connection)
         head.localAddress = ConnectionValues.localAddress(connection)
         if configuration.tls != nil { head.scheme = "https" }
-        let context = RequestContext(connection: connection, head: head, bodyLimit: 0)
+        let context = InFlightRequest(connection: connection, head: head, bodyLimit: 0)
         context.declaredLength = headers["Content-Length"].flatMap { Int($0) }
         perRequest.pointee = Unmanaged.passRetained(context).toOpaque()
         state.withLock { $0.inFlight += 1 }
@@ -81,7 +81,7 @@ extension HTTPServer {
     }
 
     /// Last call: the whole body is in. Answers now or parks the connection for an async handler.
-    private func complete(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    private func complete(_ context: InFlightRequest, connection: OpaquePointer) -> MHD_Result {
         if let refusal = context.refusal {
             return queue(responder.reject(context.head, with: refusal), on: connection)
         }
@@ -108,7 +108,7 @@ extension HTTPServer {
     }
 
     /// The request is over: its sink is closed and its buffered body no longer counts.
-    func requestFinished(_ context: RequestContext) {
+    func requestFinished(_ context: InFlightRequest) {
         context.sink?.close()
         release(context)
         state.withLock { $0.inFlight -= 1 }

@@ -53,7 +53,7 @@ public final class HTTPServer: Sendable {
     }
 
     struct Parked: Sendable {
-        var context: RequestContext
+        var context: InFlightRequest
         /// The suspension it is parked under.
         var ticket: Int
         var task: Task<Void, Never>?

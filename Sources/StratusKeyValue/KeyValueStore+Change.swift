@@ -1,4 +1,5 @@
 public import Foundation
+public import StratusWire
 import Synchronization
 
 extension KeyValueStore {
@@ -68,18 +69,10 @@ extension KeyValueStore {
     /// The `userInfo` key of the changed keys (`[String]`).
     public static let changedKeysKey = "StratusKeyValueStoreChangedKeysKey"
 
-    /// The store's limits, the same the server enforces (1 MB total, 1024 keys, 256 KB per value, 64-byte keys;
-    /// a key is not empty and has no control character, as every record name).
-    public enum Limits {
-        /// Total bytes of keys (UTF-8) and encoded values.
-        public static let maximumTotalBytes = 1_048_576
-        /// Keys.
-        public static let maximumKeys = 1024
-        /// Bytes of one encoded value.
-        public static let maximumValueBytes = 262_144
-        /// Bytes (UTF-8) of one key.
-        public static let maximumKeyBytes = 64
-    }
+    /// The store's limits, the same the server enforces (``KeyValueContract/Limits``: 1 MB total,
+    /// 1024 keys, 256 KB per value, 64-byte keys; a key is not empty and has no control character,
+    /// as every record name).
+    public typealias Limits = KeyValueContract.Limits
 }
 
 /// Why a `set` was refused: it would break one of ``KeyValueStore/Limits`` (nothing was changed).

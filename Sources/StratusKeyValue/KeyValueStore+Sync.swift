@@ -39,21 +39,17 @@ extension KeyValueStore {
         /// Throws when storing `size` bytes under `key` would pass a limit.
         func admit(key: String, size: Int) throws(KeyValueStoreError) {
             try Self.validate(key: key)
-            let keyBytes = key.utf8.count
-            guard keyBytes <= Limits.maximumKeyBytes else {
-                throw KeyValueStoreError(.keyTooLong, "key '\(key.prefix(80))' is \(keyBytes) bytes; keys may have at most \(Limits.maximumKeyBytes)")
-            }
-            guard size <= Limits.maximumValueBytes else {
-                throw KeyValueStoreError(.valueTooLarge, "the value of '\(key)' is \(size) bytes; a value may have at most \(Limits.maximumValueBytes)")
-            }
             let otherKeys = sizes.count - (sizes[key] == nil ? 0 : 1)
-            guard otherKeys + 1 <= Limits.maximumKeys else {
-                throw KeyValueStoreError(.tooManyKeys, "storing '\(key)' would make \(otherKeys + 1) keys; at most \(Limits.maximumKeys) are allowed")
-            }
-            let total = sizes.values.reduce(0, +) - (sizes[key] ?? 0) + keyBytes + size
-            guard total <= Limits.maximumTotalBytes else {
-                throw KeyValueStoreError(.storeFull, "storing '\(key)' would use \(total) bytes; at most \(Limits.maximumTotalBytes) are allowed")
-            }
+            let otherBytes = sizes.values.reduce(0, +) - (sizes[key] ?? 0)
+            guard let violation = KeyValueContract.violation(key: key, size: size, otherKeys: otherKeys, otherBytes: otherBytes) else { return }
+            let kind: KeyValueStoreError.Kind =
+                switch violation {
+                case .keyTooLong: .keyTooLong
+                case .valueTooLarge: .valueTooLarge
+                case .tooManyKeys: .tooManyKeys
+                case .storeFull: .storeFull
+                }
+            throw KeyValueStoreError(kind, violation.description)
         }
 
         /// Throws for a key the server would refuse whatever the value: empty, or with a control character.

@@ -14,7 +14,8 @@ import Synchronization
 /// the change the server commits last wins.
 ///
 /// On the server the store is the reserved zone `StratusKeyValueStore` of the user's private
-/// database, one record per key; the limits (``Limits``) are enforced there and here.
+/// database, one record per key; the limits (``Limits``) are enforced there and here, both from
+/// ``KeyValueContract``.
 ///
 /// ```swift
 /// import Foundation
@@ -58,12 +59,12 @@ public final class KeyValueStore: Sendable {
         public init() {}
     }
 
-    /// The reserved zone every user's store lives in.
-    public static let zoneID = ZoneID(zoneName: "StratusKeyValueStore")
-    /// The record type of one key.
-    public static let recordType = "KeyValue"
-    /// The field holding a key's encoded value.
-    public static let valueField = "value"
+    /// The reserved zone every user's store lives in (``KeyValueContract/zoneName``).
+    public static let zoneID = ZoneID(zoneName: KeyValueContract.zoneName)
+    /// The record type of one key (``KeyValueContract/recordType``).
+    public static let recordType = KeyValueContract.recordType
+    /// The field holding a key's encoded value (``KeyValueContract/valueField``).
+    public static let valueField = KeyValueContract.valueField
 
     let container: Container
     let configuration: Configuration

@@ -1,5 +1,6 @@
 public import StratusLogging
 import StratusPostgres
+public import StratusServer
 
 /// Wakes the long-polls parked on this node when any node queues notifications for their tokens.
 ///
@@ -14,7 +15,7 @@ import StratusPostgres
 /// // … at shutdown:
 /// relay.stop()
 /// ```
-public final class PostgresPushRelay: Sendable {
+public final class PostgresPushRelay: PushRelay {
     private let listener: PostgresNotificationListener
     private let task: Task<Void, Never>
 

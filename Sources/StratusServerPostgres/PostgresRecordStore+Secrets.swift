@@ -1,8 +1,19 @@
 public import Foundation
+public import StratusLogging
 import StratusPostgres
+public import StratusServer
 
-/// Secrets every node must share, such as the key that seals sync tokens.
-extension PostgresRecordStore {
+/// What the nodes sharing the database get from it besides records and rate buckets: the secrets
+/// every node must share, such as the key that seals sync tokens, and the push relay.
+extension PostgresRecordStore: NodeCoordination {
+    /// This store: every node that opens the database shares its secrets and push wake-ups.
+    public var nodeCoordination: (any NodeCoordination)? { self }
+
+    /// Starts a ``PostgresPushRelay`` on the store's push channel.
+    public func startPushRelay(logger: Logger, wake: @escaping @Sendable (Set<String>) -> Void) throws -> any PushRelay {
+        try PostgresPushRelay(store: self, logger: logger, wake: wake)
+    }
+
     /// The secret named `name`, made with `make` by the first node that asks and read by every other.
     ///
     /// Sync tokens, continuation markers and web auth tokens sealed by one node must open on

@@ -68,6 +68,9 @@ public final class SQLiteRecordStore: RecordStore {
     /// ``RateBucketSharing/perNode``: one SQLite file serves one node, which counts its requests itself.
     public var rateBucketSharing: RateBucketSharing { .perNode }
 
+    /// `nil`: one SQLite file serves one node, which keeps its token secret in its data directory.
+    public var nodeCoordination: (any NodeCoordination)? { nil }
+
     /// Creates, once, the system-field indexes `plan` reads (see `SQLiteSystemIndexes`).
     public func prepare(for plan: QueryPlan) async throws {
         let missing = SQLiteSystemIndexes.needed(by: plan).subtracting(systemIndexes.withLock { $0 })

@@ -1,6 +1,7 @@
 import Foundation
 import StratusHTTP
 import StratusLogging
+import StratusWire
 import Testing
 
 /// Runs a request through a router and waits for the reply, whether immediate or async.
@@ -99,6 +100,31 @@ func json(_ response: HTTPResponse) throws -> [String: Any] {
         #expect(body["serverErrorCode"] as? String == "THROTTLED")
         #expect(body["retryAfter"] as? Int == 3)
         #expect(body["redirectURL"] == nil)
+        #expect(response.headers["Retry-After"] == "3", "plain HTTP clients and proxies read the header")
+    }
+
+    /// Every error response is one `ErrorResponse` of the wire model, whoever raised it: the body
+    /// decodes as CloudKit clients decode it, with the typed code and the request ID.
+    @Test func errorBodyIsTheWireModelsErrorResponse() async throws {
+        var router = Router()
+        router.route(.post, "/x") { _ in throw HTTPError.tooManyBodies }
+        let response = await send(router, .post, "/x")
+        let body = try WireCoding.decode(ErrorResponse.self, from: response.body)
+        #expect(body == ErrorResponse(uuid: "REQ-1", serverErrorCode: .tryAgainLater, reason: HTTPError.tooManyBodies.reason, retryAfter: 1))
+        #expect(response.status.code == body.httpStatus)
+        #expect(response.headers["Retry-After"] == "1")
+    }
+
+    /// The HTTP layer names its codes as strings (it does not import the wire model); each is one
+    /// of the wire model's documented `ServerErrorCode`s, so a typo cannot reach a client.
+    @Test func everyCodeTheHTTPLayerSendsIsAServerErrorCode() {
+        let errors = [
+            HTTPError.badRequest("x"), .endpointNotFound, .methodNotAllowed(.delete, allowed: [.get]), .bodyTooLarge(limit: 1),
+            .tooManyBodies, .internalError, .shuttingDown,
+        ]
+        for error in errors {
+            #expect(ServerErrorCode.documented.contains(ServerErrorCode(rawValue: error.serverErrorCode)), "\(error.serverErrorCode) is not documented")
+        }
     }
 
     /// Any other error is a 500 INTERNAL_ERROR that reveals nothing but the request ID.

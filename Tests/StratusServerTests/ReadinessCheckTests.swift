@@ -32,6 +32,7 @@ import Testing
         }
 
         var rateBucketSharing: RateBucketSharing { inner.rateBucketSharing }
+        var nodeCoordination: (any NodeCoordination)? { inner.nodeCoordination }
 
         func close() async throws { try await inner.close() }
     }

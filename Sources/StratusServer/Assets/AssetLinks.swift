@@ -46,7 +46,7 @@ struct AssetLinks: Sendable {
 /// These overloads are more specific than `encode(_: some Encodable, …)`, so every handler
 /// that encodes one of these responses through its context decorates it without knowing;
 /// the encoding itself still goes through the generic `encode`.
-extension RequestContext {
+extension DatabaseRequest {
     func encode(_ value: RecordsModify.Response, numbersAsStrings: Bool?) throws -> HTTPResponse {
         var value = value
         if let assetLinks { value.records = assetLinks.decorate(value.records) }
@@ -86,5 +86,21 @@ extension RequestContext {
     /// The generic `encode`, reached from inside a generic context so the overloads above cannot recurse.
     private func encodeAny<T: Encodable>(_ value: T, numbersAsStrings: Bool?) throws -> HTTPResponse {
         try encode(value, numbersAsStrings: numbersAsStrings)
+    }
+}
+
+extension AssetLinks {
+    /// Makes the ``AssetLinks`` of each response: URLs on the base the request reached, expiring
+    /// ``AssetConfiguration/downloadURLLifetime`` from now.
+    struct Signer: Sendable {
+        let tokens: TokenCodec
+        let baseURL: PublicBaseURL
+        let configuration: AssetConfiguration
+        let now: @Sendable () -> Int64
+
+        /// The links of the response to `request`.
+        func links(for request: HTTPRequest) -> AssetLinks {
+            AssetLinks(base: baseURL.base(for: request), tokens: tokens, expiresAt: now() + configuration.downloadURLLifetime)
+        }
     }
 }

@@ -40,7 +40,7 @@ extension CloudKitService {
             principal = .user(userRecordName: userRecordName ?? "", sessionID: "console", apiToken: "")
         }
         do {
-            return try await OperatorPrincipal.$current.withValue(principal) { try await respond(request) }
+            return try await OperatorPrincipal.$current.withValue(principal) { try await database.respond(request) }
         } catch let error as any HTTPResponseError {
             return error.response(requestID: request.requestID)
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import StratusCrypto
 public import StratusHTTP
 public import StratusMetrics
+import StratusWire
 
 /// Who may read `GET /metrics`: by default only clients on loopback; with a bearer token, only
 /// clients that present it — from every address, loopback included, since behind a reverse proxy
@@ -45,7 +46,7 @@ public struct MetricsAccess: Sendable {
             // Constant time: the comparison does not tell how much of a guess was right.
             guard let presented, ConstantTime.isEqual(Data(presented.utf8), Data(bearerToken.utf8)) else {
                 throw HTTPError(
-                    status: .unauthorized, serverErrorCode: "AUTHENTICATION_FAILED", reason: "the metrics need the scrapers' bearer token",
+                    status: .unauthorized, serverErrorCode: ServerErrorCode.authenticationFailed.rawValue, reason: "the metrics need the scrapers' bearer token",
                     headers: ["WWW-Authenticate": "Bearer"]
                 )
             }
@@ -53,7 +54,7 @@ public struct MetricsAccess: Sendable {
         }
         guard let address = request.remoteAddress, allowsAddress(address) else {
             throw HTTPError(
-                status: .forbidden, serverErrorCode: "ACCESS_DENIED",
+                status: .forbidden, serverErrorCode: ServerErrorCode.accessDenied.rawValue,
                 reason: "the metrics are served only to loopback clients unless the server has a metrics token"
             )
         }

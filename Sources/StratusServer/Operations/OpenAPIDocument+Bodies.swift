@@ -7,16 +7,7 @@ extension OpenAPIDocument {
     static func requestSchema(for operation: EndpointOperation) -> JSONValue {
         switch operation {
         case .recordsModify:
-            object(
-                [
-                    "operations": array(
-                        object(
-                            [
-                                "operationType": text([
-                                    "create", "update", "forceUpdate", "replace", "forceReplace", "delete", "forceDelete",
-                                ]), "record": record,
-                            ], required: ["operationType", "record"])), "zoneID": zoneID, "atomic": boolean,
-                ], required: ["operations"])
+            recordsModifyBody
         case .recordsLookup:
             object(
                 [
@@ -38,31 +29,13 @@ extension OpenAPIDocument {
                 "zones": array(object(["zoneID": zoneID, "syncToken": string])),
             ])
         case .zonesModify:
-            object(
-                [
-                    "operations": array(
-                        object(
-                            ["operationType": text(["create", "delete"]), "zone": object(["zoneID": zoneID], required: ["zoneID"])],
-                            required: ["operationType", "zone"]))
-                ], required: ["operations"])
+            zonesModifyBody
         case .zonesLookup:
             object(["zones": array(zoneID)], required: ["zones"])
         case .zonesChanges, .changesDatabase:
             object(["syncToken": string, "resultsLimit": integer])
         case .subscriptionsModify:
-            object(
-                [
-                    "operations": array(
-                        object(
-                            [
-                                "operationType": text(["create", "update", "delete"]),
-                                "subscription": object([
-                                    "subscriptionID": string, "subscriptionType": text(["query", "zone"]),
-                                    "query": object(["recordType": string], required: ["recordType"]), "zoneID": zoneID,
-                                    "firesOn": array(text(["create", "update", "delete"])),
-                                ]),
-                            ], required: ["operationType", "subscription"]))
-                ], required: ["operations"])
+            subscriptionsModifyBody
         case .subscriptionsLookup:
             object(["subscriptions": array(object(["subscriptionID": string], required: ["subscriptionID"]))], required: ["subscriptions"])
         case .assetsUpload:
@@ -76,6 +49,45 @@ extension OpenAPIDocument {
             object([:])
         }
     }
+
+    /// `records/modify`: operations of a type and a record.
+    private static let recordsModifyBody =
+        object(
+            [
+                "operations": array(
+                    object(
+                        [
+                            "operationType": text([
+                                "create", "update", "forceUpdate", "replace", "forceReplace", "delete", "forceDelete",
+                            ]), "record": record,
+                        ], required: ["operationType", "record"])), "zoneID": zoneID, "atomic": boolean,
+            ], required: ["operations"])
+
+    /// `zones/modify`: create or delete zones.
+    private static let zonesModifyBody =
+        object(
+            [
+                "operations": array(
+                    object(
+                        ["operationType": text(["create", "delete"]), "zone": object(["zoneID": zoneID], required: ["zoneID"])],
+                        required: ["operationType", "zone"]))
+            ], required: ["operations"])
+
+    /// `subscriptions/modify`: create, update or delete subscriptions.
+    private static let subscriptionsModifyBody =
+        object(
+            [
+                "operations": array(
+                    object(
+                        [
+                            "operationType": text(["create", "update", "delete"]),
+                            "subscription": object([
+                                "subscriptionID": string, "subscriptionType": text(["query", "zone"]),
+                                "query": object(["recordType": string], required: ["recordType"]), "zoneID": zoneID,
+                                "firesOn": array(text(["create", "update", "delete"])),
+                            ]),
+                        ], required: ["operationType", "subscription"]))
+            ], required: ["operations"])
 
     private static let string: JSONValue = ["type": "string"]
     private static let integer: JSONValue = ["type": "integer"]

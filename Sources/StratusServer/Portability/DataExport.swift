@@ -13,7 +13,6 @@ final class DataExport {
 
     private let container: String
     private let tx: any RecordStoreReader
-    private let listing: any ExportStoreReader
     private let directory: URL
     private let assets: any AssetBlobStore
     private var counts = ExportManifest.Counts()
@@ -24,11 +23,9 @@ final class DataExport {
     static let pageSize = 500
 
     init(container: String, tx: any RecordStoreReader, directory: URL, assets: any AssetBlobStore) throws {
-        guard let listing = tx as? any ExportStoreReader else { throw ExportError("this back end cannot list a container's databases; it cannot be exported") }
         guard try tx.containerExists(container) else { throw ExportError("container '\(container)' does not exist") }
         self.container = container
         self.tx = tx
-        self.listing = listing
         self.directory = directory
         self.assets = assets
     }
@@ -49,7 +46,7 @@ final class DataExport {
         let subscriptions = try ExportFileWriter(ExportFormat.subscriptionsFile, in: directory)
         // NB: sorted here, not by the store: PostgreSQL's ORDER BY follows the database's collation,
         // and an export must be the same bytes whichever back end it came from.
-        for database in try listing.databases(of: container).sorted(by: Self.order) {
+        for database in try tx.databases(of: container).sorted(by: Self.order) {
             for zone in try tx.zones(in: database).sorted(by: { $0.zoneName < $1.zoneName }) {
                 let id = counts.zones + 1
                 try zones.writeLine(
@@ -58,11 +55,11 @@ final class DataExport {
                         createdAt: zone.createdAt, changeSequence: zone.changeSequence))
                 counts.zones = id
                 try exportRecords(of: zone, id: id, records: records, shares: shares)
-                for (name, guid) in try listing.shortGUIDs(inZone: zone.rowID).sorted(by: { $0.key < $1.key }) {
+                for (name, guid) in try tx.shortGUIDs(inZone: zone.rowID).sorted(by: { $0.key < $1.key }) {
                     try guids.writeLine(Exported.ShortGUID(zone: id, recordName: name, shortGUID: guid))
                 }
             }
-            let stored = try listing.subscriptions(in: database).sorted {
+            let stored = try tx.subscriptions(in: database).sorted {
                 ($0.subscriber, $0.subscription.subscriptionID) < ($1.subscriber, $1.subscription.subscriptionID)
             }
             for subscription in stored {

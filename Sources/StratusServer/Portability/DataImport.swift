@@ -42,7 +42,7 @@ final class DataImport {
         guard !(try tx.containerExists(container)) else {
             throw ExportError("container '\(container)' already exists here; import into a store without it (nothing was imported)")
         }
-        if let listing = tx as? any ExportStoreReader, !(try listing.databases(of: container)).isEmpty {
+        if !(try tx.databases(of: container)).isEmpty {
             throw ExportError("this store already holds databases of '\(container)' (an earlier import that failed?); nothing was imported")
         }
         _ = try tx.createContainer(container, createdAt: now)

@@ -1,12 +1,12 @@
-/// Reads only a whole-container export needs: an optional capability of a ``RecordStoreReader``.
+/// Reads only a whole-container export needs, part of every ``RecordStoreReader``.
 ///
-/// No request enumerates a container's databases or every subscriber's subscriptions, so
-/// ``RecordStoreReader`` has no primitive for it; a back end whose transactions also conform
-/// can be exported (`stratus export`, Documentation/0020-export-format.md).
+/// No request enumerates a container's databases or every subscriber's subscriptions; an export
+/// does (`stratus export`, Documentation/0020-export-format.md). Both back ends have them, so the
+/// store contract requires them rather than an export discovering them by a cast (0019).
 ///
 /// ```swift
 /// func databases(in store: any RecordStore) async throws -> [DatabaseKey] {
-///     try await store.read { tx in try (tx as? any ExportStoreReader)?.databases(of: "iCloud.com.example.Notes") ?? [] }
+///     try await store.read { tx in try tx.databases(of: "iCloud.com.example.Notes") }
 /// }
 /// ```
 public protocol ExportStoreReader {

@@ -28,7 +28,7 @@ enum ImportRules {
         }
         guard let zoneName, zoneName != ZoneID.defaultZoneName else { return }
         do {
-            try CloudKitService.validate(zoneName: zoneName)
+            try ZoneEndpoints.validate(zoneName: zoneName)
         } catch {
             throw ExportError("\(place): \(error.reason)")
         }

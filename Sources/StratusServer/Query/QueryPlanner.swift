@@ -66,35 +66,12 @@ struct QueryPlanner {
         let comparator = filter.comparator
         let type = field.type
         let target = QueryField.field(name: name, type: type)
-        switch comparator {
-        case .containsAllTokens, .containsAnyTokens:
-            guard type == .string || type == .stringList else { throw notApplicable(comparator, name, type) }
-            guard field.searchable else { throw .badRequest("Field '\(name)' is not marked searchable") }
-            guard case .string(let text) = filter.fieldValue else {
-                throw .badRequest("\(comparator.rawValue) on field '\(name)' needs a STRING value; got \(filter.fieldValue.type.rawValue)")
-            }
-            let tokens = SearchTokenizer.tokens(in: text)
-            guard !tokens.isEmpty else {
-                throw .badRequest("\(comparator.rawValue) on field '\(name)' needs a value with at least one letter or digit; '\(text)' has no tokens")
-            }
-            return QueryFilter(field: target, comparator: comparator, value: .stringList(tokens))
-        default:
-            break
+        if comparator == .containsAllTokens || comparator == .containsAnyTokens {
+            return try planTokenSearch(filter, name: name, field: field)
         }
         guard field.queryable else { throw .badRequest("Field '\(name)' is not marked queryable") }
         if let element = type.listElementType {
-            guard element != .asset, element != .location else { throw notApplicable(comparator, name, type) }
-            switch comparator {
-            case .listContains, .notListContains:
-                return QueryFilter(field: target, comparator: comparator, value: try coerce(filter.fieldValue, to: element, name, comparator))
-            case .listContainsAny, .notListContainsAny, .listContainsAll, .notListContainsAll:
-                return QueryFilter(field: target, comparator: comparator, value: try coerceList(filter.fieldValue, to: element, name, comparator))
-            case .listMemberBeginsWith, .notListMemberBeginsWith:
-                guard element == .string else { throw notApplicable(comparator, name, type) }
-                return QueryFilter(field: target, comparator: comparator, value: try coerce(filter.fieldValue, to: .string, name, comparator))
-            default:
-                throw notApplicable(comparator, name, type)
-            }
+            return try planListField(filter, name: name, type: type, element: element)
         }
         switch (type, comparator) {
         case (.location, .near):
@@ -123,6 +100,39 @@ struct QueryPlanner {
             (.timestamp, .lessThan), (.timestamp, .lessThanOrEquals), (.timestamp, .greaterThan), (.timestamp, .greaterThanOrEquals),
             (.string, .beginsWith), (.string, .notBeginsWith):
             return QueryFilter(field: target, comparator: comparator, value: try coerce(filter.fieldValue, to: type, name, comparator))
+        default:
+            throw notApplicable(comparator, name, type)
+        }
+    }
+
+    /// `CONTAINS_ALL_TOKENS` / `CONTAINS_ANY_TOKENS` on a searchable `STRING` or `STRING_LIST` field.
+    private func planTokenSearch(_ filter: Filter, name: String, field: FieldSchema) throws(ServiceError) -> QueryFilter {
+        let comparator = filter.comparator
+        guard field.type == .string || field.type == .stringList else { throw notApplicable(comparator, name, field.type) }
+        guard field.searchable else { throw .badRequest("Field '\(name)' is not marked searchable") }
+        guard case .string(let text) = filter.fieldValue else {
+            throw .badRequest("\(comparator.rawValue) on field '\(name)' needs a STRING value; got \(filter.fieldValue.type.rawValue)")
+        }
+        let tokens = SearchTokenizer.tokens(in: text)
+        guard !tokens.isEmpty else {
+            throw .badRequest("\(comparator.rawValue) on field '\(name)' needs a value with at least one letter or digit; '\(text)' has no tokens")
+        }
+        return QueryFilter(field: .field(name: name, type: field.type), comparator: comparator, value: .stringList(tokens))
+    }
+
+    /// A comparator on a queryable list field of `element`s.
+    private func planListField(_ filter: Filter, name: String, type: FieldType, element: FieldType) throws(ServiceError) -> QueryFilter {
+        let comparator = filter.comparator
+        let target = QueryField.field(name: name, type: type)
+        guard element != .asset, element != .location else { throw notApplicable(comparator, name, type) }
+        switch comparator {
+        case .listContains, .notListContains:
+            return QueryFilter(field: target, comparator: comparator, value: try coerce(filter.fieldValue, to: element, name, comparator))
+        case .listContainsAny, .notListContainsAny, .listContainsAll, .notListContainsAll:
+            return QueryFilter(field: target, comparator: comparator, value: try coerceList(filter.fieldValue, to: element, name, comparator))
+        case .listMemberBeginsWith, .notListMemberBeginsWith:
+            guard element == .string else { throw notApplicable(comparator, name, type) }
+            return QueryFilter(field: target, comparator: comparator, value: try coerce(filter.fieldValue, to: .string, name, comparator))
         default:
             throw notApplicable(comparator, name, type)
         }

@@ -1,4 +1,3 @@
-import StratusHTTP
 import StratusWire
 
 /// What a records write does besides saving records, in the same transaction:
@@ -21,20 +20,5 @@ struct RecordChangeEffects: Sendable {
             try tx.replaceAssetReferences(zoneRowID: zone.rowID, recordName: change.recordName, keys: after, now: now)
         }
         return try push.record(changes, zone: zone, tx)
-    }
-}
-
-extension CloudKitService {
-    /// The header naming the author's own courier token, which this write's notifications then skip.
-    public static let skipPushTokenHeader = "X-Stratus-Skip-Push-Token"
-
-    /// The side effects of a records write by this request.
-    func changeEffects(_ context: RequestContext) -> RecordChangeEffects {
-        let now = configuration.now()
-        return RecordChangeEffects(
-            assets: assetFiles == nil ? nil : assetAdmission(context),
-            push: PushOutboxRecorder(configuration: configuration.push, now: now, skippedToken: context.request.headers[Self.skipPushTokenHeader]),
-            now: now
-        )
     }
 }

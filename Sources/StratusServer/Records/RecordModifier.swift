@@ -13,9 +13,10 @@ struct RecordModifier {
     let limits: ServiceLimits
     let makeRecordName: @Sendable () -> String
     var schema: SchemaAdmission
-    /// In the public database: the only user who may change or delete existing records
-    /// (their creator); `nil` where anyone writing to the database may.
-    var requiredCreator: String? = nil
+    /// In the public database: the calling user, whose security roles decide what they may create,
+    /// change and delete (by default: change and delete only what they created); `nil` where the
+    /// roles do not limit the writer (private databases, privileged callers such as server keys).
+    var roleCheckedCaller: String? = nil
     /// In the public database: what the caller may read. A record it hides is never shown back in an
     /// `EXISTS` or `CONFLICT` answer (its `serverRecord`); `nil` where the caller reads everything.
     var readPolicy: ReadPolicy? = nil
@@ -198,13 +199,25 @@ struct RecordModifier {
         for (name, value) in fields {
             switch value {
             case .asset, .assetList: continue
-            default: size += name.utf8.count + ((try? WireCoding.encode(value).count) ?? 0)
+            default: size += name.utf8.count + (try Self.encodedSize(of: value, field: name, recordName: recordName))
             }
         }
         guard size <= limits.maximumRecordSize else {
             throw ServiceError.badRequest(
                 "record '\(recordName)' is \(size) bytes; the limit is \(limits.maximumRecordSize) bytes (assets excluded)"
             )
+        }
+    }
+
+    /// The bytes of `value`'s JSON: what a record's size counts.
+    ///
+    /// - Throws: `BAD_REQUEST` naming the field when the value has no JSON form (counting it as
+    ///   nothing would let it past the size limit).
+    private static func encodedSize(of value: FieldValue, field: String, recordName: String) throws(ServiceError) -> Int {
+        do {
+            return try WireCoding.encode(value).count
+        } catch {
+            throw .badRequest("field '\(field)' of record '\(recordName)' cannot be stored: its value has no JSON form (\(error))")
         }
     }
 
@@ -298,25 +311,6 @@ struct RecordModifier {
     }
 }
 
-/// Service limits from Apple's CloudKit Web Services Reference: “Limits and quotas”.
-public struct ServiceLimits: Hashable, Sendable {
-    /// Operations per `records/modify` (and other modify) request.
-    public var maximumOperationsPerRequest = 200
-    /// Records per response and the largest `resultsLimit`.
-    public var maximumResultsPerResponse = 200
-    /// A record's size in bytes, assets excluded.
-    public var maximumRecordSize = 1 << 20
-    /// `DELETE_SELF` references that may point at one record.
-    public var maximumDeleteSelfReferencesPerTarget = 750
-    /// The most candidate records a `records/query` page may read and check in memory, where
-    /// the indexes cannot narrow or order the query by themselves (see `QueryPlan.candidateLimit`;
-    /// `stratus serve --query-candidate-limit`). 10,000 by default.
-    public var maximumQueryCandidates = QueryPlan.defaultCandidateLimit
-
-    /// The CloudKit limits.
-    public init() {}
-}
-
 /// Change tags: a record version's change sequence and write time, in base 36 (`3f-mbx2k1a8`) —
 /// made here only, for the service and for the back ends that write tombstones.
 ///
@@ -346,9 +340,9 @@ extension RecordModifier {
     /// Refuses a change to a record the caller's security roles do not let them change
     /// (by default: one someone else created), in the public database.
     fileprivate func checkCreator(of existing: StoredRecord?) throws(ServiceError) {
-        guard let requiredCreator, let existing else { return }
+        guard let roleCheckedCaller, let existing else { return }
         let roles = schema.schema.recordTypes[existing.recordType]?.roles ?? .default
-        guard !roles.mayWrite(existing, caller: requiredCreator) else { return }
+        guard !roles.mayWrite(existing, caller: roleCheckedCaller) else { return }
         if roles.creator.write {
             throw ServiceError(.accessDenied, "record '\(existing.recordName)' was created by another user; only its creator may change or delete it")
         }
@@ -371,7 +365,7 @@ extension RecordModifier {
 
     /// Refuses a new public record of a type whose security roles do not let users create records.
     fileprivate func checkCreate(recordType: String, name: String) throws(ServiceError) {
-        guard requiredCreator != nil, let roles = schema.schema.recordTypes[recordType]?.roles, !roles.mayCreate else { return }
+        guard roleCheckedCaller != nil, let roles = schema.schema.recordTypes[recordType]?.roles, !roles.mayCreate else { return }
         throw ServiceError(.accessDenied, "record '\(name)': users may not create records of type '\(recordType)' in the public database")
     }
 }

@@ -53,3 +53,12 @@ final class SchemaCache: Sendable {
         container + "\u{0}" + environment.rawValue
     }
 }
+
+extension SchemaCache {
+    /// The schema of the request's container environment, for decoding untagged values.
+    func schema(for context: DatabaseRequest, in store: any RecordStore) async throws -> Schema {
+        try await schema(container: context.container, environment: context.environment) {
+            try await store.read { try $0.schema(container: context.container, environment: context.environment) }
+        }
+    }
+}

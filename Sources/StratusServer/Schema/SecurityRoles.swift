@@ -86,7 +86,7 @@ struct ReadPolicy: Sendable {
     private let caller: String?
 
     /// The policy of a request: limits only non-privileged callers of the public database.
-    init(schema: Schema, context: RequestContext) {
+    init(schema: Schema, context: DatabaseRequest) {
         guard context.database.scope == .public, !context.principal.isPrivileged else {
             roles = [:]
             caller = nil

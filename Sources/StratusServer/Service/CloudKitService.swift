@@ -1,13 +1,15 @@
 public import StratusHTTP
 public import StratusLogging
 import StratusWire
-import Synchronization
 
-/// The CloudKit Web Services endpoints on a ``RecordStore``.
+/// The CloudKit Web Services endpoints on a ``RecordStore``: the endpoint groups, composed.
 ///
-/// Registers `/database/1/{container}/{environment}/{database}/{operation...}`
-/// on a router and answers every records, zones and change-feed operation of
-/// CloudKit Web Services, the same for every back end.
+/// Each group — records, zones, changes, subscriptions, push, assets, sharing, users, sign-in —
+/// is a type that holds what its endpoints need and registers its own routes; the service makes
+/// them from one store, account store, configuration and logger, shares what several need (the
+/// request admission, the schema cache, the token codec, push delivery), and runs what outlives
+/// a request (push fan-out and APNs delivery, asset collection). Documentation/0021-endpoint-groups.md
+/// tells which group owns what.
 ///
 /// ```swift
 /// import StratusHTTP
@@ -18,29 +20,23 @@ import Synchronization
 /// service.register(on: &router)
 /// ```
 public final class CloudKitService: Sendable {
-    let store: any RecordStore
     let configuration: ServiceConfiguration
-    let logger: Logger
-    let tokens: TokenCodec
-    let schemas = SchemaCache()
-    /// Checks credentials; `nil` without an account store (open mode only).
-    let authenticator: Authenticator?
+    let admission: RequestAdmission
+    /// The groups, in the order they register.
+    let groups: [any EndpointGroup]
+    /// The route of every database operation, with the handlers the groups registered; the
+    /// console's in-process requests go through it too (``respond(operator:actingAs:to:)``).
+    let database: DatabaseEndpoint
+    /// Signs download URLs in responses; `nil` while assets are off.
+    let assetLinks: AssetLinks.Signer?
     let courier: WebCourier
     /// Matches committed changes against subscriptions and queues their notifications (design note 0007).
     let fanout: PushFanout
     /// Sends queued pushes to APNs, once ``startAPNsDelivery(transport:metrics:)`` gave it a transport (design note 0013).
-    let apns = APNsDeliverySlot()
-    let assetFiles: (any AssetBlobStore)?
-    /// Request budgets per container: shared by every node when the store keeps rate buckets.
-    let rateLimiter: any RequestRateLimiter
-    /// Buckets of clients within containers (``QuotaLimits/clientRequestsPerSecond``), a table of
-    /// their own, kept by each node (per-client limits are node-local; the container's is shared).
-    let clientRateLimiter = RateLimiter()
-    /// Buckets of client addresses whose credentials fail (``QuotaConfiguration/unauthenticatedRequestsPerSecond``), per node.
-    let addressRateLimiter = RateLimiter()
-    /// Upload URLs in use or spent on this node (each works once).
-    let uploadTickets = UploadTicketLedger()
-    private let knownContainers = Mutex<Set<String>>([])
+    let apns: APNsDeliverySlot
+    let assetCollector: AssetGarbageCollector
+    let store: any RecordStore
+    let logger: Logger
 
     /// Creates the service.
     ///
@@ -55,29 +51,38 @@ public final class CloudKitService: Sendable {
             accounts != nil || !configuration.authentication.requiresAuthentication,
             "CloudKitService: authentication is required but no AccountStore was given"
         )
-        self.store = store
+        let parts = ServiceParts(store: store, accounts: accounts, configuration: configuration, logger: logger)
         self.configuration = configuration
+        self.store = store
         self.logger = logger
-        self.tokens = TokenCodec(secret: configuration.tokenSecret)
-        self.authenticator = accounts.map { Authenticator(accounts: $0, configuration: configuration, logger: logger) }
-        let courier = WebCourier(store: store, configuration: configuration.push)
-        self.courier = courier
-        let apns = self.apns
-        self.fanout = PushFanout(
-            store: store, configuration: configuration.push, now: configuration.now, logger: logger,
-            wake: { tokens in courier.signal(tokens) }, apns: apns
-        )
-        self.assetFiles = Self.openAssetFiles(configuration.assets, logger: logger)
-        switch store.rateBucketSharing {
-        case .perNode: self.rateLimiter = RateLimiter()
-        case .shared(let buckets): self.rateLimiter = LeasedRateLimiter(shared: buckets, logger: logger)
+        admission = parts.admission
+        courier = parts.courier
+        fanout = parts.fanout
+        apns = parts.apns
+        assetLinks = parts.files == nil ? nil : AssetLinks.Signer(tokens: parts.tokens, baseURL: parts.baseURL, configuration: configuration.assets, now: configuration.now)
+        assetCollector = AssetGarbageCollector(store: store, files: parts.files, configuration: configuration.assets, now: configuration.now, logger: logger)
+        groups = parts.groups(accounts: accounts)
+        var operations = EndpointRoutes(router: Router(logger: logger))
+        for group in groups {
+            group.register(on: &operations)
         }
+        database = DatabaseEndpoint(admission: admission, operations: operations.database, assetLinks: assetLinks)
     }
 
     /// The URL template of every database operation.
-    public static let databaseTemplate = "/database/1/{container}/{environment}/{database}/{operation...}"
+    public static let databaseTemplate = DatabaseEndpoint.template
+    /// The URL template of the token operations.
+    public static let deviceTemplate = PushEndpoints.deviceTemplate
+    /// The URL template of web courier long-polls.
+    public static let courierTemplate = PushEndpoints.courierTemplate
+    /// The URL template of asset uploads (the "CDN" POST of Apple's CloudKit Web Services Reference: “Upload the bytes to the CDN”).
+    public static let assetUploadTemplate = AssetEndpoints.uploadTemplate
+    /// The URL template of asset downloads; the last segment is the client's `${f}` file name.
+    public static let assetDownloadTemplate = AssetEndpoints.downloadTemplate
+    /// The header naming the author's own courier token, which this write's notifications then skip.
+    public static let skipPushTokenHeader = RecordEndpoints.skipPushTokenHeader
 
-    /// Adds the CloudKit routes to `router`, with the middleware they rely on.
+    /// Adds the routes of every endpoint group to `router`, with the middleware they rely on.
     ///
     /// - ``ServiceConfiguration/trustedProxies``: a ``TrustedProxyMiddleware``, ahead of all other
     ///   middleware (``Router/useFirst(_:)``), so every request's ``HTTPRequest/remoteAddress`` is
@@ -94,112 +99,34 @@ public final class CloudKitService: Sendable {
         if !configuration.authentication.requiresAuthentication {
             router.use(LoopbackHostMiddleware())
         }
-        for method in [HTTPMethod.get, .post] {
-            router.route(method, Self.databaseTemplate, check: { [self] head in try screenCredentials(head) }) { [self] request in
-                try await respond(request)
-            }
+        var routes = EndpointRoutes(router: router)
+        for group in groups {
+            group.register(on: &routes)
         }
-        registerSignIn(on: &router)
-        registerPushAndAssetRoutes(on: &router)
+        database.register(on: &routes.router)
+        router = routes.router
     }
 
-    /// Answers one database request.
-    func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var context = try await resolve(request)
-        context.assetLinks = assetLinks(for: request)
-        if context.database.scope == .shared, Self.sharedDatabaseOperations.contains(context.operation) {
-            return try await handleShared(context)
-        }
-        switch context.operation {
-        case .recordsModify: return try await modifyRecords(context)
-        case .recordsLookup: return try await lookupRecords(context)
-        case .recordsQuery: return try await queryRecords(context)
-        case .recordsChanges: return try await recordChanges(context)
-        case .zonesList: return try await listZones(context)
-        case .zonesLookup: return try await lookupZones(context)
-        case .zonesModify: return try await modifyZones(context)
-        case .zonesChanges: return try await zonesChanges(context)
-        case .changesDatabase: return try await databaseChanges(context)
-        case .changesZone: return try await zoneChanges(context)
-        case .usersCaller, .usersCurrent, .usersDiscover, .usersLookupEmail, .usersLookupID, .usersLookupContacts: return try await users(context)
-        case .subscriptionsList: return try await listSubscriptions(context)
-        case .subscriptionsLookup: return try await lookupSubscriptions(context)
-        case .subscriptionsModify: return try await modifySubscriptions(context)
-        case .assetsUpload: return try await requestAssetUploads(context)
-        case .assetsRereference: return try await rereferenceAssets(context)
-        case .recordsResolve: return try await resolveShares(context, accept: false)
-        case .recordsAccept: return try await resolveShares(context, accept: true)
-        default: throw HTTPError.endpointNotFound
-        }
-    }
-
-    /// Checks the URL's container, environment, database and operation, and who calls.
-    private func resolve(_ request: HTTPRequest) async throws -> RequestContext {
-        let operationName = try request.parameter("operation")
-        guard let operation = EndpointOperation(rawValue: operationName), operation.module == .database else {
-            throw HTTPError.endpointNotFound
-        }
-        guard let method = EndpointOperation.HTTPMethod(rawValue: request.method.rawValue),
-            operation.acceptedMethods.contains(method)
-        else {
-            throw HTTPError.methodNotAllowed(request.method, allowed: operation.acceptedMethods.map { HTTPMethod(rawValue: $0.rawValue) })
-        }
-        let environmentName = try request.parameter("environment")
-        guard let environment = Environment(rawValue: environmentName) else {
-            throw ServiceError.badRequest("unknown environment '\(environmentName)'; use 'development' or 'production'")
-        }
-        let databaseName = try request.parameter("database")
-        guard let scope = DatabaseScope(rawValue: databaseName) else {
-            throw ServiceError.badRequest("unknown database '\(databaseName)'; use 'public', 'private' or 'shared'")
-        }
-        let container = try request.parameter("container")
-        let principal = try await admit(request, operation: operation, scope: scope, container: container, environment: environment)
-        try await throttle(container: container)
-        try throttle(client: principal, of: request, container: container)
-        let caller = principal.userRecordName ?? Principal.anonymousRecordName
-        let owner = scope == .public ? DatabaseKey.publicOwner : caller
-        try checkScope(operation, scope)
-        return RequestContext(
-            request: request, operation: operation,
-            database: DatabaseKey(container: container, environment: environment, scope: scope, owner: owner),
-            caller: caller, principal: principal, deviceID: request.headers["X-Stratus-Device-ID"] ?? "web"
-        )
-    }
-
-    func checkContainer(_ container: String) async throws {
-        if knownContainers.withLock({ $0.contains(container) }) { return }
-        guard try await store.read({ try $0.containerExists(container) }) else {
-            throw ServiceError(.notFound, "container '\(container)' does not exist; create it with `stratus container create \(container)`")
-        }
-        knownContainers.withLock { _ = $0.insert(container) }
-    }
-
-    /// Apple's CloudKit Web Services Reference: “Database scope rules”: what each database scope allows.
-    private func checkScope(_ operation: EndpointOperation, _ scope: DatabaseScope) throws(ServiceError) {
-        switch (operation, scope) {
-        case (.recordsChanges, .public), (.changesZone, .public), (.changesDatabase, .public), (.zonesChanges, .public):
-            throw .badRequest("change feeds are not available in the public database")
-        case (.zonesModify, .public):
-            throw .badRequest("the public database has only the default zone; zones cannot be created or deleted there")
-        case (_, .shared) where !Self.sharedDatabaseOperations.contains(operation) && operation.requiredDatabase == nil:
-            throw .badRequest("\(operation.rawValue) is not available in the shared database")
-        default:
-            return
-        }
-    }
-
-    /// The schema of the request's container environment, for decoding untagged values.
-    func schema(for context: RequestContext) async throws -> Schema {
-        try await schemas.schema(container: context.container, environment: context.environment) { [store] in
-            try await store.read { try $0.schema(container: context.container, environment: context.environment) }
-        }
-    }
-
-    /// A bounded `resultsLimit`: default and maximum 200.
-    func resultsLimit(_ requested: Int?) throws(ServiceError) -> Int {
-        let maximum = configuration.limits.maximumResultsPerResponse
-        guard let requested else { return maximum }
-        guard requested >= 1 else { throw .badRequest("resultsLimit must be at least 1; got \(requested)") }
-        return min(requested, maximum)
+    /// Whether a browser page at `origin` may read the response to `request` (CORS).
+    ///
+    /// - **Open mode**: only loopback origins (`http://localhost:*`, `http://127.0.0.1:*`,
+    ///   `http://[::1]:*`, and https on them) and ``AuthenticationConfiguration/openModeOrigins``.
+    ///   A server without credentials must not let any web page the developer visits read or
+    ///   write their data.
+    /// - **With authentication**: the allowed origins of the request's API token (any origin when it
+    ///   lists none). A token this process has not yet checked — such as on the preflight before its
+    ///   first request — is not refused here: CORS only limits what a browser may read, and the
+    ///   request itself is still authenticated. The sign-in pages are never readable by other origins.
+    ///
+    /// ```swift
+    /// router.use(CORSMiddleware { origin, request in service.isOriginAllowed(origin, for: request) })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - origin: The request's `Origin` header.
+    ///   - request: The request.
+    /// - Returns: `true` if the origin may read the response.
+    public func isOriginAllowed(_ origin: String, for request: HTTPRequest) -> Bool {
+        admission.isOriginAllowed(origin, for: request)
     }
 }

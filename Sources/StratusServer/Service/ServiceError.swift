@@ -36,16 +36,12 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
     /// `CODE: reason`.
     public var description: String { "\(code.rawValue): \(reason)" }
 
-    /// The request-level CloudKit error body with the code's HTTP status.
+    /// The request-level CloudKit error body with the code's HTTP status (rendered by ``HTTPError``).
     public func response(requestID: String) -> HTTPResponse {
-        let body = ErrorResponse(
-            uuid: requestID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL
-        )
-        let data = (try? WireCoding.encode(body)) ?? HTTPError.internalError.response(requestID: requestID).body
-        var response = HTTPResponse.json(bytes: data, status: HTTPStatus(code: code.httpStatus))
-        // Plain HTTP clients and proxies understand the header; CloudKit clients read `retryAfter`.
-        if let retryAfter { response.headers.replaceOrAdd("Retry-After", String(retryAfter)) }
-        return response
+        HTTPError(
+            status: HTTPStatus(code: code.httpStatus), serverErrorCode: code.rawValue, reason: reason, retryAfter: retryAfter,
+            redirectURL: redirectURL
+        ).response(requestID: requestID)
     }
 
     /// This error as one item of a `records` array.
@@ -66,5 +62,13 @@ public struct ServiceError: Error, HTTPResponseError, Hashable, CustomStringConv
     /// This error as one item of a `zones` array.
     func zoneError(_ zoneID: ZoneID) -> ZoneFetchError {
         ZoneFetchError(zoneID: zoneID, serverErrorCode: code, reason: reason, retryAfter: retryAfter, redirectURL: redirectURL)
+    }
+}
+
+extension ServiceError {
+    /// The error for a record that does not exist in a zone, or that the caller may not read:
+    /// both look the same, so no answer reveals that a hidden record exists.
+    static func recordNotFound(_ name: String, zoneName: String) -> ServiceError {
+        ServiceError(.notFound, "record '\(name)' does not exist in zone '\(zoneName)'")
     }
 }

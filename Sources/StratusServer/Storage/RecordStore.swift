@@ -27,6 +27,10 @@ public protocol RecordStore: Sendable {
     /// so a store says which it does instead of a capability being discovered by a cast.
     var rateBucketSharing: RateBucketSharing { get }
 
+    /// What the store offers the nodes that share it (secrets, the push relay); `nil` for a store
+    /// that serves one node. Part of the contract, as ``rateBucketSharing``.
+    var nodeCoordination: (any NodeCoordination)? { get }
+
     /// Makes sure the indexes `plan` reads exist (a back end may build some on first use).
     func prepare(for plan: QueryPlan) async throws
 
@@ -40,7 +44,7 @@ extension RecordStore {
 }
 
 /// Read primitives, valid only inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
-public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreReader, ShareStoreReader {
+public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreReader, ShareStoreReader, ExportStoreReader {
     /// Whether a container with this identifier was created.
     func containerExists(_ identifier: String) throws -> Bool
 
