@@ -23,7 +23,7 @@ enum AdminCommand {
 
     static func run(_ options: Options) async throws {
         if options.flag("help") { return print(usage) }
-        try AdminSession.checkFlags(options, known: ["password-stdin", "password"], usage: usage)
+        try AdminSession.checkFlags(options, known: ["password-stdin"], usage: usage)
         let directory = try DataDirectory(options)
         let store = try await directory.openStore(logger: .disabled)
         do {

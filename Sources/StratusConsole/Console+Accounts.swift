@@ -62,10 +62,7 @@ extension Console {
         }
         change(&router, Self.basePath + "/api/users/{user}/discoverable") { [self] request, caller in
             let body = try Self.decode(Discoverability.self, from: request)
-            var user = try await accountAdministration().user(matching: try request.parameter("user"))
-            user.isDiscoverable = body.discoverable
-            let updated = user
-            try await accounts?.writeAccounts { try $0.updateUser(updated) }
+            let user = try await accountAdministration().setDiscoverable(body.discoverable, forUserMatching: try request.parameter("user"))
             try await audit(caller, "users.discoverable", target: user.emailAddress, detail: body.discoverable ? "on" : "off")
             return try .json(["discoverable": body.discoverable])
         }

@@ -148,12 +148,19 @@ public final class Console: Sendable {
         }
     }
 
-    /// Appends to the audit log.
+    /// Appends to the audit log, after the change committed. An entry the store refuses is
+    /// logged whole at error level, so the change it records is never left without a trace.
     func audit(_ caller: ConsoleCaller, _ action: String, target: String, detail: String = "") async throws {
         let entry = ConsoleAuditEntry(
             at: configuration.now(), administrator: caller.administrator.emailAddress, action: action, target: target, detail: String(detail.prefix(2000))
         )
-        _ = try await gate.store.writeConsole { try $0.appendAudit(entry) }
+        do {
+            _ = try await gate.store.writeConsole { try $0.appendAudit(entry) }
+        } catch {
+            logger.error(
+                "console audit entry lost (the change itself was made): \(entry.administrator) \(entry.action) \(entry.target) \(entry.detail): \(error)")
+            throw error
+        }
     }
 
     /// Decodes a JSON body, or 400 naming the problem.

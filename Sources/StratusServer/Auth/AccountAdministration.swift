@@ -78,6 +78,24 @@ public struct AccountAdministration: Sendable {
         return found
     }
 
+    /// Makes the user with this e-mail address or user record name discoverable or not.
+    ///
+    /// The row is read and written in one transaction, so a password change or an address
+    /// verification committed meanwhile is never written back over.
+    ///
+    /// - Throws: ``AccountError`` ``AccountError/Code/notFound``.
+    public func setDiscoverable(_ discoverable: Bool, forUserMatching text: String) async throws -> UserAccount {
+        let email = try? Authenticator.normalizedEmail(text)
+        let updated = try await authenticator.accounts.writeAccounts { tx -> UserAccount? in
+            guard var user = try email.flatMap({ try tx.user(emailAddress: $0) }) ?? tx.user(recordName: text) else { return nil }
+            user.isDiscoverable = discoverable
+            try tx.updateUser(user)
+            return user
+        }
+        guard let updated else { throw AccountError(.notFound, "no user has the e-mail address or record name '\(text)'") }
+        return updated
+    }
+
     /// Opens a session for a user and returns its web auth token, for scripts and tests.
     ///
     /// - Parameters:

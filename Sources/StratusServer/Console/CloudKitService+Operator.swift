@@ -2,9 +2,24 @@ public import StratusHTTP
 import StratusLogging
 
 /// Who an in-process operator request acts as (``CloudKitService/respond(operator:actingAs:to:)``).
+///
+/// The grant names its request: a task started inside the operator request (a push fan-out
+/// drain, say) inherits the task-local, but no other request is ever admitted by it.
 enum OperatorPrincipal {
-    /// Set only for the duration of one operator request; `admit` returns it instead of checking credentials.
-    @TaskLocal static var current: Principal?
+    struct Grant: Sendable {
+        let requestID: String
+        let principal: Principal
+    }
+
+    /// Set only for the duration of one operator request.
+    @TaskLocal static var current: Grant?
+
+    /// The operator's principal if `request` is the operator request itself; `admit` returns it
+    /// instead of checking credentials.
+    static func principal(for request: HTTPRequest) -> Principal? {
+        guard let grant = current, grant.requestID == request.requestID else { return nil }
+        return grant.principal
+    }
 }
 
 extension CloudKitService {
@@ -40,7 +55,7 @@ extension CloudKitService {
             principal = .user(userRecordName: userRecordName ?? "", sessionID: "console", apiToken: "")
         }
         do {
-            return try await OperatorPrincipal.$current.withValue(principal) { try await database.respond(request) }
+            return try await OperatorPrincipal.$current.withValue(OperatorPrincipal.Grant(requestID: request.requestID, principal: principal)) { try await database.respond(request) }
         } catch let error as any HTTPResponseError {
             return error.response(requestID: request.requestID)
         } catch {

@@ -87,7 +87,7 @@ final class RequestAdmission: Sendable {
         // The rule is public (the CLI applies it), so checking it first reveals nothing about the container.
         if let problem = ContainerIdentifier.problem(with: container) { throw ServiceError.badRequest(problem) }
         // The console, in process, after it checked an administrator's session (CloudKitService+Operator).
-        if let delegated = OperatorPrincipal.current {
+        if let delegated = OperatorPrincipal.principal(for: request) {
             try await checkContainer(container)
             return delegated
         }
