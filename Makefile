@@ -40,6 +40,7 @@ build: deps
 test: build
 	Scripts/check-client-graph.sh
 	Scripts/check-layers.sh --self-test
+	Scripts/format.sh --check
 	Scripts/fake-apns.sh install
 	Scripts/test-reverse-proxy.sh install
 	Scripts/test-console-browser.sh install

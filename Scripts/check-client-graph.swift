@@ -192,7 +192,9 @@ if arguments.count > 1 {
 }
 problems = problems.reduce(into: []) { kept, problem in if !kept.contains(problem) { kept.append(problem) } }
 if problems.isEmpty {
-    print("check-client-graph: \(clientProducts.count) client products reach only the OS (and OpenSSL on Linux); \(clientModules.count) modules' imports are guarded")
+    print(
+        "check-client-graph: \(clientProducts.count) client products reach only the OS (and OpenSSL on Linux); \(clientModules.count) modules' imports are guarded"
+    )
 } else {
     for problem in problems { print("check-client-graph: \(problem)") }
     exit(1)

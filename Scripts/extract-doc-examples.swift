@@ -365,4 +365,6 @@ if check, !stale.isEmpty {
     FileHandle.standardError.write(Data("extract-doc-examples: out of date: \(stale.joined(separator: ", ")); run make build\n".utf8))
     exit(1)
 }
-print("extract-doc-examples: \(examples.count) examples built, \(pending.count) pending (\(pendingList)), \(stale.count) file(s) \(check ? "out of date" : "written or removed")")
+print(
+    "extract-doc-examples: \(examples.count) examples built, \(pending.count) pending (\(pendingList)), \(stale.count) file(s) \(check ? "out of date" : "written or removed")"
+)

@@ -28,7 +28,9 @@ enum SubscriptionExample {
     }
 
     /// What a push triggers: the zone's changes since the last token (`CKFetchRecordZoneChangesOperation`).
-    static func fetchDelta(in database: Database, zone: ZoneID, since token: SyncToken?) async throws -> (changed: [Record], deleted: [RecordID], next: SyncToken) {
+    static func fetchDelta(
+        in database: Database, zone: ZoneID, since token: SyncToken?
+    ) async throws -> (changed: [Record], deleted: [RecordID], next: SyncToken) {
         let changes = try await database.allRecordZoneChanges(inZoneWith: zone, since: token)
         return (try changes.modifications(), changes.deletions.map(\.recordID), changes.changeToken)
     }

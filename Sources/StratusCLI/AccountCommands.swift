@@ -90,7 +90,8 @@ enum UserCommand {
             case "create":
                 guard options.positional.count == 2 else { throw CLIError(usage) }
                 let password = try readPassword(options)
-                let names = NameComponents(givenName: nonEmpty(options.string("given-name", default: "")), familyName: nonEmpty(options.string("family-name", default: "")))
+                let names = NameComponents(
+                    givenName: nonEmpty(options.string("given-name", default: "")), familyName: nonEmpty(options.string("family-name", default: "")))
                 let user = try await session.admin.createUser(
                     email: options.positional[1], password: password, nameComponents: names, discoverable: options.flag("discoverable"))
                 print(user.userRecordName)
@@ -181,10 +182,11 @@ enum TokenCommand {
             case "list":
                 guard options.positional.count <= 2 else { throw CLIError(usage) }
                 for token in try await session.admin.apiTokens(container: options.positional.count == 2 ? options.positional[1] : nil) {
-                    print([
-                        token.prefix + "…", token.container, token.environment.rawValue, token.name, token.signInCallbackURL ?? "-",
-                        AdminSession.date(token.createdAt), token.revokedAt == nil ? "live" : "revoked " + AdminSession.date(token.revokedAt),
-                    ].joined(separator: "\t"))
+                    print(
+                        [
+                            token.prefix + "…", token.container, token.environment.rawValue, token.name, token.signInCallbackURL ?? "-",
+                            AdminSession.date(token.createdAt), token.revokedAt == nil ? "live" : "revoked " + AdminSession.date(token.revokedAt),
+                        ].joined(separator: "\t"))
                 }
             case "revoke":
                 guard options.positional.count == 2 else { throw CLIError(usage) }
@@ -234,10 +236,11 @@ enum KeyCommand {
             case "list":
                 guard options.positional.count <= 2 else { throw CLIError(usage) }
                 for key in try await session.admin.serverKeys(container: options.positional.count == 2 ? options.positional[1] : nil) {
-                    print([
-                        key.keyID, key.container, key.environment.rawValue, key.name, AdminSession.date(key.createdAt),
-                        key.revokedAt == nil ? "live" : "revoked " + AdminSession.date(key.revokedAt),
-                    ].joined(separator: "\t"))
+                    print(
+                        [
+                            key.keyID, key.container, key.environment.rawValue, key.name, AdminSession.date(key.createdAt),
+                            key.revokedAt == nil ? "live" : "revoked " + AdminSession.date(key.revokedAt),
+                        ].joined(separator: "\t"))
                 }
             case "revoke":
                 guard options.positional.count == 2 else { throw CLIError(usage) }

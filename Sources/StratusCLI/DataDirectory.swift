@@ -36,7 +36,8 @@ struct DataDirectory {
         do {
             try manager.setAttributes([.posixPermissions: mode & 0o700 | 0o700], ofItemAtPath: url.path)
         } catch {
-            throw CLIError("the data directory \(url.path) is readable by other users (mode \(String(mode, radix: 8))) and could not be narrowed to 0700: \(error)")
+            throw CLIError(
+                "the data directory \(url.path) is readable by other users (mode \(String(mode, radix: 8))) and could not be narrowed to 0700: \(error)")
         }
         FileHandle.standardError.write(Data("stratus: narrowed the data directory \(url.path) from mode \(String(mode, radix: 8)) to 700\n".utf8))
     }

@@ -37,7 +37,8 @@ enum ExportCommand {
         do {
             let assets = try AssetFileStore(directory: dataDirectory.assetsDirectory(options))
             if command == "export" {
-                try await export(options.positional[0], options: options, store: store, assets: assets, source: dataDirectory.isPostgres ? "postgres" : "sqlite")
+                try await export(
+                    options.positional[0], options: options, store: store, assets: assets, source: dataDirectory.isPostgres ? "postgres" : "sqlite")
             } else {
                 try await load(options.positional[0], store: store, assets: assets, into: dataDirectory)
             }
@@ -48,7 +49,9 @@ enum ExportCommand {
         try await store.close()
     }
 
-    private static func export(_ container: String, options: Options, store: any RecordStore & AccountStore, assets: AssetFileStore, source: String) async throws {
+    private static func export(
+        _ container: String, options: Options, store: any RecordStore & AccountStore, assets: AssetFileStore, source: String
+    ) async throws {
         let output = options.string("output", default: "")
         guard !output.isEmpty else { throw CLIError("export needs --output DIR, a directory that does not exist yet\n\n\(usage)") }
         let directory = URL(fileURLWithPath: output, isDirectory: true).standardizedFileURL

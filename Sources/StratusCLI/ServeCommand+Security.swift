@@ -43,7 +43,8 @@ extension ServeCommand {
         } else {
             configuration.authentication.requiresAuthentication = true
             guard origins.isEmpty else {
-                throw CLIError("--origins applies to --open servers only; with authentication, each API token lists its origins (stratus token create --origins)")
+                throw CLIError(
+                    "--origins applies to --open servers only; with authentication, each API token lists its origins (stratus token create --origins)")
             }
         }
         configuration.authentication.allowsSignUp = !options.flag("no-signup")
@@ -79,7 +80,9 @@ extension ServeCommand {
         case .outbox(let url):
             logger.notice("sign-up is on (--no-signup turns it off): verification links are appended to \(url.path); deliver each to its address")
         default:
-            logger.notice("sign-up is on (--no-signup turns it off): verification links are logged at notice level; deliver each to its address, or set --verification-outbox")
+            logger.notice(
+                "sign-up is on (--no-signup turns it off): verification links are logged at notice level; deliver each to its address, or set --verification-outbox"
+            )
         }
     }
 }

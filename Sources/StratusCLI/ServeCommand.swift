@@ -96,11 +96,13 @@ enum ServeCommand {
 
     /// Every flag `serve` takes.
     static var knownFlags: Set<String> {
-        Set<String>([
-            "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
-            "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-            "query-candidate-limit",
-        ] + limitFlags).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
+        Set<String>(
+            [
+                "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
+                "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
+                "query-candidate-limit",
+            ] + limitFlags
+        ).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
     }
 
     static func run(_ options: Options) async throws {
@@ -136,7 +138,8 @@ enum ServeCommand {
         }
 
         let console = makeConsole(options, service: service, store: store, configuration: serviceConfiguration, metrics: metrics, logger: logger)
-        let router = ServerRoutes.makeRouter(logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service,
+        let router = ServerRoutes.makeRouter(
+            logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service,
             readiness: ReadinessCheck(store: store), console: console)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()
@@ -166,9 +169,13 @@ enum ServeCommand {
         noteSecurity(options, configuration: configuration, base: base, logger: logger)
         print("The console is at \(base)/console (administrators: stratus admin create <email> --password-stdin)")
         if options.flag("open") {
-            print("Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)")
+            print(
+                "Try: stratus container create iCloud.com.example.Notes, then POST to \(base)/database/1/iCloud.com.example.Notes/development/private/records/modify    (Ctrl-C stops)"
+            )
         } else {
-            print("Authentication is on: stratus container create iCloud.com.example.Notes; stratus token create iCloud.com.example.Notes; stratus user create you@example.com --password-stdin; then sign in at \(base)/signin?ckAPIToken=<token>    (--open for development without accounts; Ctrl-C stops)")
+            print(
+                "Authentication is on: stratus container create iCloud.com.example.Notes; stratus token create iCloud.com.example.Notes; stratus user create you@example.com --password-stdin; then sign in at \(base)/signin?ckAPIToken=<token>    (--open for development without accounts; Ctrl-C stops)"
+            )
         }
         fflush(nil)
     }

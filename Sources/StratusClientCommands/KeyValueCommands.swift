@@ -65,7 +65,9 @@ enum KeyValueCommands {
 
     /// Syncs; a key the server refused fails the command. Without network the local store answers (and
     /// keeps `saved` for the next sync), unless `failIfUnreachable`.
-    private static func synchronize(_ store: KeyValueStore, output: ClientOutput?, saved key: String?, failIfUnreachable: Bool = false)
+    private static func synchronize(
+        _ store: KeyValueStore, output: ClientOutput?, saved key: String?, failIfUnreachable: Bool = false
+    )
         async throws
     {
         let result: KeyValueStore.SynchronizationResult

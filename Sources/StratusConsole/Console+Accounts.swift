@@ -46,12 +46,13 @@ extension Console {
     func registerTokens(on router: inout Router) {
         read(&router, Self.basePath + "/api/users") { [self] _, _ in
             let users = try await accountAdministration().users()
-            return try .json(users.map {
-                UserAnswer(
-                    userRecordName: $0.userRecordName, email: $0.emailAddress, discoverable: $0.isDiscoverable, verified: $0.isEmailVerified,
-                    createdAt: $0.createdAt
-                )
-            })
+            return try .json(
+                users.map {
+                    UserAnswer(
+                        userRecordName: $0.userRecordName, email: $0.emailAddress, discoverable: $0.isDiscoverable, verified: $0.isEmailVerified,
+                        createdAt: $0.createdAt
+                    )
+                })
         }
         change(&router, Self.basePath + "/api/users/{user}/signout") { [self] request, caller in
             let user = try await accountAdministration().user(matching: try request.parameter("user"))
@@ -96,12 +97,13 @@ extension Console {
     private func registerKeys(on router: inout Router) {
         read(&router, Self.basePath + "/api/keys") { [self] request, _ in
             let keys = try await accountAdministration().serverKeys(container: request.query["container"])
-            return try .json(keys.map {
-                KeyAnswer(
-                    keyID: $0.keyID, container: $0.container, environment: $0.environment.rawValue, name: $0.name, createdAt: $0.createdAt,
-                    revokedAt: $0.revokedAt
-                )
-            })
+            return try .json(
+                keys.map {
+                    KeyAnswer(
+                        keyID: $0.keyID, container: $0.container, environment: $0.environment.rawValue, name: $0.name, createdAt: $0.createdAt,
+                        revokedAt: $0.revokedAt
+                    )
+                })
         }
         change(&router, Self.basePath + "/api/keys/{keyID}/revoke") { [self] request, caller in
             let key = try await accountAdministration().revokeServerKey(try request.parameter("keyID"))

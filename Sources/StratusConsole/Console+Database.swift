@@ -27,7 +27,8 @@ extension Console {
         let operation = try request.parameter("operation")
         let changes = Self.changeOperations.contains(operation)
         guard changes || Self.readOperations.contains(operation) else {
-            throw HTTPError.badRequest("the console does not send '\(operation)'; it sends \((Self.readOperations.union(Self.changeOperations)).sorted().joined(separator: ", "))")
+            throw HTTPError.badRequest(
+                "the console does not send '\(operation)'; it sends \((Self.readOperations.union(Self.changeOperations)).sorted().joined(separator: ", "))")
         }
         let user = try await actingUser(request.query["user"], database: database)
         var inner = HTTPRequest(
@@ -66,9 +67,10 @@ extension Console {
     static func summary(of body: Data, answer: Data) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return "" }
         let operations = (object["operations"] as? [[String: Any]]) ?? []
-        let results = ((try? JSONSerialization.jsonObject(with: answer)) as? [String: Any]).map { answer in
-            ((answer["records"] ?? answer["zones"] ?? answer["subscriptions"]) as? [[String: Any]]) ?? []
-        } ?? []
+        let results =
+            ((try? JSONSerialization.jsonObject(with: answer)) as? [String: Any]).map { answer in
+                ((answer["records"] ?? answer["zones"] ?? answer["subscriptions"]) as? [[String: Any]]) ?? []
+            } ?? []
         let items = operations.prefix(20).enumerated().map { index, operation -> String in
             let type = operation["operationType"] as? String ?? "?"
             let record = operation["record"] as? [String: Any]

@@ -116,7 +116,9 @@ extension DocumentsContainer {
     ///
     /// Rows inside a folder that cannot be read are left out, so their documents are not taken for
     /// deleted; a file that cannot be read (or changes while it is read) is neither new nor changed this time.
-    private func detectChanges(in listing: DiskScanner.Listing, hints: [String: String]) async throws
+    private func detectChanges(
+        in listing: DiskScanner.Listing, hints: [String: String]
+    ) async throws
         -> (changes: [LocalChangeDetector.Change], unreadable: [(path: String, reason: String)])
     {
         let blocked = listing.unreadable.map(\.path)

@@ -101,7 +101,9 @@ extension DocumentsContainer {
     /// Only a record the server confirmed (with a change tag) holds chunks: a pending record's chunks,
     /// or those of a version this device last saw, are not echoed to a record that does not have them.
     /// - Returns: `nil` when the file no longer has the hashes the scan saw.
-    func chunkAssets(for document: DocumentRecord, at path: String, heldBy held: DocumentRecord?) throws
+    func chunkAssets(
+        for document: DocumentRecord, at path: String, heldBy held: DocumentRecord?
+    ) throws
         -> (assets: [Asset], temporary: [URL], bytes: Int64)?
     {
         var assets: [Asset] = []
@@ -172,7 +174,9 @@ extension DocumentsContainer {
     }
 
     /// Saves records in `lanes` concurrent `modifyRecords` calls (the SDK sends one asset at a time per call).
-    private static func saveConcurrently(_ records: [StratusClient.Record], in database: Database, lanes: Int) async throws
+    private static func saveConcurrently(
+        _ records: [StratusClient.Record], in database: Database, lanes: Int
+    ) async throws
         -> [RecordID: Result<StratusClient.Record, StratusError>]
     {
         let size = max(1, (records.count + max(1, lanes) - 1) / max(1, lanes))

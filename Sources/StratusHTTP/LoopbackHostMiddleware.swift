@@ -20,7 +20,8 @@ public struct LoopbackHostMiddleware: HTTPMiddleware {
             let shown = String(hosts.first { !Loopback.isLoopbackAuthority($0) }?.prefix(100) ?? "")
             throw HTTPError(
                 status: .forbidden, serverErrorCode: "ACCESS_DENIED",
-                reason: "host '\(shown)' is not a loopback name: this server runs without authentication (open mode) and answers only requests to localhost, 127.0.0.1 or [::1]"
+                reason:
+                    "host '\(shown)' is not a loopback name: this server runs without authentication (open mode) and answers only requests to localhost, 127.0.0.1 or [::1]"
             )
         }
         return nil

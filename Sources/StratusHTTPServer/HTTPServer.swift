@@ -135,12 +135,14 @@ public final class HTTPServer: Sendable {
     /// Starts one libmicrohttpd daemon serving this server's routes.
     func startDaemon(listening listener: Listener, identity: TLSIdentity?, context: UnsafeMutableRawPointer) throws(HTTPServerError) -> DaemonHandle {
         // NB: MHD_USE_ITC lets MHD_quiesce_daemon hand the listening socket over under a thread pool.
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_TURBO.rawValue
         var tls: TLSMemory?
         if let identity {
             guard stratus_mhd_supports_tls() != 0 else {
-                throw HTTPServerError(code: .tlsUnavailable, message: "this libmicrohttpd was built without TLS (GnuTLS); install one that has it, or serve behind a TLS proxy")
+                throw HTTPServerError(
+                    code: .tlsUnavailable, message: "this libmicrohttpd was built without TLS (GnuTLS); install one that has it, or serve behind a TLS proxy")
             }
             flags |= MHD_USE_TLS.rawValue
             tls = TLSMemory(identity: identity, priorities: configuration.tlsPriorities)
@@ -164,7 +166,8 @@ public final class HTTPServer: Sendable {
             if let identity {
                 throw HTTPServerError(
                     code: .invalidTLSIdentity,
-                    message: "could not serve HTTPS on \(configuration.host):\(configuration.port) with \(identity.certificateFile?.path ?? "the certificate") and \(identity.keyFile?.path ?? "its key"): the address is in use, or GnuTLS refused them (a key that does not match the certificate, a malformed PEM, or a priority string it does not know: \(configuration.tlsPriorities))"
+                    message:
+                        "could not serve HTTPS on \(configuration.host):\(configuration.port) with \(identity.certificateFile?.path ?? "the certificate") and \(identity.keyFile?.path ?? "its key"): the address is in use, or GnuTLS refused them (a key that does not match the certificate, a malformed PEM, or a priority string it does not know: \(configuration.tlsPriorities))"
                 )
             }
             throw HTTPServerError(

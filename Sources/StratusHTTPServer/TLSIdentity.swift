@@ -67,7 +67,8 @@ public struct TLSIdentity: Sendable, Equatable {
             throw HTTPServerError(code: .invalidTLSIdentity, message: "cannot read the TLS \(what) \(url.path): \(error.localizedDescription)")
         }
         guard data.count <= maximumFileSize else {
-            throw HTTPServerError(code: .invalidTLSIdentity, message: "the TLS \(what) \(url.path) is \(data.count) bytes, over the \(maximumFileSize) a PEM file may have")
+            throw HTTPServerError(
+                code: .invalidTLSIdentity, message: "the TLS \(what) \(url.path) is \(data.count) bytes, over the \(maximumFileSize) a PEM file may have")
         }
         return data
     }

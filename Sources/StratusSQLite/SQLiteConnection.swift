@@ -99,7 +99,8 @@ public final class SQLiteConnection {
     private func setUp(_ configuration: SQLiteConfiguration) throws {
         let handle = self.handle
         sqlite3_extended_result_codes(handle, 1)
-        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+        let milliseconds =
+            configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
         // NB: > The SQLITE_DBCONFIG_DQS_DML option activates or deactivates the legacy

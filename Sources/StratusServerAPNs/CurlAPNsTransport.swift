@@ -110,7 +110,8 @@ final class CurlResults: Sendable {
 
     /// Records result `index`; the last one resumes the caller.
     func set(_ index: Int, _ result: Result<APNsResponse, APNsTransportError>) {
-        let done = state.withLock { state -> (CheckedContinuation<[Result<APNsResponse, APNsTransportError>], Never>, [Result<APNsResponse, APNsTransportError>])? in
+        let done = state.withLock {
+            state -> (CheckedContinuation<[Result<APNsResponse, APNsTransportError>], Never>, [Result<APNsResponse, APNsTransportError>])? in
             guard state.results[index] == nil else { return nil }
             state.results[index] = result
             state.missing -= 1

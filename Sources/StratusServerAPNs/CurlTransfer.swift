@@ -52,7 +52,8 @@ final class CurlTransfer: @unchecked Sendable {
             stratus_curl_easy_setopt_long(easy, CURLOPT_POST, 1),
             stratus_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)),
             request.body.withUnsafeBytes { bytes in
-                stratus_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
+                stratus_curl_easy_setopt_pointer(
+                    easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
             },
             stratus_curl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION, curlBodyCallback),
             stratus_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context),
@@ -60,10 +61,11 @@ final class CurlTransfer: @unchecked Sendable {
             stratus_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context),
         ]
         if var bundle = caBundle {
-            codes.append(bundle.withUnsafeMutableBytes { bytes in
-                var blob = curl_blob(data: bytes.baseAddress, len: bytes.count, flags: UInt32(CURL_BLOB_COPY))
-                return stratus_curl_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, &blob)
-            })
+            codes.append(
+                bundle.withUnsafeMutableBytes { bytes in
+                    var blob = curl_blob(data: bytes.baseAddress, len: bytes.count, flags: UInt32(CURL_BLOB_COPY))
+                    return stratus_curl_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, &blob)
+                })
         }
         // No `Expect: 100-continue`; the rest as given.
         for line in ["Expect:"] + request.headers.map({ "\($0.name): \($0.value)" }) {

@@ -13,7 +13,8 @@ import StratusWire
 enum PostgresFieldIndex {
     static func register(in migrator: inout PostgresMigrator) {
         migrator.registerMigration("pg-v2-field-index") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE field_index (
                     zone_id BIGINT NOT NULL,
                     record_name TEXT NOT NULL,

@@ -39,7 +39,8 @@ extension PostgresRecordStore: SharedRateBuckets {
 
     static func registerRateBuckets(in migrator: inout PostgresMigrator) {
         migrator.registerMigration("pg-v6-rate-buckets") { db in
-            try db.execute("""
+            try db.execute(
+                """
                 -- Token buckets of request rates, one per container, shared by every node.
                 CREATE TABLE rate_buckets (
                     key TEXT PRIMARY KEY,

@@ -51,7 +51,9 @@ public final class PostgresRecordStore: RecordStore {
     ///   - connections: Pool size.
     ///   - logger: Where the store logs.
     /// - Throws: `PostgresError` (code `schemaTooNew` when a newer Stratus migrated the database).
-    public static func open(url: String, schema: String? = nil, connections: Int = 8, logger: Logger = .disabled) async throws
+    public static func open(
+        url: String, schema: String? = nil, connections: Int = 8, logger: Logger = .disabled
+    ) async throws
         -> PostgresRecordStore
     {
         try await open(url: url, schema: schema, connections: connections, temporary: false, logger: logger)
@@ -69,7 +71,9 @@ public final class PostgresRecordStore: RecordStore {
         return try await open(url: url, schema: "stratus_test_\(suffix)", connections: connections, temporary: true, logger: logger)
     }
 
-    private static func open(url: String, schema: String?, connections: Int, temporary: Bool, logger: Logger) async throws
+    private static func open(
+        url: String, schema: String?, connections: Int, temporary: Bool, logger: Logger
+    ) async throws
         -> PostgresRecordStore
     {
         var setup: [String] = []

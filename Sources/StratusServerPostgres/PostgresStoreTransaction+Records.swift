@@ -121,17 +121,20 @@ extension PostgresStoreTransaction {
         try lockZone(zoneRowID)
         cache.forget(named: name, inZone: zoneRowID)
         try enqueueWrites([
-                PostgresStatement(
-                    """
-                    UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
-                        modified_device = $5
-                    WHERE zone_id = $6 AND record_name = $7
-                    """,
-                    [sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
-                ),
-                PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
-                PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
-            ])
+            PostgresStatement(
+                """
+                UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
+                    modified_device = $5
+                WHERE zone_id = $6 AND record_name = $7
+                """,
+                [
+                    sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID,
+                    name,
+                ]
+            ),
+            PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
+            PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
+        ])
     }
 
     /// Writes whose results nobody reads, queued (`PostgresConnection.enqueue`); errors surface

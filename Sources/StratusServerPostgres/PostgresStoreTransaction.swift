@@ -163,13 +163,15 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow {
         let sequence = try nextDatabaseSequence(database)
-        guard let row = try first(
-            """
-            INSERT INTO zones (container, environment, scope, owner, zone_name, db_seq, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
-            """,
-            Self.arguments(database) + [name, sequence, createdAt]
-        ) else {
+        guard
+            let row = try first(
+                """
+                INSERT INTO zones (container, environment, scope, owner, zone_name, db_seq, created_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+                """,
+                Self.arguments(database) + [name, sequence, createdAt]
+            )
+        else {
             throw PostgresStoreCorruption(message: "INSERT … RETURNING gave no zone ID")
         }
         let rowID: Int64 = try row[0]
@@ -195,14 +197,16 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// Takes the next position in the database's change log; the row stays locked until commit,
     /// so positions commit in order.
     private func nextDatabaseSequence(_ database: DatabaseKey) throws -> Int64 {
-        guard let row = try first(
-            """
-            INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES ($1, $2, $3, $4, 1)
-            ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
-            RETURNING change_seq
-            """,
-            Self.arguments(database)
-        ) else {
+        guard
+            let row = try first(
+                """
+                INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES ($1, $2, $3, $4, 1)
+                ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
+                RETURNING change_seq
+                """,
+                Self.arguments(database)
+            )
+        else {
             throw PostgresStoreCorruption(message: "database \(database) has no change-log row after an upsert")
         }
         return try row[0]

@@ -164,13 +164,15 @@ extension SQLPushStore {
         // Payloads past the backlog would be dropped at once: count them without writing them.
         let kept = Array(payloads.suffix(backlog))
         // On PostgreSQL the token row's lock (taken by this UPDATE) serializes queue changes of one token across nodes.
-        guard let queued = try executor.fetchOne(
-            Int.self,
-            literal: """
-                UPDATE push_tokens SET queued = queued + \(kept.count), dropped = dropped + \(payloads.count - kept.count)
-                WHERE token = \(token) RETURNING queued
-                """
-        ) else { return false }
+        guard
+            let queued = try executor.fetchOne(
+                Int.self,
+                literal: """
+                    UPDATE push_tokens SET queued = queued + \(kept.count), dropped = dropped + \(payloads.count - kept.count)
+                    WHERE token = \(token) RETURNING queued
+                    """
+            )
+        else { return false }
         // Queued on PostgreSQL: they go out with the next statement or the COMMIT, and fail the write if they fail.
         for start in stride(from: 0, to: kept.count, by: 500) {
             let rows: SQL = kept[start..<min(start + 500, kept.count)].map { payload -> SQL in "(\(token), \(payload))" }.joined(separator: ", ")
@@ -197,13 +199,15 @@ extension SQLPushStore {
             try executor.execute(literal: "UPDATE push_tokens SET dropped = 0 WHERE token = \(token)")
             return .resync(dropped: dropped)
         }
-        guard let payload = try executor.fetchOne(
-            [UInt8].self,
-            literal: """
-                DELETE FROM push_queue WHERE token = \(token) AND id = (SELECT id FROM push_queue WHERE token = \(token) ORDER BY id LIMIT 1)
-                RETURNING payload
-                """
-        ) else { return nil }
+        guard
+            let payload = try executor.fetchOne(
+                [UInt8].self,
+                literal: """
+                    DELETE FROM push_queue WHERE token = \(token) AND id = (SELECT id FROM push_queue WHERE token = \(token) ORDER BY id LIMIT 1)
+                    RETURNING payload
+                    """
+            )
+        else { return nil }
         try executor.execute(literal: "UPDATE push_tokens SET queued = queued - 1 WHERE token = \(token)")
         return .notification(payload)
     }
@@ -217,10 +221,12 @@ extension SQLPushStore {
     /// The oldest outbox entries.
     public func pushOutbox(limit: Int) throws -> [PushOutboxEntry] {
         try executor.fetchAll(literal: "SELECT \(Self.outboxColumns) FROM push_outbox ORDER BY id LIMIT \(limit)") { row in
-            guard let entry = PushOutboxEntry(
-                id: try row[0], container: try row[1], environment: try row[2], scope: try row[3], owner: try row[4], zoneName: try row[5],
-                payload: try row[6], createdAt: try row[7], cursorSubscriber: try row[8], cursorSubscription: try row[9]
-            ) else {
+            guard
+                let entry = PushOutboxEntry(
+                    id: try row[0], container: try row[1], environment: try row[2], scope: try row[3], owner: try row[4], zoneName: try row[5],
+                    payload: try row[6], createdAt: try row[7], cursorSubscriber: try row[8], cursorSubscription: try row[9]
+                )
+            else {
                 throw corruption("push outbox entry \(try row[0] as Int64) has an unknown environment or scope")
             }
             return entry

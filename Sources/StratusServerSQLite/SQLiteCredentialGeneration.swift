@@ -14,20 +14,22 @@ enum SQLiteCredentialGenerationSchema {
 
     static func register(in migrator: inout SQLiteMigrator) {
         migrator.registerMigration(migrationIdentifier) { db in
-            try db.execute(sql: """
-                -- One row; `generation` grows with every insert, update and delete of a server key or an API token.
-                CREATE TABLE credential_generation (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    generation INTEGER NOT NULL
-                );
-                INSERT INTO credential_generation (id, generation) VALUES (1, 0);
-                """)
+            try db.execute(
+                sql: """
+                    -- One row; `generation` grows with every insert, update and delete of a server key or an API token.
+                    CREATE TABLE credential_generation (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        generation INTEGER NOT NULL
+                    );
+                    INSERT INTO credential_generation (id, generation) VALUES (1, 0);
+                    """)
             for table in ["server_keys", "api_tokens"] {
                 for event in ["INSERT", "UPDATE", "DELETE"] {
-                    try db.execute(sql: """
-                        CREATE TRIGGER \(table)_\(event.lowercased())_moves_credential_generation AFTER \(event) ON \(table)
-                        BEGIN UPDATE credential_generation SET generation = generation + 1 WHERE id = 1; END;
-                        """)
+                    try db.execute(
+                        sql: """
+                            CREATE TRIGGER \(table)_\(event.lowercased())_moves_credential_generation AFTER \(event) ON \(table)
+                            BEGIN UPDATE credential_generation SET generation = generation + 1 WHERE id = 1; END;
+                            """)
                 }
             }
         }

@@ -20,9 +20,11 @@ extension SQLiteFieldIndex {
                 let before = oldFields[name].map(Spec.init)
                 let after = newFields[name].map(Spec.init)
                 guard before != after else { continue }
-                let zoneIDs = try zones ?? db.fetchAll(
-                    Int64.self, "SELECT id FROM zones WHERE container = ? AND environment = ? AND deleted = 0", [container, environment]
-                )
+                let zoneIDs =
+                    try zones
+                    ?? db.fetchAll(
+                        Int64.self, "SELECT id FROM zones WHERE container = ? AND environment = ? AND deleted = 0", [container, environment]
+                    )
                 zones = zoneIDs
                 if before == nil, let field = newFields[name], let after, after == Spec(.justInTime(field.type)) {
                     if after.nullRow {

@@ -150,7 +150,8 @@ struct SQLiteQueryCompiler {
         var statement = SQLFragment("SELECT " + Self.recordColumns)
         for index in plan.sorts.indices { statement.append(", q.k\(index)") }
         statement.append(SQLFragment(" FROM (") + inner + SQLFragment(") q CROSS JOIN records r ON r.zone_id = q.zone_id AND r.record_name = q.record_name"))
-        let outerOrder = plan.sorts.enumerated().map { index, sort in "q.k\(index)" + (sort.ascending ? " ASC" : " DESC") }
+        let outerOrder =
+            plan.sorts.enumerated().map { index, sort in "q.k\(index)" + (sort.ascending ? " ASC" : " DESC") }
             + ["q.zone_id", "q.record_name"].map { $0 + (ascending ? " ASC" : " DESC") }
         statement.append(" ORDER BY " + outerOrder.joined(separator: ", "))
         return statement
@@ -189,7 +190,8 @@ struct SQLiteQueryCompiler {
         let singleZone = plan.zoneRowIDs.count == 1
         if singleZone { ties.removeFirst() }
         let needsRecord =
-            alias != "r" && ((applyingFilters && filters.contains(where: \.needsRecord)) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
+            alias != "r"
+            && ((applyingFilters && filters.contains(where: \.needsRecord)) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
 
         var inner = SQLFragment("SELECT \(alias).zone_id AS zone_id, \(alias).record_name AS record_name")
         for (index, key) in keys.enumerated() { inner.append(SQLFragment(", ") + key.expression + SQLFragment(" AS k\(index)")) }
@@ -236,7 +238,8 @@ struct SQLiteQueryCompiler {
         if let after = plan.after {
             inner.append(SQLFragment(" AND ") + keyset(keys + ties, after: after, includesZone: !singleZone))
         }
-        let innerOrder = keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
+        let innerOrder =
+            keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
             + ties.map { $0.expression.sql + ($0.ascending ? " ASC" : " DESC") }
         inner.append(" ORDER BY " + innerOrder.joined(separator: ", "))
         inner.append(" LIMIT ?", .integer(Int64(limit)))
@@ -253,8 +256,11 @@ struct SQLiteQueryCompiler {
                 if joined {
                     return SortKey(expression: SQLiteQueryFilter.distance("s0.v", "s0.v2", from: point), ascending: sort.ascending, nullable: true)
                 }
-                let expression = SQLFragment("(SELECT ") + SQLiteQueryFilter.distance("k.v", "k.v2", from: point)
-                    + SQLFragment(" FROM field_index k WHERE k.zone_id = \(alias).zone_id AND k.record_name = \(alias).record_name AND k.field_name = ? AND k.ordinal = 0)", [.text(name)])
+                let expression =
+                    SQLFragment("(SELECT ") + SQLiteQueryFilter.distance("k.v", "k.v2", from: point)
+                    + SQLFragment(
+                        " FROM field_index k WHERE k.zone_id = \(alias).zone_id AND k.record_name = \(alias).record_name AND k.field_name = ? AND k.ordinal = 0)",
+                        [.text(name)])
                 return SortKey(expression: expression, ascending: sort.ascending, nullable: true)
             }
             if joined { return SortKey(expression: SQLFragment("s0.v"), ascending: sort.ascending, nullable: nullable) }
@@ -290,7 +296,8 @@ struct SQLiteQueryCompiler {
             case (true, false): after = expression + SQLFragment(" > ?", [value])
             case (false, true): after = nil  // nothing sorts below NULL
             case (false, false):
-                after = key.nullable
+                after =
+                    key.nullable
                     ? SQLFragment("(") + expression + SQLFragment(" < ? OR ", [value]) + expression + SQLFragment(" IS NULL)")
                     : expression + SQLFragment(" < ?", [value])
             }

@@ -71,7 +71,8 @@ struct SQLiteQueryFilter {
             // NB: INDEXED BY, because without statistics SQLite may prefer the primary key to
             // produce (zone_id, record_name) order for DISTINCT, reading the whole zone.
             let indexScan = SQLFragment("SELECT zone_id, record_name FROM field_index INDEXED BY field_index_values WHERE ") + .zones("zone_id", zones) + scope
-            let tokenScan = SQLFragment("SELECT zone_id, record_name FROM field_tokens INDEXED BY field_tokens_search WHERE ") + .zones("zone_id", zones) + scope
+            let tokenScan =
+                SQLFragment("SELECT zone_id, record_name FROM field_tokens INDEXED BY field_tokens_search WHERE ") + .zones("zone_id", zones) + scope
             let member = { (alias: String) in
                 SQLFragment(
                     "SELECT 1 FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND ",

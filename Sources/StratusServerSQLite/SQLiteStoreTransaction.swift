@@ -142,10 +142,12 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
             "INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET change_seq = change_seq + 1",
             SQLiteArguments(Self.arguments(database))
         )
-        guard let sequence = try db.fetchOne(
-            Int64.self, "SELECT change_seq FROM databases WHERE container = ? AND environment = ? AND scope = ? AND owner = ?",
-            SQLiteArguments(Self.arguments(database))
-        ) else {
+        guard
+            let sequence = try db.fetchOne(
+                Int64.self, "SELECT change_seq FROM databases WHERE container = ? AND environment = ? AND scope = ? AND owner = ?",
+                SQLiteArguments(Self.arguments(database))
+            )
+        else {
             throw SQLiteStoreCorruption(message: "database \(database) has no change-log row after an upsert")
         }
         return sequence

@@ -123,7 +123,7 @@ extension SyncController {
     private func unanswered(_ entries: [OutboxEntry], _ upload: () async throws -> Void) async throws {
         do {
             try await upload()
-        } catch where Self.mayHaveBeenApplied(error) {
+        } catch  where Self.mayHaveBeenApplied(error) {
             for entry in entries where entry.kind == .save {
                 guard try bookkeeping.base(entry.recordName) == nil else { continue }
                 try bookkeeping.setBase(entry.recordName, BaseRecord(saved: try entry.outgoingRecord(base: nil, zoneID: zoneID)))

@@ -58,7 +58,9 @@ extension SyncController {
     ///   - notifications: How the web courier is polled.
     ///   - listeningTimeout: The longest wait for the push token to be registered before returning.
     /// - Throws: ``StratusError`` when the zone or the subscription cannot be saved (nothing is started).
-    public func startPush(notifications: NotificationConfiguration = NotificationConfiguration(), listeningTimeout: Duration = .seconds(10))
+    public func startPush(
+        notifications: NotificationConfiguration = NotificationConfiguration(), listeningTimeout: Duration = .seconds(10)
+    )
         async throws
     {
         guard tasks.push.isEmpty else { return }
@@ -90,7 +92,7 @@ extension SyncController {
                         if Self.concerns(notification, zoneName: zoneID.zoneName, subscriptionIDs: subscriptionIDs) { trigger.yield() }
                     }
                 }
-            } catch where !Task.isCancelled {
+            } catch  where !Task.isCancelled {
                 logger.warning("push stopped; syncs now run only when the app asks: \(error)")
             } catch {}
             trigger.finish()

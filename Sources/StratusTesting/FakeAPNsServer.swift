@@ -1,7 +1,6 @@
 import Foundation
 public import StratusWire
 
-
 /// A fake APNs provider API on loopback: the Python program `Scripts/fake-apns/fake_apns.py` (on
 /// `h2` and `cryptography` from PyPI, installed by `Scripts/fake-apns.sh` into `.build/`), run as a
 /// child process.
@@ -80,11 +79,14 @@ public final class FakeAPNsServer: Sendable {
     ///   - keyID: The signing key's ID.
     ///   - teamID: The team ID.
     /// - Throws: ``TestServerFailure`` when the Python environment is missing or the server does not start.
-    public static func start(topic: String = "com.example.Tests", keyID: String = "FAKEKEY001", teamID: String = "FAKETEAM01") async throws
+    public static func start(
+        topic: String = "com.example.Tests", keyID: String = "FAKEKEY001", teamID: String = "FAKETEAM01"
+    ) async throws
         -> FakeAPNsServer
     {
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw TestServerFailure(description: "the fake APNs server's Python environment is missing at \(python); run Scripts/fake-apns.sh install (make test does)")
+            throw TestServerFailure(
+                description: "the fake APNs server's Python environment is missing at \(python); run Scripts/fake-apns.sh install (make test does)")
         }
         let directory = try TemporaryDirectory(prefix: "fake-apns")
         let script = packageRoot.appendingPathComponent("Scripts/fake-apns/fake_apns.py").path
@@ -172,7 +174,8 @@ public struct FakeAPNsResponse: Encodable, Sendable {
 
     /// An answer with `status` and, for errors, APNs' `{"reason": …}`.
     public static func status(_ status: Int, reason: String? = nil, delay: Duration? = nil) -> FakeAPNsResponse {
-        FakeAPNsResponse(status: status, reason: reason, delay_ms: delay.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) })
+        FakeAPNsResponse(
+            status: status, reason: reason, delay_ms: delay.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) })
     }
 
     /// `410 Unregistered`, with APNs' `timestamp` (now when not given).

@@ -141,10 +141,12 @@ public final class InProcessCloudKitServer: Sendable {
     }
 
     private func halt() async {
-        guard let old = running.withLock({ running -> Running? in
-            defer { running = nil }
-            return running
-        }) else { return }
+        guard
+            let old = running.withLock({ running -> Running? in
+                defer { running = nil }
+                return running
+            })
+        else { return }
         await old.service.shutdown()
         try? await old.store.close()
     }

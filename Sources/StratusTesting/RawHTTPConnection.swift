@@ -74,9 +74,10 @@ public enum RawHTTPConnection {
     ) async throws -> Reply {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result {
-                    try blockingExchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: read, source: source)
-                })
+                continuation.resume(
+                    with: Result {
+                        try blockingExchange(port: port, bytes: bytes, closeWrite: closeWrite, timeout: timeout, read: read, source: source)
+                    })
             }
             thread.stackSize = 256 << 10
             thread.start()

@@ -26,7 +26,8 @@ public final class StratusChildProcess: Sendable {
             return candidate
         }
         throw Failure(
-            description: "the stratus executable was not found at \(besideTests.path) or \(inBuildDirectory.path); run `swift build` (or `make test`) before the tests"
+            description:
+                "the stratus executable was not found at \(besideTests.path) or \(inBuildDirectory.path); run `swift build` (or `make test`) before the tests"
         )
     }
 

@@ -7,7 +7,6 @@ import StratusServerSQLite
 import StratusWire
 import Synchronization
 
-
 /// The storage engines the conformance suites run against.
 ///
 /// PostgreSQL joins ``allCases`` when `STRATUS_POSTGRES_URL` names a server (each store
@@ -167,7 +166,8 @@ public enum PostgresTestDatabase {
     public static func url() throws -> String {
         guard let url = configuredURL else {
             throw TestServerFailure(
-                description: "PostgreSQL is required (STRATUS_REQUIRE_POSTGRES=1) but STRATUS_POSTGRES_URL is not set; run `make test` or Scripts/test-postgres.sh")
+                description:
+                    "PostgreSQL is required (STRATUS_REQUIRE_POSTGRES=1) but STRATUS_POSTGRES_URL is not set; run `make test` or Scripts/test-postgres.sh")
         }
         return url
     }

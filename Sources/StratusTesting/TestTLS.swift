@@ -51,37 +51,37 @@ public enum TLSProbe {
     /// kept-alive connection, prints `keep <status> <CN>`, waits for `go-file` to exist, requests
     /// again on the same connection (`same …`), then on a new connection (`fresh …`).
     static let program = #"""
-    import http.client, os, ssl, sys, time
-    port, ca, go = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    def connect(cafile):
-        context = ssl.create_default_context(cafile=cafile)
-        c = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=30)
-        c.connect()
-        return c
-    def name(c):
-        subject = dict(x[0] for x in c.sock.getpeercert()["subject"])
-        return subject.get("commonName", "?")
-    def get(label, c):
+        import http.client, os, ssl, sys, time
+        port, ca, go = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        def connect(cafile):
+            context = ssl.create_default_context(cafile=cafile)
+            c = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=30)
+            c.connect()
+            return c
+        def name(c):
+            subject = dict(x[0] for x in c.sock.getpeercert()["subject"])
+            return subject.get("commonName", "?")
+        def get(label, c):
+            try:
+                c.request("GET", "/health"); r = c.getresponse(); r.read()
+                print(label, r.status, name(c), flush=True)
+            except Exception as e:
+                print(label, "error", type(e).__name__, flush=True)
+        kept = connect(ca)
+        get("keep", kept)
+        deadline = time.time() + 60
+        while not os.path.exists(go) and time.time() < deadline:
+            time.sleep(0.02)
+        get("same", kept)
+        bundle = go + ".bundle"
+        with open(bundle, "w") as out:
+            for p in sys.argv[4:] or [ca]:
+                out.write(open(p).read())
         try:
-            c.request("GET", "/health"); r = c.getresponse(); r.read()
-            print(label, r.status, name(c), flush=True)
+            get("fresh", connect(bundle))
         except Exception as e:
-            print(label, "error", type(e).__name__, flush=True)
-    kept = connect(ca)
-    get("keep", kept)
-    deadline = time.time() + 60
-    while not os.path.exists(go) and time.time() < deadline:
-        time.sleep(0.02)
-    get("same", kept)
-    bundle = go + ".bundle"
-    with open(bundle, "w") as out:
-        for p in sys.argv[4:] or [ca]:
-            out.write(open(p).read())
-    try:
-        get("fresh", connect(bundle))
-    except Exception as e:
-        print("fresh", "error", type(e).__name__, flush=True)
-    """#
+            print("fresh", "error", type(e).__name__, flush=True)
+        """#
 
     /// A running probe.
     public struct Running: Sendable {

@@ -64,10 +64,14 @@ import Testing
             #expect(stored == [record])
             #expect(try await admin.apiTokens(container: "iCloud.b").isEmpty)
 
-            await #expect { _ = try await admin.createAPIToken(container: "iCloud.a", environment: .development, name: "x", signInCallbackURL: "javascript:alert(1)") } throws: {
+            await #expect {
+                _ = try await admin.createAPIToken(container: "iCloud.a", environment: .development, name: "x", signInCallbackURL: "javascript:alert(1)")
+            } throws: {
                 ($0 as? AccountError)?.code == .invalidArgument
             }
-            await #expect { _ = try await admin.createAPIToken(container: "iCloud.a", environment: .development, name: "x", allowedOrigins: ["https://a.example.com/path"]) } throws: {
+            await #expect {
+                _ = try await admin.createAPIToken(container: "iCloud.a", environment: .development, name: "x", allowedOrigins: ["https://a.example.com/path"])
+            } throws: {
                 ($0 as? AccountError)?.code == .invalidArgument
             }
             let revoked = try await admin.revokeAPIToken(record.prefix, container: "iCloud.a")
@@ -79,7 +83,8 @@ import Testing
     @Test func serverKeysNeedAP256PublicKeyAndCanBeRevoked() async throws {
         try await Self.withAdministration { admin, _ in
             let key = try P256PrivateKey()
-            let record = try await admin.addServerKey(container: "iCloud.a", environment: .production, name: "backend", publicKeyPEM: key.publicKey.pemRepresentation)
+            let record = try await admin.addServerKey(
+                container: "iCloud.a", environment: .production, name: "backend", publicKeyPEM: key.publicKey.pemRepresentation)
             #expect(record.keyID.count == 64)
             #expect(try P256PublicKey(pemRepresentation: record.publicKeyPEM) == key.publicKey)
             #expect(try await admin.serverKeys(container: nil).map(\.keyID) == [record.keyID])

@@ -18,7 +18,9 @@ struct CLIFailure: Error, CustomStringConvertible {
     static let container = "iCloud.com.example.CLI"
 
     /// Runs `stratus <arguments>` and returns its exit status, standard output and standard error.
-    static func stratus(_ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath) async throws -> (status: Int32, output: String, errors: String) {
+    static func stratus(
+        _ arguments: [String], environment: [String: String] = [:], filePath: String = #filePath
+    ) async throws -> (status: Int32, output: String, errors: String) {
         let executable = try SpawnedCommand.builtExecutable("stratus", filePath: filePath)
         // NB: posix_spawn rather than Foundation's Process, whose run() was seen crashing under parallel tests.
         let result = try await SpawnedCommand.run(

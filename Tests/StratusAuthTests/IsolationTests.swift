@@ -21,7 +21,8 @@ import Testing
             let list = try await server.exchange("zones/list", method: "GET", query: b.query)
             #expect(list.status == 200)
             #expect(!list.zoneNames.contains("Secret"))
-            let lookup = try await server.exchange("zones/lookup", #"{"zones":[{"zoneName":"Secret"},{"zoneName":"Secret","ownerRecordName":\#(Body.quoted(a.recordName))}]}"#, query: b.query)
+            let lookup = try await server.exchange(
+                "zones/lookup", #"{"zones":[{"zoneName":"Secret"},{"zoneName":"Secret","ownerRecordName":\#(Body.quoted(a.recordName))}]}"#, query: b.query)
             #expect(lookup.itemCodes("zones") == ["ZONE_NOT_FOUND", "ZONE_NOT_FOUND"])
 
             // Records by exact name, in the custom zone (with and without A's owner name) and the default zone.
@@ -60,7 +61,10 @@ import Testing
             _ = try await server.exchange("records/modify", Body.create("r1", zone: "Secret", title: "mine"), query: a.query)
             _ = try await server.exchange("records/modify", Body.create("d1", title: "mine"), query: a.query)
 
-            #expect(try await server.exchange("records/modify", Body.forceUpdate("r1", zone: "Secret", title: "b was here"), query: b.query).itemCodes() == ["ZONE_NOT_FOUND"])
+            #expect(
+                try await server.exchange("records/modify", Body.forceUpdate("r1", zone: "Secret", title: "b was here"), query: b.query).itemCodes() == [
+                    "ZONE_NOT_FOUND"
+                ])
             #expect(try await server.exchange("records/modify", Body.forceDelete("r1", zone: "Secret"), query: b.query).itemCodes() == ["ZONE_NOT_FOUND"])
             let deleteZone = #"{"operations":[{"operationType":"delete","zone":{"zoneID":{"zoneName":"Secret"}}}]}"#
             #expect(try await server.exchange("zones/modify", deleteZone, query: b.query).itemCodes("zones") == ["ZONE_NOT_FOUND"])
@@ -96,10 +100,14 @@ import Testing
             #expect(anonymousWrite.serverErrorCode == "AUTHENTICATION_REQUIRED")
             #expect(try await server.exchange("records/lookup", Body.lookup("p2"), database: "public", query: anonymous).itemCodes() == ["NOT_FOUND"])
 
-            #expect(try await server.exchange("records/modify", Body.forceUpdate("p1", title: "b"), database: "public", query: b.query).itemCodes() == ["ACCESS_DENIED"])
+            #expect(
+                try await server.exchange("records/modify", Body.forceUpdate("p1", title: "b"), database: "public", query: b.query).itemCodes() == [
+                    "ACCESS_DENIED"
+                ])
             #expect(try await server.exchange("records/modify", Body.forceDelete("p1"), database: "public", query: b.query).itemCodes() == ["ACCESS_DENIED"])
             #expect(try await server.exchange("records/modify", Body.create("b1"), database: "public", query: b.query).itemCodes() == [nil])
-            #expect(try await server.exchange("records/modify", Body.forceUpdate("p1", title: "a again"), database: "public", query: a.query).itemCodes() == [nil])
+            #expect(
+                try await server.exchange("records/modify", Body.forceUpdate("p1", title: "a again"), database: "public", query: a.query).itemCodes() == [nil])
             #expect(try await server.exchange("records/modify", Body.forceDelete("p1"), database: "public", query: a.query).itemCodes() == [nil])
         }
     }

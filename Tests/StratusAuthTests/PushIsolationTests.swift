@@ -32,8 +32,10 @@ import Testing
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             for user in [a, b] {
-                _ = try await server.exchange("zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Inbox"}}}]}"#, query: user.query)
-                let subscribe = #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"inbox","subscriptionType":"zone","zoneID":{"zoneName":"Inbox"}}}]}"#
+                _ = try await server.exchange(
+                    "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Inbox"}}}]}"#, query: user.query)
+                let subscribe =
+                    #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"inbox","subscriptionType":"zone","zoneID":{"zoneName":"Inbox"}}}]}"#
                 let reply = try await server.exchange("subscriptions/modify", subscribe, query: user.query)
                 #expect(reply.status == 200, "\(reply.text)")
             }

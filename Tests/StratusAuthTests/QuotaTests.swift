@@ -6,7 +6,8 @@ import Testing
 
 /// Rate limits (THROTTLED) and storage quotas (QUOTA_EXCEEDED) per container.
 @Suite struct QuotaTests {
-    @Test(arguments: RecordStoreBackend.allCases) func fortyOneRequestsInOneSecondAgainstFortyPerSecondAreThrottled(_ backend: RecordStoreBackend) async throws {
+    @Test(arguments: RecordStoreBackend.allCases) func fortyOneRequestsInOneSecondAgainstFortyPerSecondAreThrottled(_ backend: RecordStoreBackend) async throws
+    {
         let clock = ManualClock()
         let other = "iCloud.com.example.Other"
         let server = try await TestCloudKitServer.start(backend: backend, containers: [TestCloudKitServer.container, other]) { configuration in
@@ -14,27 +15,27 @@ import Testing
             configuration.quotas.now = clock.reader
         }
         try await Self.run(server) {
-        var statuses: [Int] = []
-        for index in 0..<41 {
-            if index == 20 { clock.advance(by: 10) }  // all 41 within one second
-            statuses.append(try await server.exchange("zones/list", method: "GET").status)
-        }
-        #expect(statuses.prefix(40).allSatisfy { $0 == 200 })
-        let throttled = try await server.exchange("zones/list", method: "GET")
-        #expect(statuses.last == 429)
-        #expect(throttled.status == 429)
-        #expect(throttled.serverErrorCode == "THROTTLED")
-        guard case .integer(let retryAfter)? = throttled.json["retryAfter"] else {
-            Issue.record("no retryAfter in \(throttled.text)")
-            return
-        }
-        #expect((1...2).contains(retryAfter))
-        #expect(throttled.headers["retry-after"] == String(retryAfter))
-        // Another container has its own budget.
-        #expect(try await server.exchange("zones/list", method: "GET", container: other).status == 200)
-        // After retryAfter seconds the container may call again.
-        clock.advance(by: retryAfter * 1000)
-        #expect(try await server.exchange("zones/list", method: "GET").status == 200)
+            var statuses: [Int] = []
+            for index in 0..<41 {
+                if index == 20 { clock.advance(by: 10) }  // all 41 within one second
+                statuses.append(try await server.exchange("zones/list", method: "GET").status)
+            }
+            #expect(statuses.prefix(40).allSatisfy { $0 == 200 })
+            let throttled = try await server.exchange("zones/list", method: "GET")
+            #expect(statuses.last == 429)
+            #expect(throttled.status == 429)
+            #expect(throttled.serverErrorCode == "THROTTLED")
+            guard case .integer(let retryAfter)? = throttled.json["retryAfter"] else {
+                Issue.record("no retryAfter in \(throttled.text)")
+                return
+            }
+            #expect((1...2).contains(retryAfter))
+            #expect(throttled.headers["retry-after"] == String(retryAfter))
+            // Another container has its own budget.
+            #expect(try await server.exchange("zones/list", method: "GET", container: other).status == 200)
+            // After retryAfter seconds the container may call again.
+            clock.advance(by: retryAfter * 1000)
+            #expect(try await server.exchange("zones/list", method: "GET").status == 200)
         }
     }
 
@@ -43,22 +44,23 @@ import Testing
             configuration.quotas.defaults.publicRecordBytes = 3_000
         }
         try await Self.run(server) {
-        let big = String(repeating: "x", count: 900)
-        let batch = #"{"operations":[\#((1...3).map { Self.create("p\($0)", title: big) }.joined(separator: ","))]}"#
-        let refused = try await server.exchange("records/modify", batch, database: "public")
-        #expect(refused.status == 413)
-        #expect(refused.serverErrorCode == "QUOTA_EXCEEDED")
-        let lookup = try await server.exchange("records/lookup", #"{"records":[{"recordName":"p1"},{"recordName":"p2"},{"recordName":"p3"}]}"#, database: "public")
-        #expect(lookup.itemCodes() == ["NOT_FOUND", "NOT_FOUND", "NOT_FOUND"])
+            let big = String(repeating: "x", count: 900)
+            let batch = #"{"operations":[\#((1...3).map { Self.create("p\($0)", title: big) }.joined(separator: ","))]}"#
+            let refused = try await server.exchange("records/modify", batch, database: "public")
+            #expect(refused.status == 413)
+            #expect(refused.serverErrorCode == "QUOTA_EXCEEDED")
+            let lookup = try await server.exchange(
+                "records/lookup", #"{"records":[{"recordName":"p1"},{"recordName":"p2"},{"recordName":"p3"}]}"#, database: "public")
+            #expect(lookup.itemCodes() == ["NOT_FOUND", "NOT_FOUND", "NOT_FOUND"])
 
-        // Two fit; a third does not; deleting one makes room again.
-        let two = #"{"operations":[\#(Self.create("p1", title: big)),\#(Self.create("p2", title: big))]}"#
-        #expect(try await server.exchange("records/modify", two, database: "public").itemCodes() == [nil, nil])
-        let third = #"{"operations":[\#(Self.create("p3", title: big))]}"#
-        #expect(try await server.exchange("records/modify", third, database: "public").serverErrorCode == "QUOTA_EXCEEDED")
-        let delete = #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"p1"}}]}"#
-        #expect(try await server.exchange("records/modify", delete, database: "public").itemCodes() == [nil])
-        #expect(try await server.exchange("records/modify", third, database: "public").itemCodes() == [nil])
+            // Two fit; a third does not; deleting one makes room again.
+            let two = #"{"operations":[\#(Self.create("p1", title: big)),\#(Self.create("p2", title: big))]}"#
+            #expect(try await server.exchange("records/modify", two, database: "public").itemCodes() == [nil, nil])
+            let third = #"{"operations":[\#(Self.create("p3", title: big))]}"#
+            #expect(try await server.exchange("records/modify", third, database: "public").serverErrorCode == "QUOTA_EXCEEDED")
+            let delete = #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"p1"}}]}"#
+            #expect(try await server.exchange("records/modify", delete, database: "public").itemCodes() == [nil])
+            #expect(try await server.exchange("records/modify", third, database: "public").itemCodes() == [nil])
         }
     }
 

@@ -10,7 +10,8 @@ import Testing
     static func note(_ name: String, parent: String? = nil, title: String, operation: String = "create", owner: String? = nil) -> String {
         let parentKey = parent.map { #","parent":{"recordName":"\#($0)"}"# } ?? ""
         let ownerKey = owner.map { #","ownerRecordName":"\#($0)""# } ?? ""
-        return #"{"zoneID":{"zoneName":"Projects"\#(ownerKey)},"operations":[{"operationType":"\#(operation)","record":{"recordName":"\#(name)","recordType":"Note","fields":{"title":{"value":"\#(title)"}}\#(parentKey)}}]}"#
+        return
+            #"{"zoneID":{"zoneName":"Projects"\#(ownerKey)},"operations":[{"operationType":"\#(operation)","record":{"recordName":"\#(name)","recordType":"Note","fields":{"title":{"value":"\#(title)"}}\#(parentKey)}}]}"#
     }
 
     @Test(arguments: RecordStoreBackend.allCases) func aRecordSharedReadOnlyThenReadWriteThenRemoved(_ backend: RecordStoreBackend) async throws {
@@ -40,7 +41,8 @@ import Testing
 
             // B reads the hierarchy, and nothing else of the zone.
             let zone = SharingTests.zone(owner: a.recordName)
-            let lookup = #"{"zoneID":\#(zone),"records":[{"recordName":"root"},{"recordName":"child"},{"recordName":"grandchild"},{"recordName":"sibling"},{"recordName":"s1"}]}"#
+            let lookup =
+                #"{"zoneID":\#(zone),"records":[{"recordName":"root"},{"recordName":"child"},{"recordName":"grandchild"},{"recordName":"sibling"},{"recordName":"s1"}]}"#
             let read = try await server.exchange("records/lookup", lookup, database: "shared", query: b.query)
             #expect(read.itemCodes() == [nil, nil, nil, "NOT_FOUND", "NOT_FOUND"], "\(read.text)")
             #expect(read.text.contains(#""parent":{"recordName":"root"}"#))

@@ -41,7 +41,10 @@ import Testing
             #expect(try await server.exchange("records/modify", Self.create("d1", type: "Diary"), database: "public", query: a.query).itemCodes() == [nil])
             #expect(try await server.exchange("records/modify", Self.create("w1", type: "Wiki"), database: "public", query: a.query).itemCodes() == [nil])
             #expect(try await server.exchange("records/modify", Self.create("p1", type: "Post"), database: "public", query: a.query).itemCodes() == [nil])
-            #expect(try await server.exchange("records/modify", Self.create("n1", type: "Notice"), database: "public", query: a.query).itemCodes() == ["ACCESS_DENIED"])
+            #expect(
+                try await server.exchange("records/modify", Self.create("n1", type: "Notice"), database: "public", query: a.query).itemCodes() == [
+                    "ACCESS_DENIED"
+                ])
 
             // Reading: a Diary is its creator's only.
             let names = #"{"records":[{"recordName":"d1"},{"recordName":"w1"},{"recordName":"p1"}]}"#
@@ -55,8 +58,14 @@ import Testing
 
             // Writing: any signed-in user may change a Wiki; a Post (default roles) only its creator.
             #expect(try await server.exchange("records/modify", Self.update("w1", type: "Wiki"), database: "public", query: b.query).itemCodes() == [nil])
-            #expect(try await server.exchange("records/modify", Self.update("p1", type: "Post"), database: "public", query: b.query).itemCodes() == ["ACCESS_DENIED"])
-            #expect(try await server.exchange("records/modify", Self.update("d1", type: "Diary"), database: "public", query: b.query).itemCodes() == ["ACCESS_DENIED"])
+            #expect(
+                try await server.exchange("records/modify", Self.update("p1", type: "Post"), database: "public", query: b.query).itemCodes() == [
+                    "ACCESS_DENIED"
+                ])
+            #expect(
+                try await server.exchange("records/modify", Self.update("d1", type: "Diary"), database: "public", query: b.query).itemCodes() == [
+                    "ACCESS_DENIED"
+                ])
             #expect(try await server.exchange("records/modify", Self.update("d1", type: "Diary"), database: "public", query: a.query).itemCodes() == [nil])
         }
     }

@@ -79,20 +79,32 @@ import Testing
             let otherKey = try P256PrivateKey()
             let apiToken = try await server.makeAPIToken()
             let attempts: [(String, TestCloudKitServer.Reply)] = [
-                ("tampered signature", try await signer.send("records/query", body: body) { headers in
-                    var signature = Array(headers[ServerToServerSignature.signatureHeaderName] ?? "")
-                    signature[12] = signature[12] == "A" ? "B" : "A"
-                    headers[ServerToServerSignature.signatureHeaderName] = String(signature)
-                }),
-                ("tampered date", try await signer.send("records/query", body: body) { headers in
-                    headers[ServerToServerSignature.dateHeaderName] = ServerToServerSignature.dateString(from: signer.date(offset: -1))
-                }),
+                (
+                    "tampered signature",
+                    try await signer.send("records/query", body: body) { headers in
+                        var signature = Array(headers[ServerToServerSignature.signatureHeaderName] ?? "")
+                        signature[12] = signature[12] == "A" ? "B" : "A"
+                        headers[ServerToServerSignature.signatureHeaderName] = String(signature)
+                    }
+                ),
+                (
+                    "tampered date",
+                    try await signer.send("records/query", body: body) { headers in
+                        headers[ServerToServerSignature.dateHeaderName] = ServerToServerSignature.dateString(from: signer.date(offset: -1))
+                    }
+                ),
                 ("expired: 11 minutes old", try await signer.send("records/query", body: body, dateOffset: -11 * 60)),
                 ("11 minutes in the future", try await signer.send("records/query", body: body, dateOffset: 11 * 60)),
                 ("replayed with another body", try await signer.send("records/query", body: Body.query(zoneWide: true), signedBody: body)),
                 ("signed by another key", try await signer.send("records/query", body: body, key: otherKey)),
-                ("signed for another path", try await signer.send("records/query", body: body, signedPath: TestCloudKitServer.path("records/lookup", database: "public"))),
-                ("unknown key ID", try await signer.send("records/query", body: body) { $0[ServerToServerSignature.keyIDHeaderName] = String(repeating: "0", count: 64) }),
+                (
+                    "signed for another path",
+                    try await signer.send("records/query", body: body, signedPath: TestCloudKitServer.path("records/lookup", database: "public"))
+                ),
+                (
+                    "unknown key ID",
+                    try await signer.send("records/query", body: body) { $0[ServerToServerSignature.keyIDHeaderName] = String(repeating: "0", count: 64) }
+                ),
                 ("missing date", try await signer.send("records/query", body: body) { $0[ServerToServerSignature.dateHeaderName] = nil }),
                 ("with an API token too", try await signer.send("records/query", body: body, query: [("ckAPIToken", apiToken)])),
                 ("private database", try await signer.send("records/query", body: body, database: "private")),

@@ -14,7 +14,8 @@ import Testing
             #"{"type":"USER","permission":"\#($0.permission)","acceptanceStatus":"INVITED","userIdentity":{"lookupInfo":{"emailAddress":"\#($0.email)"}}}"#
         }
         let root = forRecord.map { #","forRecord":{"recordName":"\#($0)"}"# } ?? ""
-        return #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"\#(operation)","record":{"recordName":"\#(name)","recordType":"cloudkit.share","fields":{}\#(root),"publicPermission":"\#(publicPermission)","participants":[\#(people.joined(separator: ","))]}}]}"#
+        return
+            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"\#(operation)","record":{"recordName":"\#(name)","recordType":"cloudkit.share","fields":{}\#(root),"publicPermission":"\#(publicPermission)","participants":[\#(people.joined(separator: ","))]}}]}"#
     }
 
     static func guids(_ value: String) -> String { #"{"shortGUIDs":[{"value":"\#(value)","shouldFetchRootRecord":true}]}"# }
@@ -61,11 +62,14 @@ import Testing
             let read = try await server.exchange("records/lookup", lookupBody, database: "shared", query: b.query)
             #expect(read.strings("records", "recordName") == ["t1"], "\(read.text)")
             #expect(read.text.contains(#""ownerRecordName":"\#(a.recordName)""#))
-            let query = try await server.exchange("records/query", #"{"zoneID":\#(Self.zone(owner: a.recordName)),"query":{"recordType":"Note"}}"#, database: "shared", query: b.query)
+            let query = try await server.exchange(
+                "records/query", #"{"zoneID":\#(Self.zone(owner: a.recordName)),"query":{"recordType":"Note"}}"#, database: "shared", query: b.query)
             #expect(query.strings("records", "recordName") == ["t1"], "\(query.text)")
             let changes = try await server.exchange("records/changes", #"{"zoneID":\#(Self.zone(owner: a.recordName))}"#, database: "shared", query: b.query)
             #expect(changes.strings("records", "recordName").contains("t1"))
-            let feeds = try await server.exchange("changes/zone", #"{"zones":[{"zoneID":\#(Self.zone(owner: a.recordName))},{"zoneID":{"zoneName":"Other"}}]}"#, database: "shared", query: b.query)
+            let feeds = try await server.exchange(
+                "changes/zone", #"{"zones":[{"zoneID":\#(Self.zone(owner: a.recordName))},{"zoneID":{"zoneName":"Other"}}]}"#, database: "shared",
+                query: b.query)
             #expect(feeds.itemCodes("zones") == [nil, "ZONE_NOT_FOUND"], "\(feeds.text)")
             #expect(feeds.text.contains(#""recordName":"t1""#))
             let first = try await server.exchange("changes/database", "{}", database: "shared", query: b.query)
@@ -77,14 +81,22 @@ import Testing
             #expect(try await server.exchange("records/lookup", lookupBody, database: "shared", query: c.query).serverErrorCode == "ZONE_NOT_FOUND")
 
             // B cannot write while read-only.
-            let write = #"{"zoneID":\#(Self.zone(owner: a.recordName)),"operations":[{"operationType":"forceUpdate","record":{"recordName":"t1","recordType":"Note","fields":{"title":{"value":"by B"}}}}]}"#
+            let write =
+                #"{"zoneID":\#(Self.zone(owner: a.recordName)),"operations":[{"operationType":"forceUpdate","record":{"recordName":"t1","recordType":"Note","fields":{"title":{"value":"by B"}}}}]}"#
             let refused = try await server.exchange("records/modify", write, database: "shared", query: b.query)
             #expect(refused.serverErrorCode == "ACCESS_DENIED")
             // Nor change the share.
-            #expect(try await server.exchange("records/modify", Self.share("forceUpdate", participants: [("b@example.com", "READ_WRITE")]).replacingOccurrences(of: #""zoneName":"Projects""#, with: #""zoneName":"Projects","ownerRecordName":"\#(a.recordName)""#), database: "shared", query: b.query).itemCodes() != [nil])
+            #expect(
+                try await server.exchange(
+                    "records/modify",
+                    Self.share("forceUpdate", participants: [("b@example.com", "READ_WRITE")]).replacingOccurrences(
+                        of: #""zoneName":"Projects""#, with: #""zoneName":"Projects","ownerRecordName":"\#(a.recordName)""#), database: "shared", query: b.query
+                ).itemCodes() != [nil])
 
             // A upgrades B to read-write; B writes and A sees the change.
-            #expect(try await server.exchange("records/modify", Self.share("forceUpdate", participants: [("b@example.com", "READ_WRITE")]), query: a.query).itemCodes() == [nil])
+            #expect(
+                try await server.exchange("records/modify", Self.share("forceUpdate", participants: [("b@example.com", "READ_WRITE")]), query: a.query)
+                    .itemCodes() == [nil])
             let written = try await server.exchange("records/modify", write, database: "shared", query: b.query)
             #expect(written.itemCodes() == [nil], "\(written.text)")
             let seen = try await server.exchange("records/lookup", Body.lookup("t1", zone: "Projects"), query: a.query)
@@ -125,11 +137,13 @@ import Testing
             let a = try await server.signedInUser("a@example.com")
             let b = try await server.signedInUser("b@example.com")
             _ = try await server.exchange("zones/modify", Body.createZone("Projects"), query: a.query)
-            let root = #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"p1","recordType":"Note","createShortGUID":true,"fields":{"title":{"value":"root"}}}}]}"#
+            let root =
+                #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"p1","recordType":"Note","createShortGUID":true,"fields":{"title":{"value":"root"}}}}]}"#
             let saved = try await server.exchange("records/modify", root, query: a.query)
             let rootGUID = try #require(saved.strings("records", "shortGUID").first)
             #expect(rootGUID.count >= 22)
-            let share = try await server.exchange("records/modify", Self.share(name: "s1", forRecord: "p1", participants: [("b@example.com", "READ_WRITE")]), query: a.query)
+            let share = try await server.exchange(
+                "records/modify", Self.share(name: "s1", forRecord: "p1", participants: [("b@example.com", "READ_WRITE")]), query: a.query)
             #expect(share.strings("records", "shortGUID") == [rootGUID], "\(share.text)")
             let missing = try await server.exchange("records/modify", Self.share(name: "s2", forRecord: "nope", participants: []), query: a.query)
             #expect(missing.itemCodes() == ["NOT_FOUND"])

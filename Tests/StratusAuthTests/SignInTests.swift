@@ -21,7 +21,8 @@ import Testing
             #expect(location.hasPrefix("https://app.example.com/done?step=2&ckWebAuthToken="))
             let encoded = String(location.dropFirst("https://app.example.com/done?step=2&ckWebAuthToken=".count))
             let token = try #require(encoded.removingPercentEncoding)
-            let caller = try await server.exchange("users/caller", method: "GET", database: "public", query: [("ckAPIToken", apiToken), ("ckWebAuthToken", token)])
+            let caller = try await server.exchange(
+                "users/caller", method: "GET", database: "public", query: [("ckAPIToken", apiToken), ("ckWebAuthToken", token)])
             #expect(caller.json["userRecordName"]?.stringValue == user.recordName)
         }
     }

@@ -32,7 +32,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("/database/1/iCloud.com.Example-App_1~x/development/public/records/lookup", ["/database/1/iCloud.com.Example-App_1~x/development/public/records/lookup"]),
+        (
+            "/database/1/iCloud.com.Example-App_1~x/development/public/records/lookup",
+            ["/database/1/iCloud.com.Example-App_1~x/development/public/records/lookup"]
+        ),
         ("/database/1/c/development/public/records/a b", ["/database/1/c/development/public/records/a b", "/database/1/c/development/public/records/a%20b"]),
         ("/database/1/c/é", ["/database/1/c/é", "/database/1/c/%C3%A9"]),
         ("/database/1/c/[x]", ["/database/1/c/[x]", "/database/1/c/%5Bx%5D"]),

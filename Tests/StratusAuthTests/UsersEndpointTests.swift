@@ -45,7 +45,8 @@ import Testing
             let caller = try await server.signedInUser("caller@example.com")
             let open = try await server.signedInUser("open@example.com", discoverable: true, names: NameComponents(givenName: "Grace", familyName: "Hopper"))
             let hidden = try await server.signedInUser("hidden@example.com", names: NameComponents(givenName: "Secret"))
-            let infos = #"{"lookupInfos":[{"emailAddress":"OPEN@example.com"},{"emailAddress":"hidden@example.com"},{"userRecordName":\#(Body.quoted(open.recordName))},{"userRecordName":\#(Body.quoted(hidden.recordName))},{"emailAddress":"nobody@example.com"}]}"#
+            let infos =
+                #"{"lookupInfos":[{"emailAddress":"OPEN@example.com"},{"emailAddress":"hidden@example.com"},{"userRecordName":\#(Body.quoted(open.recordName))},{"userRecordName":\#(Body.quoted(hidden.recordName))},{"emailAddress":"nobody@example.com"}]}"#
             let discover = try await server.exchange("users/discover", infos, database: "public", query: caller.query)
             #expect(discover.status == 200)
             #expect(discover.strings("users", "userRecordName") == [open.recordName, open.recordName])

@@ -120,7 +120,8 @@ import Testing
                 "records", arguments: ["save", "Note", "n", "rank:int=abc", "--container", "c"], environment: [:], output: ClientOutput { _ in })
         }
         await #expect(throws: ClientCommandError.self) {
-            try await ClientCommands.run("zones", arguments: ["list", "--container", "c", "--database", "nope"], environment: [:], output: ClientOutput { _ in })
+            try await ClientCommands.run(
+                "zones", arguments: ["list", "--container", "c", "--database", "nope"], environment: [:], output: ClientOutput { _ in })
         }
     }
 }

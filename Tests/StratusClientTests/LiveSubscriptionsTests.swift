@@ -110,7 +110,9 @@ import Testing
 
     /// A short-lived token is renewed (tokens/create again) before its ttl, and polling goes on.
     @Test func tokenIsRenewedBeforeItsTTL() async throws {
-        try await SignedInFixture.run(configure: { $0.push.tokenLifetime = 1; $0.push.pollTimeout = .milliseconds(200) }) { fixture in
+        try await SignedInFixture.run(configure: {
+            $0.push.tokenLifetime = 1; $0.push.pollTimeout = .milliseconds(200)
+        }) { fixture in
             let recorder = RecordingTransport(URLSessionTransport())
             let device = fixture.device(transport: recorder)
             let listening = Task {

@@ -22,15 +22,24 @@ import Testing
         (.notBeginsWith("title", "x"), #"{"comparator":"NOT_BEGINS_WITH","fieldName":"title","fieldValue":{"type":"STRING","value":"x"}}"#),
         (.containsAllTokens("body", "red car"), #"{"comparator":"CONTAINS_ALL_TOKENS","fieldName":"body","fieldValue":{"type":"STRING","value":"red car"}}"#),
         (.containsAnyTokens("body", "red car"), #"{"comparator":"CONTAINS_ANY_TOKENS","fieldName":"body","fieldValue":{"type":"STRING","value":"red car"}}"#),
-        (.near("place", place, radius: 1000), #"{"comparator":"NEAR","distance":1000,"fieldName":"place","fieldValue":{"type":"LOCATION","value":{"latitude":48.5,"longitude":2.25}}}"#),
+        (
+            .near("place", place, radius: 1000),
+            #"{"comparator":"NEAR","distance":1000,"fieldName":"place","fieldValue":{"type":"LOCATION","value":{"latitude":48.5,"longitude":2.25}}}"#
+        ),
         (.listContains("tags", "work"), #"{"comparator":"LIST_CONTAINS","fieldName":"tags","fieldValue":{"type":"STRING","value":"work"}}"#),
         (.notListContains("tags", "work"), #"{"comparator":"NOT_LIST_CONTAINS","fieldName":"tags","fieldValue":{"type":"STRING","value":"work"}}"#),
         (.listContainsAny("scores", [1, 2]), #"{"comparator":"LIST_CONTAINS_ANY","fieldName":"scores","fieldValue":{"type":"INT64_LIST","value":[1,2]}}"#),
         (.notListContainsAny("tags", ["a"]), #"{"comparator":"NOT_LIST_CONTAINS_ANY","fieldName":"tags","fieldValue":{"type":"STRING_LIST","value":["a"]}}"#),
-        (.listContainsAll("tags", ["a", "b"]), #"{"comparator":"LIST_CONTAINS_ALL","fieldName":"tags","fieldValue":{"type":"STRING_LIST","value":["a","b"]}}"#),
+        (
+            .listContainsAll("tags", ["a", "b"]),
+            #"{"comparator":"LIST_CONTAINS_ALL","fieldName":"tags","fieldValue":{"type":"STRING_LIST","value":["a","b"]}}"#
+        ),
         (.notListContainsAll("tags", ["a"]), #"{"comparator":"NOT_LIST_CONTAINS_ALL","fieldName":"tags","fieldValue":{"type":"STRING_LIST","value":["a"]}}"#),
         (.listMemberBeginsWith("tags", "wo"), #"{"comparator":"LIST_MEMBER_BEGINS_WITH","fieldName":"tags","fieldValue":{"type":"STRING","value":"wo"}}"#),
-        (.notListMemberBeginsWith("tags", "wo"), #"{"comparator":"NOT_LIST_MEMBER_BEGINS_WITH","fieldName":"tags","fieldValue":{"type":"STRING","value":"wo"}}"#),
+        (
+            .notListMemberBeginsWith("tags", "wo"),
+            #"{"comparator":"NOT_LIST_MEMBER_BEGINS_WITH","fieldName":"tags","fieldValue":{"type":"STRING","value":"wo"}}"#
+        ),
     ]
 
     /// Each builder writes its comparator, target and tagged value exactly.
@@ -75,7 +84,8 @@ import Testing
         let request = RecordsQuery.Request(query: query, zoneID: ZoneID(zoneName: "Inbox"), resultsLimit: 50, desiredKeys: ["title", "tags"])
         #expect(
             try canonicalJSON(request)
-                == #"{"desiredKeys":["title","tags"],"query":{"filterBy":[{"comparator":"EQUALS","fieldValue":{"type":"REFERENCE","value":{"recordName":"_abc"}},"systemFieldName":"createdUserRecordName"},{"comparator":"LIST_CONTAINS","fieldName":"tags","fieldValue":{"type":"STRING","value":"work"}}],"recordType":"Note","sortBy":[{"ascending":false,"systemFieldName":"createdTimestamp"}]},"resultsLimit":50,"zoneID":{"zoneName":"Inbox"}}"#)
+                == #"{"desiredKeys":["title","tags"],"query":{"filterBy":[{"comparator":"EQUALS","fieldValue":{"type":"REFERENCE","value":{"recordName":"_abc"}},"systemFieldName":"createdUserRecordName"},{"comparator":"LIST_CONTAINS","fieldName":"tags","fieldValue":{"type":"STRING","value":"work"}}],"recordType":"Note","sortBy":[{"ascending":false,"systemFieldName":"createdTimestamp"}]},"resultsLimit":50,"zoneID":{"zoneName":"Inbox"}}"#
+        )
         #expect(Query(recordType: "Note", filters: []).filterBy == nil)
     }
 }

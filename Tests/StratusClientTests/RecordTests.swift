@@ -130,7 +130,8 @@ import Testing
     /// A local file is only ever named by this process: an asset decoded from the network never is one,
     /// and a download URL that is not http(s) is never fetched.
     @Test func assetsFromTheWireAreNeverLocalFiles() throws {
-        let hostile = #"{"recordName":"n1","recordType":"Note","fields":{"a":{"type":"ASSETID","#
+        let hostile =
+            #"{"recordName":"n1","recordType":"Note","fields":{"a":{"type":"ASSETID","#
             + #""value":{"downloadURL":"file:///etc/passwd"}}}}"#
         let wire = try WireCoding.decode(StratusWire.Record.self, from: Data(hostile.utf8))
         let record = try Record(wire: wire, zoneID: id.zoneID)

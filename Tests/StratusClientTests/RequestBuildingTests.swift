@@ -64,8 +64,10 @@ import Testing
     /// Secrets never show in descriptions.
     @Test func authenticationDescriptionsRedactSecrets() throws {
         let key = try P256PrivateKey()
-        for authentication in [Authentication.apiToken("SECRET"), .apiToken("SECRET", webAuthToken: "SECRET2"),
-            .serverToServer(keyID: "kid", privateKey: key)] {
+        for authentication in [
+            Authentication.apiToken("SECRET"), .apiToken("SECRET", webAuthToken: "SECRET2"),
+            .serverToServer(keyID: "kid", privateKey: key),
+        ] {
             var dumped = ""
             dump(authentication, to: &dumped)
             #expect(!"\(authentication)".contains("SECRET"))

@@ -54,9 +54,11 @@ import FoundationNetworking
         let sleeps = SleepRecorder()
         var configuration = ClientConfiguration.fastTests
         configuration.sleep = sleeps.sleep
-        try await Self.withFakeServer({ _, index in
-            index < 2 ? Self.throttled(retryAfter: 2) : .json(bytes: Data(Self.zonesBody.utf8))
-        }, configuration: configuration) { container in
+        try await Self.withFakeServer(
+            { _, index in
+                index < 2 ? Self.throttled(retryAfter: 2) : .json(bytes: Data(Self.zonesBody.utf8))
+            }, configuration: configuration
+        ) { container in
             let zones = try await container.privateCloudDatabase.allRecordZones()
             #expect(zones.map(\.zoneID) == [.defaultZone])
         }
@@ -69,9 +71,11 @@ import FoundationNetworking
         var configuration = ClientConfiguration.fastTests
         configuration.sleep = sleeps.sleep
         configuration.random = { 0.5 }  // no jitter
-        try await Self.withFakeServer({ _, index in
-            index < 3 ? Self.throttled(retryAfter: nil) : .json(bytes: Data(#"{"records":[{"recordName":"x","deleted":true}]}"#.utf8))
-        }, configuration: configuration) { container in
+        try await Self.withFakeServer(
+            { _, index in
+                index < 3 ? Self.throttled(retryAfter: nil) : .json(bytes: Data(#"{"records":[{"recordName":"x","deleted":true}]}"#.utf8))
+            }, configuration: configuration
+        ) { container in
             try await container.publicCloudDatabase.deleteRecord(withID: RecordID(recordName: "x"))
         }
         #expect(sleeps.recorded == [.milliseconds(200), .milliseconds(400), .milliseconds(800)])
@@ -153,10 +157,12 @@ import FoundationNetworking
         var configuration = ClientConfiguration.fastTests
         configuration.requestTimeout = .milliseconds(300)
         configuration.retryPolicy = .never
-        try await Self.withFakeServer({ _, _ in
-            try await Task.sleep(for: .seconds(120))
-            return .json(bytes: Data(Self.zonesBody.utf8))
-        }, configuration: configuration) { container in
+        try await Self.withFakeServer(
+            { _, _ in
+                try await Task.sleep(for: .seconds(120))
+                return .json(bytes: Data(Self.zonesBody.utf8))
+            }, configuration: configuration
+        ) { container in
             let clock = ContinuousClock()
             let start = clock.now
             let error = try await #require(throws: StratusError.self) { try await container.privateCloudDatabase.allRecordZones() }
@@ -170,10 +176,12 @@ import FoundationNetworking
 
     /// Cancelling the calling task stops an in-flight request promptly with CancellationError.
     @Test func cancellationPropagates() async throws {
-        try await Self.withFakeServer({ _, _ in
-            try await Task.sleep(for: .seconds(120))
-            return .json(bytes: Data(Self.zonesBody.utf8))
-        }, configuration: .fastTests) { container in
+        try await Self.withFakeServer(
+            { _, _ in
+                try await Task.sleep(for: .seconds(120))
+                return .json(bytes: Data(Self.zonesBody.utf8))
+            }, configuration: .fastTests
+        ) { container in
             let clock = ContinuousClock()
             let start = clock.now
             let task = Task { try await container.privateCloudDatabase.allRecordZones() }

@@ -20,7 +20,8 @@ import Testing
     }
 
     private func consoleModify(_ server: ConsoleTestServer, _ session: ConsoleTestServer.Session, tag: String, title: String) async throws -> [String: Any] {
-        let body = #"{"operations":[{"operationType":"update","record":{"recordName":"n1","recordType":"Note","recordChangeTag":"\#(tag)","fields":{"title":{"value":"\#(title)"}}}}]}"#
+        let body =
+            #"{"operations":[{"operationType":"update","record":{"recordName":"n1","recordType":"Note","recordChangeTag":"\#(tag)","fields":{"title":{"value":"\#(title)"}}}}]}"#
         let reply = try await server.send(
             "POST", "/console/api/database/\(Self.container)/development/private/records/modify?user=ada@example.com", body: body,
             cookie: session.cookie, csrf: session.csrf
@@ -66,13 +67,15 @@ import Testing
         let base = "/console/api/database/\(Self.container)/development"
         let noUser = try await server.send("POST", "\(base)/private/zones/list", body: "{}", cookie: session.cookie, csrf: session.csrf)
         #expect(noUser.status == 400)
-        let unknown = try await server.send("POST", "\(base)/private/zones/list?user=nobody@example.com", body: "{}", cookie: session.cookie, csrf: session.csrf)
+        let unknown = try await server.send(
+            "POST", "\(base)/private/zones/list?user=nobody@example.com", body: "{}", cookie: session.cookie, csrf: session.csrf)
         #expect(unknown.status == 404)
         let upload = try await server.send("POST", "\(base)/public/assets/upload", body: "{}", cookie: session.cookie, csrf: session.csrf)
         #expect(upload.status == 400)
         let publicZones = try await server.send("POST", "\(base)/public/zones/list", body: "{}", cookie: session.cookie, csrf: session.csrf)
         #expect(publicZones.status == 200)
-        let badContainer = try await server.send("POST", "/console/api/database/iCloud.nope/development/public/zones/list", body: "{}", cookie: session.cookie, csrf: session.csrf)
+        let badContainer = try await server.send(
+            "POST", "/console/api/database/iCloud.nope/development/public/zones/list", body: "{}", cookie: session.cookie, csrf: session.csrf)
         #expect(badContainer.status == 404)
     }
 

@@ -11,7 +11,8 @@ import Testing
     @Test func anAdministratorsSessionCookieIsHttpOnlyStrictAndScopedToTheConsole() async throws {
         let server = try await ConsoleTestServer.start()
         defer { Task { await server.stop() } }
-        let reply = try await server.send("POST", "/console/api/signin", body: ConsoleTestServer.json(["email": "Root@Example.com", "password": ConsoleTestServer.adminPassword]))
+        let reply = try await server.send(
+            "POST", "/console/api/signin", body: ConsoleTestServer.json(["email": "Root@Example.com", "password": ConsoleTestServer.adminPassword]))
         #expect(reply.status == 200)
         let cookie = try #require(reply.header("Set-Cookie"))
         #expect(cookie.hasPrefix("stratus_console="))
@@ -25,7 +26,8 @@ import Testing
     @Test func theSessionCookieIsSecureWhenTheServerIsReachedOverTLS() async throws {
         let server = try await ConsoleTestServer.start { $0.secureCookies = true }
         defer { Task { await server.stop() } }
-        let reply = try await server.send("POST", "/console/api/signin", body: ConsoleTestServer.json(["email": ConsoleTestServer.adminEmail, "password": ConsoleTestServer.adminPassword]))
+        let reply = try await server.send(
+            "POST", "/console/api/signin", body: ConsoleTestServer.json(["email": ConsoleTestServer.adminEmail, "password": ConsoleTestServer.adminPassword]))
         #expect(try #require(reply.header("Set-Cookie")).contains("; Secure"))
     }
 
@@ -36,7 +38,8 @@ import Testing
         let signIn = try await server.send("POST", "/console/api/signin", body: ConsoleTestServer.json(["email": "ada@example.com", "password": ada.password]))
         #expect(signIn.status == 401)
         #expect(signIn.header("Set-Cookie") == nil)
-        let path = "/console/api/tokens?ckAPIToken=\(ada.apiToken)&ckWebAuthToken=\(ada.webAuthToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        let path =
+            "/console/api/tokens?ckAPIToken=\(ada.apiToken)&ckWebAuthToken=\(ada.webAuthToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
         #expect(try await server.send("GET", path).status == 401)
         #expect(try await server.send("GET", "/console/api/users", cookie: "forged-cookie-value").status == 401)
     }
@@ -44,8 +47,10 @@ import Testing
     @Test func aWrongPasswordAndAnUnknownAddressGetTheSameRefusal() async throws {
         let server = try await ConsoleTestServer.start()
         defer { Task { await server.stop() } }
-        let wrong = try await server.send("POST", "/console/api/signin", body: ConsoleTestServer.json(["email": ConsoleTestServer.adminEmail, "password": "wrong password!"]))
-        let unknown = try await server.send("POST", "/console/api/signin", body: ConsoleTestServer.json(["email": "nobody@example.com", "password": "wrong password!"]))
+        let wrong = try await server.send(
+            "POST", "/console/api/signin", body: ConsoleTestServer.json(["email": ConsoleTestServer.adminEmail, "password": "wrong password!"]))
+        let unknown = try await server.send(
+            "POST", "/console/api/signin", body: ConsoleTestServer.json(["email": "nobody@example.com", "password": "wrong password!"]))
         #expect(wrong.status == 401 && unknown.status == 401)
         #expect(try wrong.json()["reason"] as? String == unknown.json()["reason"] as? String)
     }
@@ -65,7 +70,8 @@ import Testing
             #expect(try reply.json()["serverErrorCode"] as? String == "ACCESS_DENIED")
         }
         #expect(try await server.cloudKit.admin().apiTokens(container: nil).isEmpty)
-        let database = try await server.send("POST", "/console/api/database/\(TestCloudKitServer.container)/development/public/records/modify", body: "{}", cookie: session.cookie)
+        let database = try await server.send(
+            "POST", "/console/api/database/\(TestCloudKitServer.container)/development/public/records/modify", body: "{}", cookie: session.cookie)
         #expect(database.status == 403)
         let signOut = try await server.send("POST", "/console/api/signout", body: "{}", cookie: session.cookie)
         #expect(signOut.status == 403)
@@ -75,7 +81,9 @@ import Testing
     @Test func aConsoleRequestWithoutASessionIsRefused() async throws {
         let server = try await ConsoleTestServer.start()
         defer { Task { await server.stop() } }
-        for path in ["/console/api/session", "/console/api/tokens", "/console/api/users", "/console/api/audit", "/console/api/metrics", "/console/api/containers"] {
+        for path in [
+            "/console/api/session", "/console/api/tokens", "/console/api/users", "/console/api/audit", "/console/api/metrics", "/console/api/containers",
+        ] {
             let reply = try await server.send("GET", path)
             #expect(reply.status == 401, "\(path)")
             #expect(try reply.json()["serverErrorCode"] as? String == "AUTHENTICATION_REQUIRED")

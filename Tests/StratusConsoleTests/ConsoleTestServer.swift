@@ -36,7 +36,7 @@ final class ConsoleTestServer: Sendable {
     ) async throws -> ConsoleTestServer {
         var serviceConfiguration = ServiceConfiguration(tokenSecret: Data(repeating: 7, count: 32))
         let cloudKit = try await TestCloudKitServer.startAuthenticated(backend: backend) { serviceConfiguration = $0 }
-        guard let store = cloudKit.store as? any ConsoleStore & AccountStore else { throw ConsoleTestFailure( "no console store") }
+        guard let store = cloudKit.store as? any ConsoleStore & AccountStore else { throw ConsoleTestFailure("no console store") }
         var configuration = ConsoleConfiguration()
         configuration.passwordHashing = .minimum
         configure(&configuration)
@@ -111,7 +111,7 @@ final class ConsoleTestServer: Sendable {
     func signIn(email: String = adminEmail, password: String = adminPassword) async throws -> Session {
         let reply = try await send("POST", "/console/api/signin", body: Self.json(["email": email, "password": password]))
         guard reply.status == 200, let setCookie = reply.header("Set-Cookie"), let csrf = try reply.json()["csrfToken"] as? String else {
-            throw ConsoleTestFailure( "sign-in answered \(reply.status): \(reply.text)")
+            throw ConsoleTestFailure("sign-in answered \(reply.status): \(reply.text)")
         }
         let token = setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1)[1]
         return Session(cookie: String(token), csrf: csrf)

@@ -79,7 +79,9 @@ import Testing
         let box = key.seal(Data("position".utf8), associatedData: Data([1]))
         #expect(try SealingKey(derivingFrom: secret, label: "zone sync").open(box, associatedData: Data([1])) == Data("position".utf8))
         #expect(throws: CryptoError.self) { try SealingKey(derivingFrom: secret, label: "query continuation").open(box, associatedData: Data([1])) }
-        #expect(throws: CryptoError.self) { try SealingKey(derivingFrom: Data(repeating: 8, count: 32), label: "zone sync").open(box, associatedData: Data([1])) }
+        #expect(throws: CryptoError.self) {
+            try SealingKey(derivingFrom: Data(repeating: 8, count: 32), label: "zone sync").open(box, associatedData: Data([1]))
+        }
         #expect(throws: CryptoError.self) { try key.open(box, associatedData: Data([2])) }
         #expect(throws: CryptoError.self) { try key.open(box) }
     }

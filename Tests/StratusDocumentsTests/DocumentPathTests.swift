@@ -61,11 +61,14 @@ import Testing
             ("huge chunks", { $0["chunkSize"] = limit + 1 }),
             ("zero chunks", { $0["chunkSize"] = Int64(0) }),
             ("bad hash", { $0["contentHash"] = "../../x" }),
-            ("lying chunk size", {
-                $0["size"] = Int64(10)
-                $0["chunkHashes"] = [String(repeating: "a", count: 64)]
-                $0["chunks"] = FieldValue.assetList([Asset(fileChecksum: "c", size: 11)])
-            }),
+            (
+                "lying chunk size",
+                {
+                    $0["size"] = Int64(10)
+                    $0["chunkHashes"] = [String(repeating: "a", count: 64)]
+                    $0["chunks"] = FieldValue.assetList([Asset(fileChecksum: "c", size: 11)])
+                }
+            ),
         ]
         for (name, edit) in refused {
             #expect(throws: DocumentsError.self, "\(name)") { try DocumentRecord(record(edit), maximumChunkSize: limit) }
@@ -96,9 +99,11 @@ import Testing
         try tree.install(try temporary(in: directory), at: "a/b/c.txt")
         #expect(FileManager.default.contents(atPath: tree.root.appendingPathComponent("a/b/c.txt").path) == Data("new".utf8))
         for blocked in ["link/planted.txt", "link/keep.txt", "link/deeper/x.txt", "link", "a/b"] {
-            #expect(performing: { try tree.install(try temporary(in: directory), at: blocked) }, throws: { error in
-                (error as? DocumentsError)?.code == .pathBlocked
-            })
+            #expect(
+                performing: { try tree.install(try temporary(in: directory), at: blocked) },
+                throws: { error in
+                    (error as? DocumentsError)?.code == .pathBlocked
+                })
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["keep.txt"])
         #expect(FileManager.default.contents(atPath: outside.appendingPathComponent("keep.txt").path) == Data("keep".utf8))

@@ -19,7 +19,9 @@ import StratusWire
     }
 
     /// Runs the detector with a digest table, recording which paths were hashed.
-    private func detect(disk: [DiskEntry], known: [LocalDocument], moves: [String: String] = [:], hashes: [String: String]) throws
+    private func detect(
+        disk: [DiskEntry], known: [LocalDocument], moves: [String: String] = [:], hashes: [String: String]
+    ) throws
         -> (changes: [LocalChangeDetector.Change], hashed: [String])
     {
         var hashed: [String] = []

@@ -199,7 +199,8 @@ final class CountingTransport: HTTPTransport {
 
     private static func redirected(_ request: TransportRequest, _ redirect: Redirect) -> TransportRequest {
         let text = request.url.absoluteString
-        guard text.hasPrefix(redirect.from), var components = URLComponents(string: redirect.to.absoluteString.trimmingSuffix("/") + text.dropFirst(redirect.from.count))
+        guard text.hasPrefix(redirect.from),
+            var components = URLComponents(string: redirect.to.absoluteString.trimmingSuffix("/") + text.dropFirst(redirect.from.count))
         else { return request }
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in

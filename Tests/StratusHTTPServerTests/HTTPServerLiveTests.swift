@@ -133,7 +133,8 @@ import FoundationNetworking
     /// An unknown path is CloudKit's 404 over the wire.
     @Test func unknownPathIs404() async throws {
         let server = try TestHTTPServer(responder: Self.echoRouter())
-        let reply = try await RawHTTPConnection.exchange(port: server.port, "POST /database/1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        let reply = try await RawHTTPConnection.exchange(
+            port: server.port, "POST /database/1/x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         await server.stop()
         #expect(reply.status == 404)
         #expect(String(decoding: reply.body, as: UTF8.self).contains("could not find handler for endpoint"))

@@ -8,7 +8,10 @@ import Testing
         let handler = InMemoryLogHandler()
         let logger = Logger(label: "t", level: .warning, handler: handler)
         var built = false
-        logger.info({ built = true; return "hidden" }())
+        logger.info(
+            {
+                built = true; return "hidden"
+            }())
         logger.error("shown")
         #expect(!built)
         #expect(handler.entries.map(\.message) == ["shown"])

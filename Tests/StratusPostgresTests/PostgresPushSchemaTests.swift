@@ -17,7 +17,8 @@ struct PostgresPushSchemaTests {
         let raw = PostgresConnectionPool(url: current.url, size: 1, setup: ["SET search_path TO \(schema)"])
         let bodies = try PushSchemaUpgradeFixture.subscriptions.map { ($0.subscriptionID, try WireCoding.encode($0)) }
         _ = try await raw.withConnection { db in
-            try db.execute("""
+            try db.execute(
+                """
                 DROP TABLE push_outbox;
                 DROP INDEX subscriptions_by_watch;
                 ALTER TABLE subscriptions DROP COLUMN record_type, DROP COLUMN zone_name;

@@ -62,7 +62,12 @@ struct PostgresQueryPlanTests {
         let paris = Location(latitude: 48.8566, longitude: 2.3522)
         let plans: [(name: String, plan: QueryPlan)] = [
             ("policy", QueryPlan(zoneRowIDs: [1], recordType: "Note", limit: 10, createdBy: "u7")),
-            ("two sorts", QueryPlan(zoneRowIDs: [1], recordType: "Note", sorts: [QuerySort(field: .system(.createdUserRecordName)), QuerySort(field: rank, ascending: false)], limit: 10)),
+            (
+                "two sorts",
+                QueryPlan(
+                    zoneRowIDs: [1], recordType: "Note", sorts: [QuerySort(field: .system(.createdUserRecordName)), QuerySort(field: rank, ascending: false)],
+                    limit: 10)
+            ),
             ("distance", QueryPlan(zoneRowIDs: [1], recordType: "Note", sorts: [QuerySort(field: spot, relativeLocation: paris)], limit: 10)),
         ]
         let explained = try await store.pool.withConnection { db -> [String] in

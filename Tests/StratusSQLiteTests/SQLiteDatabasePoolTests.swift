@@ -135,12 +135,13 @@ import Testing
                 group.addTask {
                     var counts: [Int] = []
                     for _ in 0..<50 {
-                        counts.append(try await pool.read { db in
-                            // Two reads in one transaction agree: a consistent snapshot.
-                            let first = try Self.count(db)
-                            let sum = try db.fetchOne(Int.self, "SELECT count(*) FROM items WHERE n >= 0") ?? -1
-                            return first == sum ? first : -1
-                        })
+                        counts.append(
+                            try await pool.read { db in
+                                // Two reads in one transaction agree: a consistent snapshot.
+                                let first = try Self.count(db)
+                                let sum = try db.fetchOne(Int.self, "SELECT count(*) FROM items WHERE n >= 0") ?? -1
+                                return first == sum ? first : -1
+                            })
                     }
                     return counts
                 }

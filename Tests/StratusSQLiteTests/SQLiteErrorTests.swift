@@ -51,10 +51,11 @@ import Testing
     /// Foreign key and NOT NULL violations have their own extended codes.
     @Test func otherConstraintViolationsHaveExtendedCodes() throws {
         let test = try TestConnection()
-        try test.db.execute(sql: """
-            CREATE TABLE parent (id INTEGER PRIMARY KEY);
-            CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL REFERENCES parent(id));
-            """)
+        try test.db.execute(
+            sql: """
+                CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER NOT NULL REFERENCES parent(id));
+                """)
         let foreignKey = try #require(throws: SQLiteError.self) {
             try test.db.execute("INSERT INTO child (parent) VALUES (?)", [42])
         }

@@ -5,13 +5,14 @@ import Testing
 @Suite struct SQLiteStatementTests {
     private func makeNotes() throws -> TestConnection {
         let test = try TestConnection()
-        try test.db.execute(sql: """
-            -- a script with comments
-            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, rank REAL);
-            INSERT INTO notes (body, rank) VALUES ('one', 1.0), ('two', 2.0);   /* trailing */
-            INSERT INTO notes (body, rank) VALUES ('three', NULL);
+        try test.db.execute(
+            sql: """
+                -- a script with comments
+                CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, rank REAL);
+                INSERT INTO notes (body, rank) VALUES ('one', 1.0), ('two', 2.0);   /* trailing */
+                INSERT INTO notes (body, rank) VALUES ('three', NULL);
 
-            """)
+                """)
         return test
     }
 
@@ -73,10 +74,13 @@ import Testing
     /// Rows read by index and by case-insensitive column name; unknown names throw.
     @Test func rowsReadByIndexAndName() throws {
         let test = try makeNotes()
-        let row = try #require(try test.db.fetchOne("SELECT id, body AS Text, rank FROM notes WHERE id = 2") { row in
-            (try row[0] as Int, try row["text"] as String, try row["RANK"] as Double, row.count, row.columnName(at: 1),
-             row.isNull(at: 2), try row.value(named: "id"))
-        })
+        let row = try #require(
+            try test.db.fetchOne("SELECT id, body AS Text, rank FROM notes WHERE id = 2") { row in
+                (
+                    try row[0] as Int, try row["text"] as String, try row["RANK"] as Double, row.count, row.columnName(at: 1),
+                    row.isNull(at: 2), try row.value(named: "id")
+                )
+            })
         #expect(row.0 == 2)
         #expect(row.1 == "two")
         #expect(row.2 == 2.0)
@@ -106,10 +110,12 @@ import Testing
     @Test func bytesCanBeReadWithoutCopying() throws {
         let test = try makeNotes()
         let sum = try test.db.fetchOne("SELECT X'010203', 'ab', NULL, X''") { row in
-            (row.withUnsafeBytes(at: 0) { $0.reduce(0) { $0 + Int($1) } },
-             row.withUnsafeBytes(at: 1) { Array($0) },
-             row.withUnsafeBytes(at: 2) { $0.count },
-             row.withUnsafeBytes(at: 3) { $0.count })
+            (
+                row.withUnsafeBytes(at: 0) { $0.reduce(0) { $0 + Int($1) } },
+                row.withUnsafeBytes(at: 1) { Array($0) },
+                row.withUnsafeBytes(at: 2) { $0.count },
+                row.withUnsafeBytes(at: 3) { $0.count }
+            )
         }
         #expect(sum?.0 == 6)
         #expect(sum?.1 == Array("ab".utf8))

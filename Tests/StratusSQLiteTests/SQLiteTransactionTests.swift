@@ -108,10 +108,11 @@ import Testing
     /// A failing deferred foreign key check at COMMIT rolls back and throws.
     @Test func failingCommitRollsBack() throws {
         let test = try TestConnection()
-        try test.db.execute(sql: """
-            CREATE TABLE parent (id INTEGER PRIMARY KEY);
-            CREATE TABLE child (parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-            """)
+        try test.db.execute(
+            sql: """
+                CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                CREATE TABLE child (parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                """)
         let error = try #require(throws: SQLiteError.self) {
             try test.db.transaction { db in try db.execute("INSERT INTO child (parent) VALUES (1)") }
         }

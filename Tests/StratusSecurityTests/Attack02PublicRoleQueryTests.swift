@@ -81,18 +81,30 @@ extension AttackSuite {
         func filtersOnHiddenValuesAnswerAsIfNothingMatched(backend: RecordStoreBackend) async throws {
             try await PublicRoleWorld.with(backend) { world in
                 let pairs: [(hidden: String, absent: String)] = [
-                    (#"{"fieldName":"title","comparator":"EQUALS","fieldValue":{"value":"swordfish-secret-1"}}"#,
-                     #"{"fieldName":"title","comparator":"EQUALS","fieldValue":{"value":"swordfish-secret-9"}}"#),
-                    (#"{"fieldName":"title","comparator":"BEGINS_WITH","fieldValue":{"value":"swordfish"}}"#,
-                     #"{"fieldName":"title","comparator":"BEGINS_WITH","fieldValue":{"value":"zebrafish"}}"#),
-                    (#"{"fieldName":"rank","comparator":"EQUALS","fieldValue":{"value":3}}"#,
-                     #"{"fieldName":"rank","comparator":"EQUALS","fieldValue":{"value":33}}"#),
-                    (#"{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":4}}"#,
-                     #"{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":40}}"#),
-                    (#"{"fieldName":"title","comparator":"CONTAINS_ALL_TOKENS","fieldValue":{"value":"swordfish secret"}}"#,
-                     #"{"fieldName":"title","comparator":"CONTAINS_ALL_TOKENS","fieldValue":{"value":"zebrafish secret"}}"#),
-                    (#"{"systemFieldName":"recordName","comparator":"EQUALS","fieldValue":{"value":"a-hidden-2"}}"#,
-                     #"{"systemFieldName":"recordName","comparator":"EQUALS","fieldValue":{"value":"a-hidden-9"}}"#),
+                    (
+                        #"{"fieldName":"title","comparator":"EQUALS","fieldValue":{"value":"swordfish-secret-1"}}"#,
+                        #"{"fieldName":"title","comparator":"EQUALS","fieldValue":{"value":"swordfish-secret-9"}}"#
+                    ),
+                    (
+                        #"{"fieldName":"title","comparator":"BEGINS_WITH","fieldValue":{"value":"swordfish"}}"#,
+                        #"{"fieldName":"title","comparator":"BEGINS_WITH","fieldValue":{"value":"zebrafish"}}"#
+                    ),
+                    (
+                        #"{"fieldName":"rank","comparator":"EQUALS","fieldValue":{"value":3}}"#,
+                        #"{"fieldName":"rank","comparator":"EQUALS","fieldValue":{"value":33}}"#
+                    ),
+                    (
+                        #"{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":4}}"#,
+                        #"{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":40}}"#
+                    ),
+                    (
+                        #"{"fieldName":"title","comparator":"CONTAINS_ALL_TOKENS","fieldValue":{"value":"swordfish secret"}}"#,
+                        #"{"fieldName":"title","comparator":"CONTAINS_ALL_TOKENS","fieldValue":{"value":"zebrafish secret"}}"#
+                    ),
+                    (
+                        #"{"systemFieldName":"recordName","comparator":"EQUALS","fieldValue":{"value":"a-hidden-2"}}"#,
+                        #"{"systemFieldName":"recordName","comparator":"EQUALS","fieldValue":{"value":"a-hidden-9"}}"#
+                    ),
                 ]
                 for caller in [world.b.query, world.anonymous] {
                     for (hidden, absent) in pairs {
@@ -158,7 +170,8 @@ extension AttackSuite {
                 #expect(!attempt.text.contains("receipt"))
 
                 // Nor through another database: A's zones are not in B's private database, and the shared one refuses it.
-                let owned = #"{"zoneID":{"zoneName":"_defaultZone","ownerRecordName":"\#(world.a.recordName)"},"assets":[{"recordName":"a-hidden-1","fieldName":"photo"}]}"#
+                let owned =
+                    #"{"zoneID":{"zoneName":"_defaultZone","ownerRecordName":"\#(world.a.recordName)"},"assets":[{"recordName":"a-hidden-1","fieldName":"photo"}]}"#
                 for database in ["private", "shared"] {
                     let elsewhere = try await world.server.exchange("assets/rereference", owned, database: database, query: world.b.query)
                     #expect(elsewhere.status >= 400 && !elsewhere.text.contains("receipt"), "\(database): \(elsewhere.text)")
@@ -180,7 +193,8 @@ extension AttackSuite {
             try await PublicRoleWorld.with(.sqlite) { world in
                 let zone = #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Journal"}}}]}"#
                 #expect(try await world.server.exchange("zones/modify", zone, query: world.a.query).status == 200)
-                let note = #"{"zoneID":{"zoneName":"Journal"},"operations":[{"operationType":"create","record":{"recordName":"entry-17","recordType":"Entry","fields":{"text":{"value":"hi"}}}}]}"#
+                let note =
+                    #"{"zoneID":{"zoneName":"Journal"},"operations":[{"operationType":"create","record":{"recordName":"entry-17","recordType":"Entry","fields":{"text":{"value":"hi"}}}}]}"#
                 #expect(PublicRoleWorld.codes(try await world.server.exchange("records/modify", note, query: world.a.query)) == [nil])
                 let changes = try await world.server.exchange("changes/zone", #"{"zones":[{"zoneID":{"zoneName":"Journal"}}]}"#, query: world.a.query)
                 let zoneToken = try #require(changes.json["zones"]?[0]?["syncToken"]?.stringValue, "\(changes.text)")

@@ -33,7 +33,10 @@ extension AttackSuite {
                 let attempts = [
                     ("a create of a taken name", Self.operation("create", #""note":{"value":"hi"}"#), "EXISTS"),
                     ("an update with a stale tag", Self.operation("update", #""note":{"value":"hi"}"#, tag: "zzzz"), "CONFLICT"),
-                    ("a delete with a stale tag", #"{"operations":[{"operationType":"delete","record":{"recordName":"drop-1","recordChangeTag":"zzzz"}}]}"#, "CONFLICT"),
+                    (
+                        "a delete with a stale tag", #"{"operations":[{"operationType":"delete","record":{"recordName":"drop-1","recordChangeTag":"zzzz"}}]}"#,
+                        "CONFLICT"
+                    ),
                     ("a merging forceUpdate", Self.operation("forceUpdate", #""note":{"value":"from B"}"#), nil),
                 ]
                 for (what, body, code) in attempts {
@@ -43,7 +46,8 @@ extension AttackSuite {
                     #expect(!reply.text.contains("serverRecord"), "\(what) carried the hidden record: \(reply.text)")
                 }
                 // The creator still gets the server's record to merge with.
-                let own = try await server.exchange("records/modify", Self.operation("update", #""note":{"value":"mine"}"#, tag: "zzzz"), database: "public", query: a.query)
+                let own = try await server.exchange(
+                    "records/modify", Self.operation("update", #""note":{"value":"mine"}"#, tag: "zzzz"), database: "public", query: a.query)
                 #expect(own.itemCodes() == ["CONFLICT"])
                 #expect(own.text.contains("serverRecord") && own.text.contains("swordfish"), "\(own.text)")
             }

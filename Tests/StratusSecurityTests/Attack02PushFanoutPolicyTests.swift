@@ -47,11 +47,14 @@ extension AttackSuite {
 
                 let fields = #"{"title":{"value":"the secret diary entry"}}"#
                 #expect(try await PushAttack.create("d1", type: "Diary", fields: fields, as: author, on: server).itemErrorCodes("records") == [nil])
-                let update = #"{"operations":[{"operationType":"forceUpdate","record":{"recordName":"d1","recordType":"Diary","fields":{"title":{"value":"the secret, changed"}}}}]}"#
+                let update =
+                    #"{"operations":[{"operationType":"forceUpdate","record":{"recordName":"d1","recordType":"Diary","fields":{"title":{"value":"the secret, changed"}}}}]}"#
                 #expect(try await server.exchange("records/modify", update, database: "public", query: author.query).itemErrorCodes("records") == [nil])
                 let delete = #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"d1"}}]}"#
                 #expect(try await server.exchange("records/modify", delete, database: "public", query: author.query).itemErrorCodes("records") == [nil])
-                #expect(try await PushAttack.create("p1", type: "Post", fields: #"{"title":{"value":"hello"}}"#, as: author, on: server).itemErrorCodes("records") == [nil])
+                #expect(
+                    try await PushAttack.create("p1", type: "Post", fields: #"{"title":{"value":"hello"}}"#, as: author, on: server).itemErrorCodes("records")
+                        == [nil])
 
                 // B's first notification is the Post (written last): nothing about the diary came before it.
                 let first = try #require(try await snoopDevice.notification())

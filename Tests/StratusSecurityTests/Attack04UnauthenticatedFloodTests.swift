@@ -11,7 +11,9 @@ extension AttackSuite {
     @Suite("04 unauthenticated flood and container existence")
     struct UnauthenticatedFloodAttacks {
         /// A server whose container budget holds 4 requests and does not refill while the test runs.
-        static func server(failuresPerAddress: Double?, containers: [String] = [TestCloudKitServer.container]) async throws
+        static func server(
+            failuresPerAddress: Double?, containers: [String] = [TestCloudKitServer.container]
+        ) async throws
             -> TestCloudKitServer
         {
             try await TestCloudKitServer.startAuthenticated(containers: containers) { configuration in

@@ -31,7 +31,9 @@ extension AttackSuite {
                     #expect(taken.status == free.status)
                     #expect(taken.status == (json ? 202 : 200))
                     #expect(!taken.text.contains("already exists"))
-                    #expect(taken.text.replacingOccurrences(of: "alice@example.com", with: "X") == free.text.replacingOccurrences(of: "nobody@example.com", with: "X"))
+                    #expect(
+                        taken.text.replacingOccurrences(of: "alice@example.com", with: "X")
+                            == free.text.replacingOccurrences(of: "nobody@example.com", with: "X"))
                 }
                 // The same work for both: a link to each address, nothing stored.
                 #expect(inbox.messages.map(\.emailAddress) == ["alice@example.com", "nobody@example.com", "alice@example.com", "nobody@example.com"])
@@ -165,10 +167,14 @@ extension AttackSuite {
                 + "Accept: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
         }
 
-        static func shareZone(_ server: TestCloudKitServer, owner: TestCloudKitServer.SignedInUser, with email: String) async throws -> TestCloudKitServer.Reply {
-            _ = try await server.exchange("zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Projects"}}}]}"#, query: owner.query)
-            let participant = #"{"type":"USER","permission":"READ_WRITE","acceptanceStatus":"INVITED","userIdentity":{"lookupInfo":{"emailAddress":"\#(email)"}}}"#
-            let share = #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"cloudkit.zoneshare","recordType":"cloudkit.share","fields":{},"publicPermission":"NONE","participants":[\#(participant)]}}]}"#
+        static func shareZone(_ server: TestCloudKitServer, owner: TestCloudKitServer.SignedInUser, with email: String) async throws -> TestCloudKitServer.Reply
+        {
+            _ = try await server.exchange(
+                "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Projects"}}}]}"#, query: owner.query)
+            let participant =
+                #"{"type":"USER","permission":"READ_WRITE","acceptanceStatus":"INVITED","userIdentity":{"lookupInfo":{"emailAddress":"\#(email)"}}}"#
+            let share =
+                #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"cloudkit.zoneshare","recordType":"cloudkit.share","fields":{},"publicPermission":"NONE","participants":[\#(participant)]}}]}"#
             return try await server.exchange("records/modify", share, query: owner.query)
         }
 

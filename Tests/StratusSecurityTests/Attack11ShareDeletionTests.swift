@@ -11,7 +11,8 @@ extension AttackSuite {
                 #"{"type":"USER","permission":"READ_WRITE","acceptanceStatus":"INVITED","userIdentity":{"lookupInfo":{"emailAddress":"\#($0)"}}}"#
             }
             let forRecord = root.map { #","forRecord":{"recordName":"\#($0)"}"# } ?? ""
-            return #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"cloudkit.share","fields":{}\#(forRecord),"publicPermission":"NONE","participants":[\#(people.joined(separator: ","))]}}]}"#
+            return
+                #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"cloudkit.share","fields":{}\#(forRecord),"publicPermission":"NONE","participants":[\#(people.joined(separator: ","))]}}]}"#
         }
 
         static func sharedZone(_ owner: String) -> String { #""zoneID":{"zoneName":"Projects","ownerRecordName":"\#(owner)"},"# }

@@ -29,7 +29,8 @@ extension AttackSuite {
             let uploadURL = try #require(URL(string: url))
             let receipt = try await post(port, uploadURL.path, "private photo bytes")
             let asset = try #require(receipt.json["singleFile"], "\(receipt.text)")
-            let save = #"{"operations":[{"operationType":"create","record":{"recordName":"p","recordType":"Photo","fields":{"image":{"value":\#(try asset.serializedString()),"type":"ASSETID"}}}}]}"#
+            let save =
+                #"{"operations":[{"operationType":"create","record":{"recordName":"p","recordType":"Photo","fields":{"image":{"value":\#(try asset.serializedString()),"type":"ASSETID"}}}}]}"#
             let saved = try await post(port, base + "/records/modify", save)
             #expect(saved.status == 200 && !saved.text.contains("serverErrorCode"), "\(saved.text)")
         }
@@ -68,4 +69,3 @@ extension AttackSuite {
         }
     }
 }
-

@@ -186,7 +186,8 @@ extension AttackSuite {
                     #expect(Self.names(reply) == Self.places.sorted { $0.rank < $1.rank }.prefix(Self.limit).map(\.name))
                 }
                 // Narrowed by an indexed filter to fewer candidates, the same sort answers on both.
-                let narrowed = #"{"recordType":"Place","filterBy":[{"fieldName":"category","comparator":"EQUALS","fieldValue":{"value":"rare"}}],"sortBy":[{"fieldName":"code"}]}"#
+                let narrowed =
+                    #"{"recordType":"Place","filterBy":[{"fieldName":"category","comparator":"EQUALS","fieldValue":{"value":"rare"}}],"sortBy":[{"fieldName":"code"}]}"#
                 let answer = try await world.page(narrowed).reply
                 #expect(Self.names(answer) == Self.places.filter { $0.category == "rare" }.sorted { $0.rank < $1.rank }.prefix(Self.limit).map(\.name))
             }

@@ -10,7 +10,8 @@ extension AttackSuite {
     /// Finding 14: a captured server-to-server request must not work a second time, whether sent
     /// as is, with a query string added (the query is not signed), or with its signature malleated.
     @Suite("14 server-to-server replay and malleability") struct ServerToServerReplayAttacks {
-        static func signedHeaders(_ server: TestCloudKitServer, keyID: String, key: P256PrivateKey, body: String, operation: String) throws -> [String: String] {
+        static func signedHeaders(_ server: TestCloudKitServer, keyID: String, key: P256PrivateKey, body: String, operation: String) throws -> [String: String]
+        {
             let date = Date(timeIntervalSince1970: TimeInterval(server.now) / 1000)
             return try ServerToServerSignature.headers(
                 keyID: keyID, date: date, body: Data(body.utf8), path: TestCloudKitServer.path(operation, database: "public"), key: key)
@@ -38,7 +39,8 @@ extension AttackSuite {
                 let der = try #require(Data(base64Encoded: signature))
                 let malleated = ECDSASignatureTwin.of(der)
                 #expect(malleated != der)
-                let message = ServerToServerSignature.message(date: date, body: Data(body.utf8), path: TestCloudKitServer.path("records/modify", database: "public"))
+                let message = ServerToServerSignature.message(
+                    date: date, body: Data(body.utf8), path: TestCloudKitServer.path("records/modify", database: "public"))
                 #expect(key.publicKey.isValidSignature(malleated, for: Data(message.utf8)), "the twin is a valid signature")
                 twin[ServerToServerSignature.signatureHeaderName] = malleated.base64EncodedString()
                 let flipped = try await server.exchange("records/modify", body, database: "public", headers: twin)

@@ -43,7 +43,9 @@ extension AttackSuite {
                 date: Date(timeIntervalSince1970: 0), level: .notice, label: "stratus", message: "sign-in failed",
                 metadata: ["email": "a@example.com request-id=forged"], file: "f", line: 1
             )
-            #expect(StreamLogHandler.render(record, format: .text) == #"1970-01-01T00:00:00.000Z notice stratus: sign-in failed email="a@example.com request-id=forged""#)
+            #expect(
+                StreamLogHandler.render(record, format: .text)
+                    == #"1970-01-01T00:00:00.000Z notice stratus: sign-in failed email="a@example.com request-id=forged""#)
         }
     }
 }

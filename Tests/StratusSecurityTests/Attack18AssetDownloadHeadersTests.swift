@@ -18,7 +18,8 @@ extension AttackSuite {
                 let url = try #require(URL(string: urlText))
                 let posted = try await server.exchange(url.path, body: Data(page.utf8))
                 let asset = try #require(posted.json["singleFile"], "\(posted.text)")
-                let save = #"{"operations":[{"operationType":"create","record":{"recordName":"page","recordType":"Photo","fields":{"image":{"value":\#(try asset.serializedString()),"type":"ASSETID"}}}}]}"#
+                let save =
+                    #"{"operations":[{"operationType":"create","record":{"recordName":"page","recordType":"Photo","fields":{"image":{"value":\#(try asset.serializedString()),"type":"ASSETID"}}}}]}"#
                 #expect(try await server.exchange("records/modify", save, query: attacker.query).itemCodes() == [nil])
                 let fetched = try await server.exchange("records/lookup", #"{"records":[{"recordName":"page"}]}"#, query: attacker.query)
                 let link = try #require(fetched.json["records"]?[0]?["fields"]?["image"]?["value"]?["downloadURL"]?.stringValue)

@@ -13,7 +13,8 @@ import FoundationNetworking
 
     static func post(_ server: WebServeProcess, _ endpoint: String, _ body: String) async throws -> (status: Int?, json: [String: Any]) {
         let path = "/database/1/\(container)/development/private/\(endpoint)"
-        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let request =
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         let reply = try await server.exchange(request)
         return (reply.status, (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any] ?? [:])
     }
@@ -21,7 +22,8 @@ import FoundationNetworking
     static let zone = #"{"zoneName":"Notes"}"#
 
     static func save(_ server: WebServeProcess, _ name: String) async throws -> Bool {
-        let body = #"{"zoneID":\#(zone),"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"\#(name)","fields":{"title":{"value":"\#(name)"}}}}]}"#
+        let body =
+            #"{"zoneID":\#(zone),"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"\#(name)","fields":{"title":{"value":"\#(name)"}}}}]}"#
         let reply = try await post(server, "records/modify", body)
         let records = reply.json["records"] as? [[String: Any]] ?? []
         return reply.status == 200 && records.first?["serverErrorCode"] == nil && records.first?["recordName"] as? String == name
@@ -46,7 +48,8 @@ import FoundationNetworking
         let (receiptBody, _) = try await URLSession.shared.data(for: upload)
         let receipt = try #require((try JSONSerialization.jsonObject(with: receiptBody) as? [String: Any])?["singleFile"])
         let asset = String(decoding: try JSONSerialization.data(withJSONObject: receipt), as: UTF8.self)
-        let body = #"{"zoneID":\#(zone),"operations":[{"operationType":"create","record":{"recordType":"Photo","recordName":"photo","fields":{"image":{"value":\#(asset)}}}}]}"#
+        let body =
+            #"{"zoneID":\#(zone),"operations":[{"operationType":"create","record":{"recordType":"Photo","recordName":"photo","fields":{"image":{"value":\#(asset)}}}}]}"#
         #expect(try await post(server, "records/modify", body).status == 200)
     }
 
@@ -202,7 +205,8 @@ extension BackupRestoreTests {
         #expect(missing.status != 0 && missing.errorOutput.contains("no manifest"), "\(missing.errorOutput)")
 
         let lying = scratch.path("lying.tar")
-        let manifest = #"{"format":"stratus-backup","version":1,"createdAt":"2026-12-01T00:00:00Z","database":"sqlite","files":[{"name":"database.sqlite","size":14,"sha256":"00"}]}"#
+        let manifest =
+            #"{"format":"stratus-backup","version":1,"createdAt":"2026-12-01T00:00:00Z","database":"sqlite","files":[{"name":"database.sqlite","size":14,"sha256":"00"}]}"#
         try await Self.tar(lying, [("database.sqlite", "file", "not a database"), ("stratus-backup.json", "file", manifest)])
         let tampered = try await Self.restore(lying, into: scratch.path("b"))
         #expect(tampered.status != 0 && tampered.errorOutput.contains("does not match the manifest"), "\(tampered.errorOutput)")

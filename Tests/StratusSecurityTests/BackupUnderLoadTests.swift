@@ -39,7 +39,8 @@ import Testing
         var token: String?
         for _ in 0..<10_000 {
             let tokenField = token.map { #","syncToken":"\#($0)""# } ?? ""
-            let reply = try await BackupRestoreTests.post(server, "records/changes", #"{"zoneID":\#(BackupRestoreTests.zone),"resultsLimit":100\#(tokenField)}"#)
+            let reply = try await BackupRestoreTests.post(
+                server, "records/changes", #"{"zoneID":\#(BackupRestoreTests.zone),"resultsLimit":100\#(tokenField)}"#)
             #expect(reply.status == 200)
             names += (reply.json["records"] as? [[String: Any]] ?? []).compactMap { $0["recordName"] as? String }
             token = reply.json["syncToken"] as? String
@@ -65,7 +66,8 @@ import Testing
         try await WebServeProcess.with(["--open", "--threads", "4"] + (source.map { ["--database", $0.url] } ?? [])) { server in
             let database = source.map { ["--database", $0.url] } ?? []
             #expect(try await WebServeProcess.stratus(["container", "create", Self.container] + database, dataDirectory: server.dataDirectory).status == 0)
-            let made = try await BackupRestoreTests.post(server, "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":\#(BackupRestoreTests.zone)}}]}"#)
+            let made = try await BackupRestoreTests.post(
+                server, "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":\#(BackupRestoreTests.zone)}}]}"#)
             #expect(made.status == 200)
             try await BackupRestoreTests.savePhoto(server)
             token = try await BackupRestoreTests.changes(server, token: nil).token

@@ -24,7 +24,8 @@ import Testing
     }
 
     static func run(_ arguments: [String], trusting authorities: [URL], in scratch: TemporaryDirectory) async throws -> SpawnedCommand.Result {
-        try await SpawnedCommand.run("/usr/bin/unshare", try client(arguments, trusting: authorities, in: scratch), environment: ProcessInfo.processInfo.environment)
+        try await SpawnedCommand.run(
+            "/usr/bin/unshare", try client(arguments, trusting: authorities, in: scratch), environment: ProcessInfo.processInfo.environment)
     }
 
     @Test func theSDKTrustsTheServersCARefusesAnotherAndKeepsALongPollAcrossARotation() async throws {
@@ -50,7 +51,8 @@ import Testing
             // A watcher trusting only the first certificate parks a long-poll; after the rotation
             // a new connection from it would fail, so its notification can only come on that poll.
             let watcher = try SpawnedCommand.start(
-                "/usr/bin/unshare", try Self.client(["watch", "--subscribe", "query:Note", "--count", "1"] + common, trusting: [first.certificate], in: scratch),
+                "/usr/bin/unshare",
+                try Self.client(["watch", "--subscribe", "query:Note", "--count", "1"] + common, trusting: [first.certificate], in: scratch),
                 environment: ProcessInfo.processInfo.environment, standardOutput: scratch.path("watch.out"), standardError: scratch.path("watch.err"))
             defer { watcher.signal(SIGKILL) }
             // The SDK opens the connection its long-poll parks on with a `HEAD /` (URLSessionTransport).
@@ -63,7 +65,8 @@ import Testing
                 try await Self.run(["records", "get", "n1"] + common, trusting: [second.certificate], in: scratch).status == 0
             }
             #expect(rotated, "new connections must be shown the second certificate")
-            let trigger = try await Self.run(["records", "save", "Note", "n2", "title=after the rotation"] + common, trusting: [second.certificate], in: scratch)
+            let trigger = try await Self.run(
+                ["records", "save", "Note", "n2", "title=after the rotation"] + common, trusting: [second.certificate], in: scratch)
             #expect(trigger.status == 0, "\(trigger.errorOutput)")
             let exited = await eventually(timeout: .seconds(25)) { !watcher.isRunning }
             let output = (try? String(contentsOfFile: scratch.path("watch.out"), encoding: .utf8)) ?? ""

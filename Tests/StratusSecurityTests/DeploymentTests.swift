@@ -19,10 +19,14 @@ import Testing
             let text = try String(contentsOf: Self.repository.appendingPathComponent("Deploy/systemd/" + unit), encoding: .utf8)
             try text.replacingOccurrences(of: "/usr/local/bin/stratus", with: executable).write(toFile: scratch.path(unit), atomically: true, encoding: .utf8)
         }
-        let verified = try await SpawnedCommand.run("/usr/bin/systemd-analyze", ["verify"] + Self.units.map { scratch.path($0) }, environment: ProcessInfo.processInfo.environment)
+        let verified = try await SpawnedCommand.run(
+            "/usr/bin/systemd-analyze", ["verify"] + Self.units.map { scratch.path($0) }, environment: ProcessInfo.processInfo.environment)
         #expect(verified.status == 0 && verified.errorOutput.isEmpty && verified.output.isEmpty, "\(verified.output)\(verified.errorOutput)")
         let service = try String(contentsOf: Self.repository.appendingPathComponent("Deploy/systemd/stratus.service"), encoding: .utf8)
-        for option in ["NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "ProtectHome=yes", "PrivateDevices=yes", "CapabilityBoundingSet=", "SystemCallFilter=@system-service", "UMask=0077"] {
+        for option in [
+            "NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "ProtectHome=yes", "PrivateDevices=yes", "CapabilityBoundingSet=",
+            "SystemCallFilter=@system-service", "UMask=0077",
+        ] {
             #expect(service.contains("\n" + option), "stratus.service lost \(option)")
         }
     }
@@ -41,7 +45,9 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: data + "/stratus.sqlite"))
 
         let migrate = try await WebServeProcess.stratus(["migrate"], dataDirectory: data)
-        #expect(migrate.status != 0 && migrate.errorOutput.contains("migrated by a newer") && migrate.errorOutput.contains("from-the-future"), "\(migrate.errorOutput)")
+        #expect(
+            migrate.status != 0 && migrate.errorOutput.contains("migrated by a newer") && migrate.errorOutput.contains("from-the-future"),
+            "\(migrate.errorOutput)")
         let serve = try await WebServeProcess.refusal(["--open", "--data-dir", data])
         #expect(serve.status != 0 && serve.errors.contains("migrated by a newer"), "\(serve.errors)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: data + "/stratus.sqlite")) == before, "a refused downgrade must not change the database")

@@ -44,21 +44,30 @@ import FoundationNetworking
              "when":{"value":1700000000123,"type":"TIMESTAMP"},"blob":{"value":"AQID","type":"BYTES"},
              "where":{"value":{"latitude":1.5,"longitude":-2.25},"type":"LOCATION"},"tags":{"value":["a","b"],"type":"STRING_LIST"}}
             """#
-        try await modify(#"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"t1","recordType":"Note","fields":\#(everything)}}]}"#, a)
+        try await modify(
+            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"t1","recordType":"Note","fields":\#(everything)}}]}"#,
+            a)
         try await modify(Body.create("gone", zone: "Projects"), a)
         try await modify(Body.forceDelete("gone", zone: "Projects"), a)
         try await modify(
-            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"t2","recordType":"Task","fields":{"note":{"value":{"recordName":"t1","action":"DELETE_SELF"},"type":"REFERENCE"}}}}]}"#, a)
-        try await modify(#"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"t1","recordType":"Note","fields":{"title":{"value":"plan, revised"}}}}]}"#, a)
+            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"t2","recordType":"Task","fields":{"note":{"value":{"recordName":"t1","action":"DELETE_SELF"},"type":"REFERENCE"}}}}]}"#,
+            a)
+        try await modify(
+            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"forceUpdate","record":{"recordName":"t1","recordType":"Note","fields":{"title":{"value":"plan, revised"}}}}]}"#,
+            a)
         let asset = try await server.uploadAsset(photoBytes, recordType: "Photo", fieldName: "image", query: a.query)
         let assetJSON = String(decoding: try WireCoding.encode(asset), as: UTF8.self)
-        try await modify(#"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"photo","recordType":"Photo","fields":{"image":{"value":\#(assetJSON)}}}}]}"#, a)
-        let share = #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"cloudkit.zoneshare","recordType":"cloudkit.share","fields":{},"publicPermission":"NONE","participants":[{"type":"USER","permission":"READ_WRITE","acceptanceStatus":"INVITED","userIdentity":{"lookupInfo":{"emailAddress":"reader@example.com"}}}]}}]}"#
+        try await modify(
+            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"photo","recordType":"Photo","fields":{"image":{"value":\#(assetJSON)}}}}]}"#,
+            a)
+        let share =
+            #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"cloudkit.zoneshare","recordType":"cloudkit.share","fields":{},"publicPermission":"NONE","participants":[{"type":"USER","permission":"READ_WRITE","acceptanceStatus":"INVITED","userIdentity":{"lookupInfo":{"emailAddress":"reader@example.com"}}}]}}]}"#
         let created = try await server.exchange("records/modify", share, query: a.query)
         let guid = try #require(created.strings("records", "shortGUID").first, "\(created.text)")
         let accepted = try await server.exchange("records/accept", #"{"shortGUIDs":[{"value":"\#(guid)"}]}"#, database: "public", query: b.query)
         #expect(accepted.text.contains("ACCEPTED"), "\(accepted.text)")
-        let subscription = #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"projects","subscriptionType":"zone","zoneID":{"zoneName":"Projects"}}}]}"#
+        let subscription =
+            #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"projects","subscriptionType":"zone","zoneID":{"zoneName":"Projects"}}}]}"#
         #expect(try await server.exchange("subscriptions/modify", subscription, query: a.query).status == 200)
         try await modify(Body.create("notice", title: "hello"), a, database: "public")
         try await modify(Body.create("mine", title: "b's own"), b)
@@ -123,7 +132,9 @@ import FoundationNetworking
             let again = try Self.contents(of: next)
             #expect(again.keys.sorted() == original.keys.sorted())
             for (name, bytes) in original where again[name] != bytes {
-                Issue.record("hop \(index + 1) changed \(name):\n\(String(decoding: bytes, as: UTF8.self).prefix(2000))\n→\n\(String(decoding: again[name] ?? Data(), as: UTF8.self).prefix(2000))")
+                Issue.record(
+                    "hop \(index + 1) changed \(name):\n\(String(decoding: bytes, as: UTF8.self).prefix(2000))\n→\n\(String(decoding: again[name] ?? Data(), as: UTF8.self).prefix(2000))"
+                )
             }
             previous = next
         }
@@ -141,7 +152,8 @@ import FoundationNetworking
         try await WebServeProcess.with(["--data-dir", dataDirectory]) { server in
             let lookup = try await server.json(lookupBody(), query: a)
             #expect(lookup.withoutDownloadURLs == source.lookup.withoutDownloadURLs, "the records must come back as they were: \(lookup)")
-            let update = #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"update","record":{"recordName":"t1","recordType":"Note","recordChangeTag":"\#(source.tags["t1"] ?? "")","fields":{"title":{"value":"after the move"}}}}]}"#
+            let update =
+                #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"update","record":{"recordName":"t1","recordType":"Note","recordChangeTag":"\#(source.tags["t1"] ?? "")","fields":{"title":{"value":"after the move"}}}}]}"#
             let updated = try await server.json(update, operation: "records/modify", query: a)
             let newTag = updated["records"]?[0]?["recordChangeTag"]?.stringValue
             #expect(newTag != nil && !source.tags.values.contains(newTag ?? ""), "\(updated)")
@@ -163,7 +175,8 @@ extension WebServeProcess {
     ) async throws -> JSONValue {
         let parameters = query.map { "\($0.0)=\(TestCloudKitServer.percentEncoded($0.1))" }.joined(separator: "&")
         let path = TestCloudKitServer.path(operation, database: database) + "?" + parameters
-        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        let request =
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         let reply = try await exchange(request)
         return (try? JSONValue(parsing: reply.body)) ?? .null
     }

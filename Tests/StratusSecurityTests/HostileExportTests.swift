@@ -20,7 +20,8 @@ import Testing
             #expect(try await server.exchange("records/modify", Body.create("n2", zone: "Notes")).status == 200)
             let asset = try await server.uploadAsset(Data("photo bytes".utf8), recordType: "Photo", fieldName: "image", query: [])
             let json = String(decoding: try WireCoding.encode(asset), as: UTF8.self)
-            let body = #"{"zoneID":{"zoneName":"Notes"},"operations":[{"operationType":"create","record":{"recordName":"photo","recordType":"Photo","fields":{"image":{"value":\#(json)}}}}]}"#
+            let body =
+                #"{"zoneID":{"zoneName":"Notes"},"operations":[{"operationType":"create","record":{"recordName":"photo","recordType":"Photo","fields":{"image":{"value":\#(json)}}}}]}"#
             #expect(try await server.exchange("records/modify", body).status == 200)
             let assets = try AssetFileStore(directory: server.directory.url.appendingPathComponent("assets"))
             let exporter = ContainerExporter(store: server.store, accounts: server.store as? any AccountStore, assets: assets, source: "sqlite")
@@ -131,7 +132,10 @@ import Testing
         let export = try await Self.makeExport(in: scratch)
         let cases: [(file: String, old: String, new: String, reason: String)] = [
             ("records.jsonl", #""changeSequence":2"#, #""changeSequence":999"#, "increasing change order"),
-            ("records.jsonl", #""recordName":"n2","recordType":"Note","zone":1"#, #""recordName":"n2","recordType":"Note","zone":7"#, "which zones.jsonl does not list"),
+            (
+                "records.jsonl", #""recordName":"n2","recordType":"Note","zone":1"#, #""recordName":"n2","recordType":"Note","zone":7"#,
+                "which zones.jsonl does not list"
+            ),
             ("records.jsonl", #""recordName":"n2""#, #""recordName":"n1""#, "appears twice"),
             ("zones.jsonl", #""scope":"private""#, #""scope":"shared""#, "shared database"),
             ("zones.jsonl", #""zoneName":"Notes""#, #""zoneName":"_system""#, "zone name"),

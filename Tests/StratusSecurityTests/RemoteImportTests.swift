@@ -13,12 +13,15 @@ import Testing
     static let assetBytes = Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
 
     /// Creates `count` notes in `zone` (200 per request), titled by name.
-    static func createNotes(_ server: TestCloudKitServer, _ names: [String], zone: String?, database: String = "private", query: [(String, String)]) async throws {
+    static func createNotes(
+        _ server: TestCloudKitServer, _ names: [String], zone: String?, database: String = "private", query: [(String, String)]
+    ) async throws {
         for chunk in stride(from: 0, to: names.count, by: 200).map({ Array(names[$0..<min($0 + 200, names.count)]) }) {
             let operations = chunk.map {
                 #"{"operationType":"create","record":{"recordName":"\#($0)","recordType":"Note","fields":{"title":{"value":"title of \#($0)"}}}}"#
             }
-            let reply = try await server.exchange("records/modify", #"{\#(Body.zone(zone))"operations":[\#(operations.joined(separator: ","))]}"#, database: database, query: query)
+            let reply = try await server.exchange(
+                "records/modify", #"{\#(Body.zone(zone))"operations":[\#(operations.joined(separator: ","))]}"#, database: database, query: query)
             #expect(reply.status == 200 && !reply.text.contains("serverErrorCode"), "\(reply.text.prefix(500))")
         }
     }
@@ -62,11 +65,13 @@ import Testing
             #expect(try await source.exchange("records/modify", Body.forceDelete("p3", zone: "Projects"), query: a.query).status == 200)
             let asset = try await source.uploadAsset(Self.assetBytes, recordType: "Photo", fieldName: "image", query: a.query)
             let json = String(decoding: try WireCoding.encode(asset), as: UTF8.self)
-            let photo = #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"photo","recordType":"Photo","fields":{"image":{"value":\#(json)}}}}]}"#
+            let photo =
+                #"{"zoneID":{"zoneName":"Projects"},"operations":[{"operationType":"create","record":{"recordName":"photo","recordType":"Photo","fields":{"image":{"value":\#(json)}}}}]}"#
             #expect(try await source.exchange("records/modify", photo, query: a.query).status == 200)
             try await Self.createNotes(source, ["n1", "n2", "n3"], zone: nil, database: "public", query: a.query)
             let key = try P256PrivateKey()
-            let registered = try await source.admin().addServerKey(container: Self.container, environment: .development, name: "copy", publicKeyPEM: key.publicKey.pemRepresentation)
+            let registered = try await source.admin().addServerKey(
+                container: Self.container, environment: .development, name: "copy", publicKeyPEM: key.publicKey.pemRepresentation)
             let keyFile = scratch.path("key.pem")
             try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
 

@@ -88,7 +88,9 @@ import Glibc
     }
 
     /// One request through nginx from ``client``, with a forged `X-Forwarded-For`.
-    static func send(_ port: UInt16, _ method: String, _ target: String, body: Data = Data(), contentType: String = "application/json") async throws -> RawHTTPConnection.Reply {
+    static func send(
+        _ port: UInt16, _ method: String, _ target: String, body: Data = Data(), contentType: String = "application/json"
+    ) async throws -> RawHTTPConnection.Reply {
         var head = "\(method) \(target) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nX-Forwarded-For: \(forged)\r\n"
         if method == "POST" { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
         return try await RawHTTPConnection.exchange(port: port, bytes: Data((head + "\r\n").utf8) + body, from: client)
@@ -131,11 +133,14 @@ import Glibc
     /// The records tour's server: `stratus serve --behind-proxy` with a container, an API token and
     /// a signed-in user; `body` gets the server and the tour's path for an operation.
     static func withProxiedServer(publicPort: UInt16, _ body: (WebServeProcess, @escaping @Sendable (String) -> String) async throws -> Void) async throws {
-        let serve = ["--behind-proxy", "--trusted-proxy", "127.0.0.1", "--public-url", "http://127.0.0.1:\(publicPort)", "--log-level", "info", "--log-format", "json"]
+        let serve = [
+            "--behind-proxy", "--trusted-proxy", "127.0.0.1", "--public-url", "http://127.0.0.1:\(publicPort)", "--log-level", "info", "--log-format", "json",
+        ]
         try await WebServeProcess.with(serve) { server in
             let data = server.dataDirectory
             #expect(try await WebServeProcess.stratus(["container", "create", container], dataDirectory: data).status == 0)
-            let apiToken = try await WebServeProcess.stratus(["token", "create", container], dataDirectory: data).output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let apiToken = try await WebServeProcess.stratus(["token", "create", container], dataDirectory: data).output.trimmingCharacters(
+                in: .whitespacesAndNewlines)
             #expect(try await WebServeProcess.stratus(["user", "create", "tourist@example.com"], dataDirectory: data).status == 0)
             let webAuthToken = try await WebServeProcess.stratus(["user", "token", "tourist@example.com", container], dataDirectory: data)
                 .output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -185,13 +190,18 @@ struct ProxiedTour {
         let uploadURL = try #require(URL(string: (tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String ?? ""))
         #expect(uploadURL.port == Int(port), "the upload URL must name the public URL, through the proxy: \(uploadURL)")
         let bytes = Data((0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 11) })
-        let uploaded = try await ReverseProxyTests.send(port, "POST", uploadURL.path + (uploadURL.query.map { "?" + $0 } ?? ""), body: bytes, contentType: "application/octet-stream")
+        let uploaded = try await ReverseProxyTests.send(
+            port, "POST", uploadURL.path + (uploadURL.query.map { "?" + $0 } ?? ""), body: bytes, contentType: "application/octet-stream")
         let receipt = try #require(ReverseProxyTests.json(uploaded)["singleFile"], "\(String(decoding: uploaded.raw, as: UTF8.self).prefix(500))")
         let asset = String(decoding: try JSONSerialization.data(withJSONObject: receipt), as: UTF8.self)
-        _ = try await post("records/modify", #"{"zoneID":\#(zone),"operations":[{"operationType":"forceUpdate","record":{"recordName":"t1","recordType":"Stop","fields":{"photo":{"value":\#(asset)}}}}]}"#)
+        _ = try await post(
+            "records/modify",
+            #"{"zoneID":\#(zone),"operations":[{"operationType":"forceUpdate","record":{"recordName":"t1","recordType":"Stop","fields":{"photo":{"value":\#(asset)}}}}]}"#
+        )
         let lookup = try await post("records/lookup", #"{"zoneID":\#(zone),"records":[{"recordName":"t1"}]}"#)
         let field = ((lookup["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any])?["photo"] as? [String: Any]
-        let download = try #require(URL(string: ((field?["value"] as? [String: Any])?["downloadURL"] as? String ?? "").replacingOccurrences(of: "${f}", with: "photo.bin")))
+        let download = try #require(
+            URL(string: ((field?["value"] as? [String: Any])?["downloadURL"] as? String ?? "").replacingOccurrences(of: "${f}", with: "photo.bin")))
         #expect(download.port == Int(port), "\(download)")
         let fetched = try await ReverseProxyTests.send(port, "GET", download.path + (download.query.map { "?" + $0 } ?? ""))
         #expect(fetched.status == 200 && fetched.body == bytes, "the asset must come back byte for byte through the proxy")

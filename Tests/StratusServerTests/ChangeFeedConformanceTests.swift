@@ -56,7 +56,9 @@ import Testing
             let writer = Task {
                 defer { done.set() }
                 for batch in 0..<20 {
-                    let operations = (0..<10).map { RecordOperation.create(Record(recordName: "b\(batch)-\($0)", recordType: "Note", fields: ["v": .int64(1)])) }
+                    let operations = (0..<10).map {
+                        RecordOperation.create(Record(recordName: "b\(batch)-\($0)", recordType: "Note", fields: ["v": .int64(1)]))
+                    }
                     _ = try await server.modify(operations, zone: "Z")
                 }
             }

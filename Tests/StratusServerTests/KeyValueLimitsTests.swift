@@ -25,7 +25,9 @@ import Testing
     }
 
     /// Asserts one failed item is QUOTA_EXCEEDED with a reason naming the limit and the record is absent.
-    private func expectRefused(_ results: [RecordResult], mentioning word: String, absent key: String, _ server: TestCloudKitServer)
+    private func expectRefused(
+        _ results: [RecordResult], mentioning word: String, absent key: String, _ server: TestCloudKitServer
+    )
         async throws
     {
         #expect(results.first?.code == .quotaExceeded)
@@ -98,7 +100,8 @@ import Testing
             #expect(results.prefix(4).allSatisfy { $0.record != nil })
             #expect(results.last?.code == .quotaExceeded)
             // Atomically, one violation writes nothing.
-            let atomic = try await server.modify([Self.put("a0", size: 1), Self.put(String(repeating: "x", count: 65), size: 1)], zone: Self.zone, atomic: true)
+            let atomic = try await server.modify(
+                [Self.put("a0", size: 1), Self.put(String(repeating: "x", count: 65), size: 1)], zone: Self.zone, atomic: true)
             #expect(atomic.allSatisfy { $0.record == nil })
             #expect(try await server.lookup(["a0"], zone: Self.zone).first?.code == .notFound)
         }

@@ -9,10 +9,13 @@ import Testing
 struct MultiNodeQuotaTests {
     @Test func aContainersRequestRateHoldsAcrossNodes() async throws {
         let frozen: Int64 = 1_750_000_000_000
-        try await withPostgresNodes(2, configure: { configuration in
-            configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 40, burst: 0)
-            configuration.quotas.now = { frozen }  // no refill while the test runs
-        }) { clients in
+        try await withPostgresNodes(
+            2,
+            configure: { configuration in
+                configuration.quotas.defaults = QuotaLimits(requestsPerSecond: 40, burst: 0)
+                configuration.quotas.now = { frozen }  // no refill while the test runs
+            }
+        ) { clients in
             var statuses: [Int] = []
             for index in 0..<60 {
                 statuses.append(try await clients[index % 2].post("records/lookup", #"{"records":[{"recordName":"missing"}]}"#).status)

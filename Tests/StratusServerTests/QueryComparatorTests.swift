@@ -140,11 +140,13 @@ import Testing
     func filtersAreAllApplied(backend: RecordStoreBackend) async throws {
         try await QueryHarness.with(backend, seeded: true) { harness in
             let names = try await harness.names(
-                .json("Item", filters: [
-                    Self.field("tags", "LIST_CONTAINS", #"{"value":"work"}"#),
-                    Self.field("count", "GREATER_THAN", #"{"value":1}"#),
-                    Self.field("title", "CONTAINS_ANY_TOKENS", #"{"value":"milk"}"#),
-                ])
+                .json(
+                    "Item",
+                    filters: [
+                        Self.field("tags", "LIST_CONTAINS", #"{"value":"work"}"#),
+                        Self.field("count", "GREATER_THAN", #"{"value":1}"#),
+                        Self.field("title", "CONTAINS_ANY_TOKENS", #"{"value":"milk"}"#),
+                    ])
             )
             #expect(names == ["i3"])
         }
@@ -161,7 +163,9 @@ import Testing
             }
             let third = try #require(created["i3"])
             let later = try await harness.names(
-                .json("Item", filters: [#"{"systemFieldName":"createdTimestamp","comparator":"GREATER_THAN","fieldValue":{"value":\#(third),"type":"TIMESTAMP"}}"#])
+                .json(
+                    "Item",
+                    filters: [#"{"systemFieldName":"createdTimestamp","comparator":"GREATER_THAN","fieldValue":{"value":\#(third),"type":"TIMESTAMP"}}"#])
             )
             #expect(later == ["i4", "i5"])
             let exact = try await harness.names(
@@ -173,7 +177,11 @@ import Testing
             touched.fields?["count"] = .int64(20)
             let modified = try #require(try await harness.save([touched]).first?.modified?.timestamp.millisecondsSince1970)
             let recent = try await harness.names(
-                .json("Item", filters: [#"{"systemFieldName":"modifiedTimestamp","comparator":"GREATER_THAN_OR_EQUALS","fieldValue":{"value":\#(modified),"type":"TIMESTAMP"}}"#])
+                .json(
+                    "Item",
+                    filters: [
+                        #"{"systemFieldName":"modifiedTimestamp","comparator":"GREATER_THAN_OR_EQUALS","fieldValue":{"value":\#(modified),"type":"TIMESTAMP"}}"#
+                    ])
             )
             #expect(recent == ["i2"])
             let newestFirst = try await harness.names(.json("Item", sorts: [#"{"systemFieldName":"modifiedTimestamp","ascending":false}"#]))

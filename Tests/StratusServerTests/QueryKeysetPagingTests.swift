@@ -69,7 +69,8 @@ import Testing
             let sort = #"{"systemFieldName":"createdTimestamp","ascending":false}"#
             let pages = try await harness.allPages(.json("Row", filters: [Self.notEqualsZero], sorts: [sort], extra: #","resultsLimit":3"#))
             #expect(pages.flatMap { $0 } == Array(Self.kept.reversed()))
-            let byName = try await harness.allPages(.json("Row", sorts: [#"{"systemFieldName":"recordName","ascending":false}"#], extra: #","resultsLimit":11"#))
+            let byName = try await harness.allPages(
+                .json("Row", sorts: [#"{"systemFieldName":"recordName","ascending":false}"#], extra: #","resultsLimit":11"#))
             #expect(byName.flatMap { $0 } == Self.names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.reversed())
         }
     }

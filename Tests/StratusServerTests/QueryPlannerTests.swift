@@ -28,9 +28,10 @@ import Testing
             Filter(.field("owner"), .equals, .string("p1")),
             Filter(.field("blob"), .equals, .string("AQI=")),
         ])
-        #expect(plan.filters.map(\.value) == [
-            .timestamp(Timestamp(millisecondsSince1970: 1_000)), .doubleList([1, 2]), .reference(Reference(recordName: "p1")), .bytes(Data([1, 2])),
-        ])
+        #expect(
+            plan.filters.map(\.value) == [
+                .timestamp(Timestamp(millisecondsSince1970: 1_000)), .doubleList([1, 2]), .reference(Reference(recordName: "p1")), .bytes(Data([1, 2])),
+            ])
         #expect(plan.filters.first?.field == .field(name: "starts", type: .timestamp))
         #expect(plan.limit == 50)
         #expect(plan.zoneRowIDs.isEmpty)
@@ -53,10 +54,11 @@ import Testing
     @Test func sortsKeepDirectionAndRelativeLocation() throws {
         let here = Location(latitude: 1, longitude: 2)
         let plan = try plan([], [Sort(.field("venue"), ascending: false, relativeLocation: .location(here)), Sort(.system(.createdTimestamp))])
-        #expect(plan.sorts == [
-            QuerySort(field: .field(name: "venue", type: .location), ascending: false, relativeLocation: here),
-            QuerySort(field: .system(.createdTimestamp), ascending: true),
-        ])
+        #expect(
+            plan.sorts == [
+                QuerySort(field: .field(name: "venue", type: .location), ascending: false, relativeLocation: here),
+                QuerySort(field: .system(.createdTimestamp), ascending: true),
+            ])
     }
 
     @Test func listComparatorsNeedListFieldsAndListValues() throws {
@@ -133,7 +135,8 @@ import Testing
                         || (box.crossesAntimeridian
                             ? pointLongitude >= box.minimumLongitude || pointLongitude <= box.maximumLongitude
                             : (box.minimumLongitude...box.maximumLongitude).contains(pointLongitude))
-                    #expect(inLatitude && inLongitude, "(\(pointLatitude), \(pointLongitude)) is \(distance) m from (\(latitude), \(longitude)) but outside \(box)")
+                    #expect(
+                        inLatitude && inLongitude, "(\(pointLatitude), \(pointLongitude)) is \(distance) m from (\(latitude), \(longitude)) but outside \(box)")
                 }
             }
         }

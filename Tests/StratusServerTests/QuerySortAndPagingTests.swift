@@ -59,9 +59,12 @@ import Testing
     @Test(arguments: RecordStoreBackend.allCases)
     func nearFilterWithDistanceSortListsTheNearestFirst(backend: RecordStoreBackend) async throws {
         try await QueryHarness.with(backend, seeded: true) { harness in
-            let near = #"{"fieldName":"place","comparator":"NEAR","fieldValue":{"value":{"latitude":48.80,"longitude":2.12},"type":"LOCATION"},"distance":500000}"#
+            let near =
+                #"{"fieldName":"place","comparator":"NEAR","fieldValue":{"value":{"latitude":48.80,"longitude":2.12},"type":"LOCATION"},"distance":500000}"#
             let names = try await harness.names(
-                .json("Item", filters: [near], sorts: [#"{"fieldName":"place","relativeLocation":{"value":{"latitude":48.80,"longitude":2.12},"type":"LOCATION"}}"#])
+                .json(
+                    "Item", filters: [near],
+                    sorts: [#"{"fieldName":"place","relativeLocation":{"value":{"latitude":48.80,"longitude":2.12},"type":"LOCATION"}}"#])
             )
             #expect(names == ["i3", "i1", "i2"])
         }
@@ -72,7 +75,8 @@ import Testing
     func pagingVisitsEveryRecordOnce(backend: RecordStoreBackend) async throws {
         try await QueryHarness.with(backend) { harness in
             let records = (0..<450).map { index in
-                Record(recordName: String(format: "p%04d", index), recordType: "Page", fields: ["n": .int64(Int64(index % 37)), "s": .string("v\(index % 11)")])
+                Record(
+                    recordName: String(format: "p%04d", index), recordType: "Page", fields: ["n": .int64(Int64(index % 37)), "s": .string("v\(index % 11)")])
             }
             for batch in stride(from: 0, to: records.count, by: 200) {
                 try await harness.save(Array(records[batch..<min(batch + 200, records.count)]))
@@ -166,7 +170,8 @@ import Testing
 
             for other in [
                 try RecordsQuery.Request.json("Item", sorts: [#"{"fieldName":"count","ascending":false}"#]),
-                try RecordsQuery.Request.json("Item", filters: [#"{"fieldName":"count","comparator":"GREATER_THAN","fieldValue":{"value":0}}"#], sorts: [#"{"fieldName":"count"}"#]),
+                try RecordsQuery.Request.json(
+                    "Item", filters: [#"{"fieldName":"count","comparator":"GREATER_THAN","fieldValue":{"value":0}}"#], sorts: [#"{"fieldName":"count"}"#]),
                 try RecordsQuery.Request.json("Item", sorts: [#"{"fieldName":"count"}"#], extra: #","zoneWide":true"#),
             ] {
                 var replay = other

@@ -77,7 +77,9 @@ struct QueryHarness {
     }
 
     /// A query that must fail: its status, code and reason.
-    func failure(_ body: String, database: String = "private", environment: String = "development") async throws -> (status: Int, code: ServerErrorCode, reason: String) {
+    func failure(
+        _ body: String, database: String = "private", environment: String = "development"
+    ) async throws -> (status: Int, code: ServerErrorCode, reason: String) {
         let (status, data) = try await server.post("records/query", body, database: database, environment: environment)
         let error = try WireCoding.decode(ErrorResponse.self, from: data)
         return (status, error.serverErrorCode, error.reason)
@@ -94,7 +96,8 @@ struct QueryHarness {
 extension RecordsQuery.Request {
     /// A request for `recordType` with filters and sorts written as wire JSON.
     static func json(_ recordType: String, filters: [String] = [], sorts: [String] = [], extra: String = "") throws -> RecordsQuery.Request {
-        let body = #"{"query":{"recordType":"\#(recordType)","filterBy":[\#(filters.joined(separator: ","))],"sortBy":[\#(sorts.joined(separator: ","))]}\#(extra)}"#
+        let body =
+            #"{"query":{"recordType":"\#(recordType)","filterBy":[\#(filters.joined(separator: ","))],"sortBy":[\#(sorts.joined(separator: ","))]}\#(extra)}"#
         return try WireCoding.decode(RecordsQuery.Request.self, from: Data(body.utf8))
     }
 }
@@ -118,7 +121,9 @@ enum Places {
 /// | i5 | — | 5 | — | — | — | — | — | — | — |
 enum Items {
     static let records: [Record] = [
-        item("i1", title: "Buy oat milk", count: 1, price: 1.5, due: 1000, owner: "u1", place: Places.paris, tags: ["work", "urgent"], scores: [1, 2], data: Data([1, 2])),
+        item(
+            "i1", title: "Buy oat milk", count: 1, price: 1.5, due: 1000, owner: "u1", place: Places.paris, tags: ["work", "urgent"], scores: [1, 2],
+            data: Data([1, 2])),
         item("i2", title: "Walk the dog", count: 2, price: 2.5, due: 2000, owner: "u2", place: Places.london, tags: ["home"], scores: [2, 3], data: Data([3])),
         item("i3", title: "Milk run", count: 3, price: 3.5, due: 3000, owner: "u1", place: Places.versailles, tags: ["work", "home"], scores: [5]),
         item("i4", title: "Oatmeal recipe", count: 4, price: 4.5, due: 4000, place: Places.tokyo, tags: []),

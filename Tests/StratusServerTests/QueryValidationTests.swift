@@ -34,8 +34,14 @@ import Testing
         (query([filter("scores", "LIST_MEMBER_BEGINS_WITH", #"{"value":"1"}"#)]), "cannot be used with field 'scores' of type INT64_LIST"),
         (query([filter("place", "NEAR", #"{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}"#)]), "NEAR on field 'place' needs 'distance'"),
         (query([filter("place", "NEAR", #"{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}"#, #","distance":-5"#)]), "0 meters or more"),
-        (query([filter("title", "NEAR", #"{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}"#, #","distance":5"#)]), "Comparator NEAR cannot be used with field 'title' of type STRING"),
-        (query([filter("place", "EQUALS", #"{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}"#)]), "cannot be used with field 'place' of type LOCATION"),
+        (
+            query([filter("title", "NEAR", #"{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}"#, #","distance":5"#)]),
+            "Comparator NEAR cannot be used with field 'title' of type STRING"
+        ),
+        (
+            query([filter("place", "EQUALS", #"{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}"#)]),
+            "cannot be used with field 'place' of type LOCATION"
+        ),
         (query([filter("count", "EQUALS", #"{"value":1}"#, #","distance":5"#)]), "'distance' applies only to the NEAR comparator"),
         (query([filter("count", "CONTAINS_ANY_TOKENS", #"{"value":"1"}"#)]), "cannot be used with field 'count' of type INT64"),
         (query([filter("title", "CONTAINS_ALL_TOKENS", #"{"value":"  --  "}"#)]), "has no tokens"),
@@ -43,11 +49,20 @@ import Testing
         (query([filter("count", "IN", #"{"value":3}"#)]), "IN on field 'count' needs a list value (INT64_LIST); got INT64"),
         (query([filter("count", "EQUALS", #"{"value":[1,2],"type":"INT64_LIST"}"#)]), "needs a single INT64 value, not a list"),
         (query([filter("tags", "LIST_CONTAINS_ALL", #"{"value":"x"}"#)]), "needs a list value (STRING_LIST)"),
-        (query([#"{"systemFieldName":"share","comparator":"EQUALS","fieldValue":{"value":{"recordName":"s"},"type":"REFERENCE"}}"#]), "systemFieldName 'share' is not supported"),
+        (
+            query([#"{"systemFieldName":"share","comparator":"EQUALS","fieldValue":{"value":{"recordName":"s"},"type":"REFERENCE"}}"#]),
+            "systemFieldName 'share' is not supported"
+        ),
         (query(sorts: [#"{"systemFieldName":"parent"}"#]), "systemFieldName 'parent' is not supported"),
-        (query([#"{"systemFieldName":"createdTimestamp","comparator":"BEGINS_WITH","fieldValue":{"value":1}}"#]), "Comparator BEGINS_WITH cannot be used with system field 'createdTimestamp'"),
+        (
+            query([#"{"systemFieldName":"createdTimestamp","comparator":"BEGINS_WITH","fieldValue":{"value":1}}"#]),
+            "Comparator BEGINS_WITH cannot be used with system field 'createdTimestamp'"
+        ),
         (query(sorts: [#"{"fieldName":"place"}"#]), "needs 'relativeLocation'"),
-        (query(sorts: [#"{"fieldName":"count","relativeLocation":{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}}"#]), "'relativeLocation' applies only to LOCATION fields"),
+        (
+            query(sorts: [#"{"fieldName":"count","relativeLocation":{"value":{"latitude":1,"longitude":2},"type":"LOCATION"}}"#]),
+            "'relativeLocation' applies only to LOCATION fields"
+        ),
         (query(sorts: [#"{"fieldName":"tags"}"#]), "Field 'tags' is not marked sortable"),
         (query(extra: #","resultsLimit":0"#), "resultsLimit must be at least 1"),
         (query(extra: #","continuationMarker":"garbage""#), "continuation marker is not valid"),

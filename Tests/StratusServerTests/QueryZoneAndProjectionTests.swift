@@ -31,7 +31,8 @@ import Testing
             }
             #expect(zones == ["_defaultZone", "Beta", "Alpha", "Beta", "_defaultZone", "Alpha"])
 
-            let pages = try await harness.allPages(.json("Note", sorts: [#"{"fieldName":"rank","ascending":false}"#], extra: #","zoneWide":true,"resultsLimit":1"#))
+            let pages = try await harness.allPages(
+                .json("Note", sorts: [#"{"fieldName":"rank","ascending":false}"#], extra: #","zoneWide":true,"resultsLimit":1"#))
             #expect(pages.flatMap { $0 } == ["a2", "d1", "d1", "a1", "b1", "d2"])
         }
     }
@@ -65,7 +66,8 @@ import Testing
     @Test(arguments: RecordStoreBackend.allCases)
     func numbersAsStringsWritesNumbersAsStrings(backend: RecordStoreBackend) async throws {
         try await QueryHarness.with(backend, seeded: true) { harness in
-            let body = #"{"query":{"recordType":"Item","filterBy":[{"systemFieldName":"recordName","comparator":"EQUALS","fieldValue":{"value":"i1"}}]},"desiredKeys":["count","price","due"],"numbersAsStrings":true}"#
+            let body =
+                #"{"query":{"recordType":"Item","filterBy":[{"systemFieldName":"recordName","comparator":"EQUALS","fieldValue":{"value":"i1"}}]},"desiredKeys":["count","price","due"],"numbersAsStrings":true}"#
             let (status, data) = try await harness.server.post("records/query", body)
             #expect(status == 200)
             let text = String(decoding: data, as: UTF8.self)

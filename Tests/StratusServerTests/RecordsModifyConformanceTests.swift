@@ -112,7 +112,9 @@ import Testing
     @Test(arguments: backends) func replaceDropsUnlistedFields(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
             let saved = try await server.create("n1", fields: ["title": .string("a"), "body": .string("b")])
-            let results = try await server.modify([.replace(Record(recordName: "n1", fields: ["title": .string("A")]), expecting: try #require(saved.recordChangeTag))])
+            let results = try await server.modify([
+                .replace(Record(recordName: "n1", fields: ["title": .string("A")]), expecting: try #require(saved.recordChangeTag))
+            ])
             #expect(results.first?.record?.fields == ["title": .string("A")])
             let stale = try await server.modify([.replace(Record(recordName: "n1", fields: [:]), expecting: try #require(saved.recordChangeTag))])
             #expect(stale.first?.code == .conflict)

@@ -34,7 +34,8 @@ import Testing
     /// One operation per record per request.
     @Test(arguments: backends) func duplicateRecordNamesInOneRequestAreRefused(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
-            let body = #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"a"}},{"operationType":"forceDelete","record":{"recordName":"a"}}]}"#
+            let body =
+                #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"a"}},{"operationType":"forceDelete","record":{"recordName":"a"}}]}"#
             let (status, json) = try await server.postJSON("records/modify", body)
             #expect(status == 400)
             #expect(json.string("reason")?.contains("'a' appears in more than one operation") == true)
@@ -45,7 +46,8 @@ import Testing
     @Test(arguments: backends) func typeClashNamesTheFieldAndBothTypes(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
             try await server.create("n1", fields: ["due": .timestamp(Timestamp(millisecondsSince1970: 1_000))])
-            let body = #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"n2","fields":{"due":{"value":"tomorrow","type":"STRING"}}}}]}"#
+            let body =
+                #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"n2","fields":{"due":{"value":"tomorrow","type":"STRING"}}}}]}"#
             let (status, json) = try await server.postJSON("records/modify", body)
             #expect(status == 400)
             let reason = try #require(json.string("reason"))
@@ -133,7 +135,8 @@ import Testing
     /// `numbersAsStrings` writes number field values as JSON strings.
     @Test(arguments: backends) func numbersAsStringsWritesNumbersAsStrings(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
-            let body = #"{"numbersAsStrings":true,"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"n","fields":{"big":{"value":9007199254740993,"type":"INT64"}}}}]}"#
+            let body =
+                #"{"numbersAsStrings":true,"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"n","fields":{"big":{"value":9007199254740993,"type":"INT64"}}}}]}"#
             let (status, data) = try await server.post("records/modify", body)
             #expect(status == 200)
             #expect(String(decoding: data, as: UTF8.self).contains(#""value":"9007199254740993""#))

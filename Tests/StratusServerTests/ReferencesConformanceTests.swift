@@ -36,7 +36,11 @@ import Testing
         try await withServer(backend) { server in
             try await server.create("a", fields: [:])
             try await server.create("b", fields: [:])
-            try await server.create("child", fields: ["parents": .referenceList([Reference(recordName: "a", action: .deleteSelf), Reference(recordName: "b", action: ReferenceAction.none)])])
+            try await server.create(
+                "child",
+                fields: [
+                    "parents": .referenceList([Reference(recordName: "a", action: .deleteSelf), Reference(recordName: "b", action: ReferenceAction.none)])
+                ])
             _ = try await server.modify([.forceDelete(RecordID(recordName: "a", zoneID: .defaultZone))])
             #expect(try await server.lookup(["child", "b"]).map(\.code) == [.notFound, nil])
         }

@@ -85,7 +85,8 @@ import Testing
     /// The production schema is fixed: a save that needs a new type or field fails naming it.
     @Test(arguments: backends) func productionSchemaIsFixed(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
-            let body = #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"p","fields":{"title":{"value":"x","type":"STRING"}}}}]}"#
+            let body =
+                #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"p","fields":{"title":{"value":"x","type":"STRING"}}}}]}"#
             let (status, data) = try await server.post("records/modify", body, environment: "production")
             #expect(status == 200)
             let result = try WireCoding.decode(RecordsModify.Response.self, from: data).records.first
@@ -111,7 +112,8 @@ import Testing
         try await withServer(backend) { server in
             try await server.create("n1", fields: ["title": .string("oat milk"), "rank": .int64(2)])
             try await server.create("n2", fields: ["title": .string("dog food"), "rank": .int64(1)])
-            let body = #"{"query":{"recordType":"Note","filterBy":[{"fieldName":"title","comparator":"CONTAINS_ANY_TOKENS","fieldValue":{"value":"milk food"}},{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":0}}],"sortBy":[{"fieldName":"rank"}]}}"#
+            let body =
+                #"{"query":{"recordType":"Note","filterBy":[{"fieldName":"title","comparator":"CONTAINS_ANY_TOKENS","fieldValue":{"value":"milk food"}},{"fieldName":"rank","comparator":"GREATER_THAN","fieldValue":{"value":0}}],"sortBy":[{"fieldName":"rank"}]}}"#
             let (status, data) = try await server.post("records/query", body)
             #expect(status == 200, "\(String(decoding: data, as: UTF8.self))")
             let names = try WireCoding.decode(RecordsQuery.Response.self, from: data).records.compactMap(\.record?.recordName)

@@ -11,15 +11,24 @@ import Testing
 @Suite struct SQLiteQueryIndexTests {
     static let queries: [(name: String, filters: [String], sorts: [String])] = [
         ("no filter", [], []),
-        ("equals, sorted by another field", [#"{"fieldName":"category","comparator":"EQUALS","fieldValue":{"value":"c3"}}"#], [#"{"fieldName":"score","ascending":false}"#]),
+        (
+            "equals, sorted by another field", [#"{"fieldName":"category","comparator":"EQUALS","fieldValue":{"value":"c3"}}"#],
+            [#"{"fieldName":"score","ascending":false}"#]
+        ),
         ("range on the sort field", [#"{"fieldName":"score","comparator":"GREATER_THAN","fieldValue":{"value":50}}"#], [#"{"fieldName":"score"}"#]),
-        ("system sort", [#"{"fieldName":"score","comparator":"LESS_THAN","fieldValue":{"value":50}}"#], [#"{"systemFieldName":"createdTimestamp","ascending":false}"#]),
+        (
+            "system sort", [#"{"fieldName":"score","comparator":"LESS_THAN","fieldValue":{"value":50}}"#],
+            [#"{"systemFieldName":"createdTimestamp","ascending":false}"#]
+        ),
         ("system filter", [#"{"systemFieldName":"createdUserRecordName","comparator":"EQUALS","fieldValue":{"value":"_x"}}"#], [#"{"fieldName":"title"}"#]),
         ("tokens", [#"{"fieldName":"title","comparator":"CONTAINS_ALL_TOKENS","fieldValue":{"value":"alpha item"}}"#], [#"{"fieldName":"score"}"#]),
         ("list", [#"{"fieldName":"tags","comparator":"LIST_CONTAINS_ANY","fieldValue":{"value":["t1","t2"],"type":"STRING_LIST"}}"#], []),
         ("prefix", [#"{"fieldName":"title","comparator":"BEGINS_WITH","fieldValue":{"value":"alp"}}"#], [#"{"fieldName":"title","ascending":false}"#]),
-        ("near, by distance", [#"{"fieldName":"place","comparator":"NEAR","fieldValue":{"value":{"latitude":45,"longitude":1},"type":"LOCATION"},"distance":50000}"#],
-         [#"{"fieldName":"place","relativeLocation":{"value":{"latitude":45,"longitude":1},"type":"LOCATION"}}"#]),
+        (
+            "near, by distance",
+            [#"{"fieldName":"place","comparator":"NEAR","fieldValue":{"value":{"latitude":45,"longitude":1},"type":"LOCATION"},"distance":50000}"#],
+            [#"{"fieldName":"place","relativeLocation":{"value":{"latitude":45,"longitude":1},"type":"LOCATION"}}"#]
+        ),
         ("negation", [#"{"fieldName":"tags","comparator":"NOT_LIST_CONTAINS","fieldValue":{"value":"t1"}}"#], [#"{"systemFieldName":"recordName"}"#]),
     ]
 
@@ -60,7 +69,8 @@ import Testing
             schema.recordTypes["Bench"] = RecordTypeSchema(fields: fields.mapValues { $0.fullyIndexed })
             try tx.saveSchema(schema, container: TestCloudKitServer.container, environment: .development)
         }
-        let database = DatabaseKey(container: TestCloudKitServer.container, environment: .development, scope: .private, owner: "_00000000000000000000000000000001")
+        let database = DatabaseKey(
+            container: TestCloudKitServer.container, environment: .development, scope: .private, owner: "_00000000000000000000000000000001")
         let (schema, zone) = try await server.store.read { tx in
             (try tx.schema(container: TestCloudKitServer.container, environment: .development), try tx.zone(named: "_defaultZone", in: database))
         }

@@ -18,9 +18,11 @@ import Testing
         let notes = (0..<100).map { Record(recordName: "mine-\($0)", recordType: "Note", fields: ["title": .string("note \($0)"), "rank": .int64(Int64($0))]) }
         let body = String(decoding: try WireCoding.encode(RecordsModify.Request(operations: notes.map { .create($0) }, atomic: false)), as: UTF8.self)
         #expect(try await server.post("records/modify", body).status == 200)
-        let probe = #"{"query":{"recordType":"Note","filterBy":[{"fieldName":"title","comparator":"EQUALS","fieldValue":{"value":"note 1"}}],"sortBy":[{"fieldName":"rank"}]}}"#
+        let probe =
+            #"{"query":{"recordType":"Note","filterBy":[{"fieldName":"title","comparator":"EQUALS","fieldValue":{"value":"note 1"}}],"sortBy":[{"fieldName":"rank"}]}}"#
         #expect(try await server.post("records/query", probe).status == 200)  // turns the indexes on
-        let database = DatabaseKey(container: TestCloudKitServer.container, environment: .development, scope: .private, owner: "_00000000000000000000000000000001")
+        let database = DatabaseKey(
+            container: TestCloudKitServer.container, environment: .development, scope: .private, owner: "_00000000000000000000000000000001")
         let (schema, zone) = try await server.store.read { tx in
             (try tx.schema(container: TestCloudKitServer.container, environment: .development), try tx.zone(named: "_defaultZone", in: database))
         }
@@ -57,7 +59,8 @@ import Testing
             case .drive: kind = "drive"
             }
             for driver in compiler.drivers(filters) {
-                let details = try db.fetchAll("EXPLAIN QUERY PLAN " + driver.select.sql, SQLiteArguments(driver.select.arguments)) { row in try row[3] as String }
+                let details = try db.fetchAll("EXPLAIN QUERY PLAN " + driver.select.sql, SQLiteArguments(driver.select.arguments)) { row in try row[3] as String
+                }
                 // `x` is the narrowing's own subquery.
                 #expect(!details.contains { $0.hasPrefix("SCAN ") && $0 != "SCAN x" }, "\(details)")
             }

@@ -86,9 +86,10 @@ import Testing
             #expect(saved.first?.asRecord != nil)
 
             let plan = try await server.store.deploySchema(container: Self.container)
-            #expect(plan.changes.map(\.description) == [
-                "+ record type Note", "+ field Note.due TIMESTAMP (no indexes)", "+ field Note.title STRING (no indexes)",
-            ])
+            #expect(
+                plan.changes.map(\.description) == [
+                    "+ record type Note", "+ field Note.due TIMESTAMP (no indexes)", "+ field Note.title STRING (no indexes)",
+                ])
             let development = try await server.store.exportSchema(container: Self.container, environment: .development)
             #expect(try await server.store.exportSchema(container: Self.container, environment: .production) == development)
             #expect(try await server.store.deploySchema(container: Self.container).isEmpty)

@@ -48,7 +48,9 @@ import Testing
         #expect(badType.status == 1)
         #expect(badType.errors.contains("field 'title' of record type 'Note' has unknown type 'STRNG'"))
 
-        let badEnvironment = try await StratusChildProcess.runAllowingFailure(["schema", "export", Self.container, "--environment", "staging", "--data-dir", data])
+        let badEnvironment = try await StratusChildProcess.runAllowingFailure([
+            "schema", "export", Self.container, "--environment", "staging", "--data-dir", data,
+        ])
         #expect(badEnvironment.status == 1)
         #expect(badEnvironment.errors.contains("--environment must be development or production; got 'staging'"))
 

@@ -78,7 +78,9 @@ import Testing
     @Test func missingOrMistypedTypeIsNamed() {
         #expect(decodeError(#"{"recordTypes":{"Note":{"fields":{"title":{}}}}}"#)?.message == "field 'title' of record type 'Note' has no 'type'")
         #expect(decodeError(#"{"recordTypes":{"Note":{"fields":{"title":{"type":3}}}}}"#)?.message.contains("must be a string; got an integer") == true)
-        #expect(decodeError(#"{"recordTypes":{"Note":{"fields":{"title":{"type":"STRING","sortable":1}}}}}"#)?.message.contains("'sortable' of field 'title' of record type 'Note' must be true or false") == true)
+        #expect(
+            decodeError(#"{"recordTypes":{"Note":{"fields":{"title":{"type":"STRING","sortable":1}}}}}"#)?.message.contains(
+                "'sortable' of field 'title' of record type 'Note' must be true or false") == true)
     }
 
     @Test func invalidFieldNameIsRefused() {
@@ -102,7 +104,8 @@ import Testing
     @Test func onlyStringsCanBeSearchableAndListsCannotBeSortable() {
         #expect(decodeError(#"{"recordTypes":{"Note":{"fields":{"n":{"type":"INT64","searchable":true}}}}}"#)?.message.contains("cannot be searchable") == true)
         #expect(decodeError(#"{"recordTypes":{"Note":{"fields":{"t":{"type":"STRING_LIST","searchable":true}}}}}"#) == nil)
-        #expect(decodeError(#"{"recordTypes":{"Note":{"fields":{"t":{"type":"STRING_LIST","sortable":true}}}}}"#)?.message.contains("cannot be sortable") == true)
+        #expect(
+            decodeError(#"{"recordTypes":{"Note":{"fields":{"t":{"type":"STRING_LIST","sortable":true}}}}}"#)?.message.contains("cannot be sortable") == true)
     }
 
     @Test func justInTimeFieldsAreValid() throws {
@@ -121,14 +124,16 @@ import Testing
         proposed.recordTypes["Tag"] = RecordTypeSchema(fields: ["name": FieldSchema(type: .string)])
         let plan = try SchemaDeployment.plan(from: Self.note, to: proposed, environment: .production)
         #expect(plan.schema == proposed)
-        #expect(plan.changes == [
-            .addedField(recordType: "Note", field: "body", FieldSchema(type: .string)),
-            .addedRecordType("Tag"),
-            .addedField(recordType: "Tag", field: "name", FieldSchema(type: .string)),
-        ])
-        #expect(plan.changes.map(\.description) == [
-            "+ field Note.body STRING (queryable, sortable)", "+ record type Tag", "+ field Tag.name STRING (queryable, sortable)",
-        ])
+        #expect(
+            plan.changes == [
+                .addedField(recordType: "Note", field: "body", FieldSchema(type: .string)),
+                .addedRecordType("Tag"),
+                .addedField(recordType: "Tag", field: "name", FieldSchema(type: .string)),
+            ])
+        #expect(
+            plan.changes.map(\.description) == [
+                "+ field Note.body STRING (queryable, sortable)", "+ record type Tag", "+ field Tag.name STRING (queryable, sortable)",
+            ])
     }
 
     @Test func flippingIndexFlagsIsAllowed() throws {
@@ -170,7 +175,8 @@ import Testing
         #expect {
             try SchemaDeployment.plan(from: Self.note, to: proposed, environment: .production)
         } throws: { error in
-            (error as? SchemaError)?.message == "field 'due' of record type 'Note' is TIMESTAMP in the production schema; it cannot become INT64, because fields cannot be retyped"
+            (error as? SchemaError)?.message
+                == "field 'due' of record type 'Note' is TIMESTAMP in the production schema; it cannot become INT64, because fields cannot be retyped"
         }
     }
 }

@@ -54,7 +54,8 @@ import FoundationNetworking
         try await withServer(backend) { server in
             try await server.createZones(["Temp"])
             try await server.create("r1", fields: ["v": .int64(1)], zone: "Temp")
-            let deleted = try await server.send("zones/modify", ZonesModify.Request(operations: [.delete(ZoneID(zoneName: "Temp"))]), as: ZonesModify.Response.self)
+            let deleted = try await server.send(
+                "zones/modify", ZonesModify.Request(operations: [.delete(ZoneID(zoneName: "Temp"))]), as: ZonesModify.Response.self)
             #expect(deleted.zones.first?.zone?.deleted == true)
             #expect(try await server.lookup(["r1"], zone: "Temp").first?.code == .zoneNotFound)
             try await server.createZones(["Temp"])
@@ -77,7 +78,8 @@ import FoundationNetworking
     /// The public database has only the default zone; zones cannot be created there.
     @Test(arguments: backends) func publicDatabaseHasOnlyTheDefaultZone(_ backend: RecordStoreBackend) async throws {
         try await withServer(backend) { server in
-            let (status, json) = try await server.postJSON("zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"X"}}}]}"#, database: "public")
+            let (status, json) = try await server.postJSON(
+                "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"X"}}}]}"#, database: "public")
             #expect(status == 400)
             #expect(json.string("reason")?.contains("public database") == true)
             let (_, data) = try await server.post("zones/list", "", database: "public")

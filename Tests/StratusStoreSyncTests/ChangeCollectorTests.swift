@@ -26,11 +26,12 @@ import Testing
     /// Updates save the union of their synced keys; unsynced keys and unsynced entities are ignored.
     @Test func updatesUnionTheirSyncedKeys() {
         var collector = collector()
-        collector.add([
-            HistoryChange(objectID: note1, kind: .updated, changedKeys: ["title", "scratch"]),
-            HistoryChange(objectID: note2, kind: .updated, changedKeys: ["notes"]),
-            HistoryChange(objectID: other, kind: .inserted, changedKeys: []),
-        ], at: saved)
+        collector.add(
+            [
+                HistoryChange(objectID: note1, kind: .updated, changedKeys: ["title", "scratch"]),
+                HistoryChange(objectID: note2, kind: .updated, changedKeys: ["notes"]),
+                HistoryChange(objectID: other, kind: .inserted, changedKeys: []),
+            ], at: saved)
         collector.add([HistoryChange(objectID: note1, kind: .updated, changedKeys: ["body"])], at: saved)
         #expect(collector.wantedSaves.map(\.0) == [note1])
         #expect(collector.wantedSaves.first?.1 == ["title", "body"])
@@ -40,10 +41,11 @@ import Testing
     /// A deletion drops the object's save and is reported, in order.
     @Test func deletionDropsTheSave() {
         var collector = collector()
-        collector.add([
-            HistoryChange(objectID: note1, kind: .updated, changedKeys: ["title"]),
-            HistoryChange(objectID: note2, kind: .inserted, changedKeys: []),
-        ], at: saved)
+        collector.add(
+            [
+                HistoryChange(objectID: note1, kind: .updated, changedKeys: ["title"]),
+                HistoryChange(objectID: note2, kind: .inserted, changedKeys: []),
+            ], at: saved)
         collector.add([HistoryChange(objectID: note1, kind: .deleted, changedKeys: [])], at: saved)
         #expect(collector.wantedSaves.map(\.0) == [note2])
         #expect(collector.deletions == [note1])

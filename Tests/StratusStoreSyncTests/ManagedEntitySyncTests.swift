@@ -92,10 +92,11 @@ import Testing
                 try copy.cloud.updateAndWait(from: saved, fetchReferences: false)
                 return copy.objectID
             }
-            #expect(await b.store.context.perform { context in
-                let copy = context.object(Person.self, with: copyID)
-                return "\(copy.firstName)/\(copy.team?.name ?? "-")/\(copy.address?.city ?? "-")/\(copy.skills.map(\.title))"
-            } == "Alan/Unassigned/Wilmslow/[\"logic\"]")
+            #expect(
+                await b.store.context.perform { context in
+                    let copy = context.object(Person.self, with: copyID)
+                    return "\(copy.firstName)/\(copy.team?.name ?? "-")/\(copy.address?.city ?? "-")/\(copy.skills.map(\.title))"
+                } == "Alan/Unassigned/Wilmslow/[\"logic\"]")
 
             let outside = try await SyncConfinement(context: b.store.context).run(handing: { b.store.context.object(Person.self, with: copyID) })
             var renamed = saved

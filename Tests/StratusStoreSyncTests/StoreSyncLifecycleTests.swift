@@ -26,7 +26,9 @@ import Testing
     }
 
     /// Two started devices sharing one note (A made it, B fetched it).
-    private static func sharedNote(_ world: StoreSyncWorld, title: String, body: String, options: StoreDeviceOptions = StoreDeviceOptions())
+    private static func sharedNote(
+        _ world: StoreSyncWorld, title: String, body: String, options: StoreDeviceOptions = StoreDeviceOptions()
+    )
         async throws -> (StoreDevice, StoreDevice)
     {
         let a = try await world.device("a", options: options)

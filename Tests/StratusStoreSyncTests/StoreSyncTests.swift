@@ -247,7 +247,9 @@ import Testing
             try await b.sync.start(push: false)
             #expect(try await b.titles() == ["Kept since 2019", "Kept since 2021"])
             let folders = try await b.read { context in
-                try context.fetch(FetchRequest(entityName: "Note")).compactMap { ($0.value(forKey: "folder") as? ManagedObject)?.value(forKey: "name") as? String }
+                try context.fetch(FetchRequest(entityName: "Note")).compactMap {
+                    ($0.value(forKey: "folder") as? ManagedObject)?.value(forKey: "name") as? String
+                }
             }
             #expect(folders == ["Old", "Old"])
             // Nothing is uploaded twice afterwards.

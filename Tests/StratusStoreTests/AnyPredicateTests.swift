@@ -33,9 +33,11 @@ import Testing
         ("any at all", "Book", !.any("tags", where: .all), ["L'Œuvre"]),
         ("any with key path", "Tag", .any("books", where: PredicateKey<String>("author.name").beginsWith("Frank")), ["sf"]),
         ("nested any", "Tag", .any("books", where: .any("tags", where: PredicateKey<String>("label") == "classic")), ["classic"]),
-        ("any and", "Author",
+        (
+            "any and", "Author",
             .any("books", where: PredicateKey<String>("title").beginsWith("Dune")) && PredicateKey<Int>("born") < 1925,
-            ["Frank Herbert"]),
+            ["Frank Herbert"]
+        ),
     ]
 
     private static func keyOf(_ entity: String) -> String {

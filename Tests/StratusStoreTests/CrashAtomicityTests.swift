@@ -5,7 +5,7 @@ import StratusTesting
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A root save killed with SIGKILL leaves all of it or none of it on disk.
@@ -93,7 +93,9 @@ import Testing
     /// Reads the child's lines until it announces the save of `batch`.
     ///
     /// - Returns: The last batch the child acknowledged as saved, and how long (in seconds) the save of batch 0 took.
-    private static func waitForSave(of batch: Int, from path: String, process: SpawnedProcess) async throws
+    private static func waitForSave(
+        of batch: Int, from path: String, process: SpawnedProcess
+    ) async throws
         -> (acknowledged: Int, saveDuration: Double)
     {
         try await withCheckedThrowingContinuation { continuation in

@@ -38,7 +38,10 @@ import Testing
     /// Each predicate kind, with the titles it must select from the seed data.
     static let cases: [(String, FetchPredicate, [String])] = [
         ("==", title == "Dune", ["Dune"]),
-        ("!= includes nil", isbn != "a1", ["A Wizard of Earthsea", "Dune", "Dune Messiah", "Germinal", "L'Œuvre", "The Dispossessed"].filter { $0 != "A Wizard of Earthsea" }),
+        (
+            "!= includes nil", isbn != "a1",
+            ["A Wizard of Earthsea", "Dune", "Dune Messiah", "Germinal", "L'Œuvre", "The Dispossessed"].filter { $0 != "A Wizard of Earthsea" }
+        ),
         ("== nil", isbn == nil, ["Dune Messiah", "L'Œuvre"]),
         ("!= nil", pages != nil, ["A Wizard of Earthsea", "Dune", "Dune Messiah", "Germinal", "The Dispossessed"]),
         ("<", pages < 256, ["A Wizard of Earthsea"]),

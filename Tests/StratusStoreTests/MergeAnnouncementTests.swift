@@ -54,7 +54,9 @@ private final class MergeLog {
 @Suite struct MergeAnnouncementTests {
     /// Saves a change through a child of the root, as sync's background context does, and returns
     /// the (permanent) ID of the object `change` returns.
-    private static func saveThroughRoot(_ stack: TestStack, _ change: @escaping @Sendable (ObjectContext) throws -> ObjectID) async throws
+    private static func saveThroughRoot(
+        _ stack: TestStack, _ change: @escaping @Sendable (ObjectContext) throws -> ObjectID
+    ) async throws
         -> ObjectID
     {
         let writer = stack.container.newBackgroundContext(parent: .rootContext)

@@ -19,7 +19,9 @@ import Testing
     }
 
     /// Two children of the view context that read the book, the first of which then renames it and saves.
-    private static func siblingsAfterFirstSave(_ stack: TestStack, _ id: ObjectID, policy: MergePolicy)
+    private static func siblingsAfterFirstSave(
+        _ stack: TestStack, _ id: ObjectID, policy: MergePolicy
+    )
         async throws -> ObjectContext
     {
         let first = stack.container.newBackgroundContext()

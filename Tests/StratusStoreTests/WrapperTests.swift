@@ -90,8 +90,10 @@ extension Int32? {
             author.books = [dune]
             let replaced = author.books.map(\.title)
             try context.save()
-            return [afterLinking.joined(separator: ","), messiahAuthor ?? "nil", duneAuthor ?? "nil",
-                replaced.joined(separator: ","), messiah.author?.name ?? "nil"]
+            return [
+                afterLinking.joined(separator: ","), messiahAuthor ?? "nil", duneAuthor ?? "nil",
+                replaced.joined(separator: ","), messiah.author?.name ?? "nil",
+            ]
         }
         #expect(titles == ["Dune,Dune Messiah", "Frank Herbert", "nil", "Dune", "nil"])
     }
@@ -113,7 +115,8 @@ extension Int32? {
                 Book.self, where: PredicateKey<Int32>("pages") > 400, sortedBy: [.ascending("title")])
             let first = try context.fetch(Book.self, sortedBy: [.descending("pages")], limit: 1)
             let byAuthor = try context.fetch(
-                FetchRequest(for: Book.self, predicate: PredicateKey<String>("author.name") == "Iain M. Banks",
+                FetchRequest(
+                    for: Book.self, predicate: PredicateKey<String>("author.name") == "Iain M. Banks",
                     sortDescriptors: [.ascending("pages")]),
                 as: Book.self)
             let count = try context.count(Book.self, where: PredicateKey<Int32>("pages") < 400)

@@ -49,7 +49,8 @@ import Testing
             let other = Container(
                 identifier: TestCloudKitServer.container, environment: .development, serverURL: world.server.http.url(""),
                 authentication: .none, transport: SyncWorld.sharedTransport)
-            try await other.privateCloudDatabase.deleteRecord(withID: RecordID(recordName: try #require(doomed.syncID), zoneID: ZoneID(zoneName: "StratusSync")))
+            try await other.privateCloudDatabase.deleteRecord(
+                withID: RecordID(recordName: try #require(doomed.syncID), zoneID: ZoneID(zoneName: "StratusSync")))
 
             let changes = try await b.sync.syncEntities(forced: true)
             #expect(changes.deleted.map(\.syncID) == [doomed.syncID].compactMap { $0 })

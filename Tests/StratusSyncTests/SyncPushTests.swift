@@ -66,7 +66,10 @@ extension NotificationConfiguration {
             let subscriptions = try await b.sync.configuration.container.publicCloudDatabase.allSubscriptions()
             // One query subscription per record type, one on the DeleteQueue entries addressed to B.
             let ids = subscriptions.map(\.subscriptionID)
-            #expect(Set(ids.filter { !$0.hasPrefix("StratusSync.StratusDeleteQueue.") }) == ["StratusSync.Folder", "StratusSync.Note", "StratusSync.Tag", "StratusSync.Attachment"])
+            #expect(
+                Set(ids.filter { !$0.hasPrefix("StratusSync.StratusDeleteQueue.") }) == [
+                    "StratusSync.Folder", "StratusSync.Note", "StratusSync.Tag", "StratusSync.Attachment",
+                ])
             let queue = try #require(subscriptions.first { $0.subscriptionID.hasPrefix("StratusSync.StratusDeleteQueue.") })
             #expect(queue.query?.recordType == "StratusDeleteQueue" && queue.firesOn == [.create])
             #expect(ids.count == 5)

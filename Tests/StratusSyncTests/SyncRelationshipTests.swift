@@ -16,7 +16,8 @@ import Testing
             let b = try world.device("b")
             let folders = (0..<50).map { make(Folder.self, ["name": "folder \($0)"]) }
             for (index, folder) in folders.enumerated() {
-                folder["attachments"] = [make(Attachment.self, ["fileName": "\(index)-1"]), make(Attachment.self, ["fileName": "\(index)-2"])]
+                folder["attachments"] =
+                    [make(Attachment.self, ["fileName": "\(index)-1"]), make(Attachment.self, ["fileName": "\(index)-2"])]
                     as [any SyncableEntity]
             }
             let tags = (0..<40).map { make(Tag.self, ["name": "tag \($0)"]) }

@@ -21,10 +21,12 @@ final class AnswerLosingTransport: HTTPTransport {
     func loseNextModifyAnswer() { armed.withLock { $0 = true } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let lose = request.url.path.hasSuffix("/records/modify") && armed.withLock { armed in
-            defer { armed = false }
-            return armed
-        }
+        let lose =
+            request.url.path.hasSuffix("/records/modify")
+            && armed.withLock { armed in
+                defer { armed = false }
+                return armed
+            }
         let response = try await inner.send(request)
         if lose { throw URLError(.networkConnectionLost) }
         return response
@@ -42,10 +44,12 @@ final class InterposingTransport: HTTPTransport {
     func beforeNextModify(_ body: @escaping @Sendable () async -> Void) { pending.withLock { $0 = body } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.url.path.hasSuffix("/records/modify"), let body = pending.withLock({ body in
-            defer { body = nil }
-            return body
-        }) {
+        if request.url.path.hasSuffix("/records/modify"),
+            let body = pending.withLock({ body in
+                defer { body = nil }
+                return body
+            })
+        {
             await body()
         }
         return try await inner.send(request)

@@ -49,7 +49,9 @@ let container = "iCloud.com.example.AuthBench"
 let path = "/database/1/\(container)/development/public/records/lookup"
 let body = Array(#"{"records":[{"recordName":"bench"}]}"#.utf8)
 let modifyPath = "/database/1/\(container)/development/public/records/modify"
-let modifyBody = Array(#"{"operations":[{"operationType":"forceReplace","record":{"recordName":"written","recordType":"Note","fields":{"title":{"value":"auth bench write","type":"STRING"}}}}]}"#.utf8)
+let modifyBody = Array(
+    #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"written","recordType":"Note","fields":{"title":{"value":"auth bench write","type":"STRING"}}}}]}"#
+        .utf8)
 
 struct BenchFailure: Error, CustomStringConvertible {
     var description: String
@@ -211,7 +213,9 @@ func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
 
 /// The benchmark itself; called from a synchronous top level (below).
 func run() async throws {
-    print("AuthBench: \(rounds) round(s) of \(seconds) s per mode; \(clients) client threads; HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
+    print(
+        "AuthBench: \(rounds) round(s) of \(seconds) s per mode; \(clients) client threads; HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
+    )
     print("endpoint: POST \(path) (one record), keep-alive LoopbackHTTPClient\n")
 
     let open = try await AuthBenchServer(authenticated: false)
@@ -222,11 +226,13 @@ func run() async throws {
     let (apiToken, _) = try await admin.createAPIToken(container: container, environment: .development, name: "bench")
     let webAuthToken = try await admin.webAuthToken(for: user.userRecordName, container: container, keepSignedIn: true)
     let key = try P256PrivateKey()
-    let keyID = try await admin.addServerKey(container: container, environment: .development, name: "bench", publicKeyPEM: key.publicKey.pemRepresentation).keyID
+    let keyID = try await admin.addServerKey(container: container, environment: .development, name: "bench", publicKeyPEM: key.publicKey.pemRepresentation)
+        .keyID
     // The same key under the same ID on the third server, so the same signatures verify there.
     let keyPEM = key.publicKey.pemRepresentation
     try await everyRequest.store.writeAccounts { tx in
-        try tx.insertServerKey(ServerKeyRecord(keyID: keyID, container: container, environment: .development, name: "bench", publicKeyPEM: keyPEM, createdAt: 0))
+        try tx.insertServerKey(
+            ServerKeyRecord(keyID: keyID, container: container, environment: .development, name: "bench", publicKeyPEM: keyPEM, createdAt: 0))
     }
     func query(_ items: [(String, String)]) -> String {
         let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -234,11 +240,16 @@ func run() async throws {
     }
 
     // The record every mode looks up, in each server's public database.
-    let create = Array(#"{"operations":[{"operationType":"forceReplace","record":{"recordName":"bench","recordType":"Note","fields":{"title":{"value":"auth bench","type":"STRING"}}}}]}"#.utf8)
+    let create = Array(
+        #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"bench","recordType":"Note","fields":{"title":{"value":"auth bench","type":"STRING"}}}}]}"#
+            .utf8)
     let seedWith = query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)])
     for (port, target, headers) in [
         (open.port, modifyPath, [(String, String)]()), (secured.port, modifyPath + "?" + seedWith, []),
-        (everyRequest.port, modifyPath, try ServerToServerSignature.headers(keyID: keyID, date: Date(), body: Data(create), path: modifyPath, key: key).map { ($0.key, $0.value) }),
+        (
+            everyRequest.port, modifyPath,
+            try ServerToServerSignature.headers(keyID: keyID, date: Date(), body: Data(create), path: modifyPath, key: key).map { ($0.key, $0.value) }
+        ),
     ] {
         let reply = try LoopbackHTTPClient(port: port).send("POST", target, body: create, headers: headers)
         guard reply.status == 200, !reply.text.contains("serverErrorCode") else { throw BenchFailure("seeding failed: \(reply.status) \(reply.text)") }
@@ -260,7 +271,12 @@ func run() async throws {
     // The floor of the signature mode: verifying one signature in process, on one thread, no HTTP.
     @Sendable func verificationCost() throws -> Double {
         let publicKey = key.publicKey
-        let signed = lookupSignatures.map { headers in (headers.first { $0.0 == ServerToServerSignature.dateHeaderName }?.1 ?? "", headers.first { $0.0 == ServerToServerSignature.signatureHeaderName }?.1 ?? "") }
+        let signed = lookupSignatures.map { headers in
+            (
+                headers.first { $0.0 == ServerToServerSignature.dateHeaderName }?.1 ?? "",
+                headers.first { $0.0 == ServerToServerSignature.signatureHeaderName }?.1 ?? ""
+            )
+        }
         let bodyData = Data(body)
         var count = 0
         let start = threadCPUNanoseconds()
@@ -283,7 +299,10 @@ func run() async throws {
     // `--only <mode name or prefix>`: measure one mode of the lookup (for profilers).
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     if only == nil {
-        print(String(format: "in process, one thread: ServerToServerSignature.isValidSignature %.1f µs of CPU per signature\n", try await onThread(verificationCost)))
+        print(
+            String(
+                format: "in process, one thread: ServerToServerSignature.isValidSignature %.1f µs of CPU per signature\n", try await onThread(verificationCost))
+        )
     }
 
     let apiQuery = "?" + query([("ckAPIToken", apiToken)])
@@ -328,7 +347,8 @@ func run() async throws {
 
     var failed = false
     for (endpoint, modes) in endpoints {
-        let measured = only.map { name in modes.contains { $0.name == name } ? modes.filter { $0.name == name } : modes.filter { $0.name.hasPrefix(name) } } ?? modes
+        let measured =
+            only.map { name in modes.contains { $0.name == name } ? modes.filter { $0.name == name } : modes.filter { $0.name.hasPrefix(name) } } ?? modes
         if only != nil, endpoint != endpoints[0].name { continue }
         var rates: [String: [Double]] = [:]
         var p50s: [String: [Double]] = [:]
@@ -357,9 +377,10 @@ func run() async throws {
         for mode in modes {
             let rate = median(rates[mode.name] ?? [])
             let cpu = median(cpus[mode.name] ?? [])
-            print(String(
-                format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs | %.0f µs | %.0f%% |", mode.name, rate, 100 * rate / baseline,
-                median(p50s[mode.name] ?? []), median(p99s[mode.name] ?? []), cpu, 100 * baselineCPU / cpu))
+            print(
+                String(
+                    format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs | %.0f µs | %.0f%% |", mode.name, rate, 100 * rate / baseline,
+                    median(p50s[mode.name] ?? []), median(p99s[mode.name] ?? []), cpu, 100 * baselineCPU / cpu))
         }
         let signature = median(rates["server-to-server"] ?? [])
         if signature < baseline / 2 {

@@ -118,11 +118,15 @@ let archiveBytes = ((try? FileManager.default.attributesOfItem(atPath: archive.p
 let before = samples.latencies(from: 0, to: backupStart)
 let during = samples.latencies(from: backupStart, to: backupEnd)
 let after = samples.latencies(from: backupEnd, to: .infinity)
-print(String(format: "backup of %d records: %.1f s, archive %.0f MB (%.0f MB/s)", recordCount, (backupEnd - backupStart) / 1e9,
-    Double(archiveBytes) / 1e6, Double(archiveBytes) / 1e6 / ((backupEnd - backupStart) / 1e9)))
+print(
+    String(
+        format: "backup of %d records: %.1f s, archive %.0f MB (%.0f MB/s)", recordCount, (backupEnd - backupStart) / 1e9,
+        Double(archiveBytes) / 1e6, Double(archiveBytes) / 1e6 / ((backupEnd - backupStart) / 1e9)))
 for (name, values) in [("before", before), ("during", during), ("after", after)] {
     print("write latency \(name) the backup: \(values.count) writes, p50 \(ms(percentile(values, 0.5))), p99 \(ms(percentile(values, 0.99)))")
 }
-print(String(format: "during / before: p50 %.2f×, p99 %.2f×; writes per second %.0f → %.0f",
-    percentile(during, 0.5) / percentile(before, 0.5), percentile(during, 0.99) / percentile(before, 0.99),
-    Double(before.count) / (backupStart / 1e9), Double(during.count) / ((backupEnd - backupStart) / 1e9)))
+print(
+    String(
+        format: "during / before: p50 %.2f×, p99 %.2f×; writes per second %.0f → %.0f",
+        percentile(during, 0.5) / percentile(before, 0.5), percentile(during, 0.99) / percentile(before, 0.99),
+        Double(before.count) / (backupStart / 1e9), Double(during.count) / ((backupEnd - backupStart) / 1e9)))

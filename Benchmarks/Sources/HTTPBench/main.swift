@@ -53,7 +53,8 @@ while !firstLine.contains(UInt8(ascii: "\n")) {
     if chunk.isEmpty { break }
     firstLine.append(chunk)
 }
-guard let helloPort = String(decoding: firstLine, as: UTF8.self).split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+guard let helloPort = String(decoding: firstLine, as: UTF8.self).split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
+else {
     fatalError("MHDHello did not report its port")
 }
 
@@ -72,7 +73,9 @@ for round in 1...rounds {
             _ = try Wrk.run(url: target.url, connections: connections, seconds: 1)
             let result = try Wrk.run(url: target.url, connections: connections, seconds: seconds)
             results["\(target.name)|\(connections)", default: []].append(result)
-            print("round \(round) c=\(connections) \(target.name): \(grouped(result.requestsPerSecond)) req/s p50 \(result.p50) µs p99 \(result.p99) µs errors \(result.errors)")
+            print(
+                "round \(round) c=\(connections) \(target.name): \(grouped(result.requestsPerSecond)) req/s p50 \(result.p50) µs p99 \(result.p99) µs errors \(result.errors)"
+            )
         }
     }
 }
@@ -85,7 +88,9 @@ for connections in connectionCounts {
         let runs = results["\(target.name)|\(connections)", default: []]
         let rps = median(runs.map(\.requestsPerSecond))
         let ratio = String(format: "%.2f×", rps / bare)
-        print("| \(target.name) | \(connections) | \(grouped(rps)) | \(String(format: "%.0f", median(runs.map(\.p50)))) | \(String(format: "%.0f", median(runs.map(\.p99)))) | \(ratio) | \(runs.map(\.errors).reduce(0, +)) |")
+        print(
+            "| \(target.name) | \(connections) | \(grouped(rps)) | \(String(format: "%.0f", median(runs.map(\.p50)))) | \(String(format: "%.0f", median(runs.map(\.p99)))) | \(ratio) | \(runs.map(\.errors).reduce(0, +)) |"
+        )
     }
 }
 

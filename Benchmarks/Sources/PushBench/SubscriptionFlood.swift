@@ -79,7 +79,9 @@ enum SubscriptionFlood {
             let start = monotonicNanoseconds()
             let reply = try client.send("POST", "/database/1/\(container)/development/public/records/modify", body: body)
             samples.append(Double(monotonicNanoseconds() - start))
-            guard reply.status == 200, !reply.body.contains("serverErrorCode") else { throw BenchFailure("public save answered \(reply.status): \(reply.text)") }
+            guard reply.status == 200, !reply.body.contains("serverErrorCode") else {
+                throw BenchFailure("public save answered \(reply.status): \(reply.text)")
+            }
         }
         return samples
     }

@@ -116,7 +116,9 @@ var saveRTT: [Double] = []
 for index in 0..<notifications {
     poller.ready.wait()
     usleep(1_000)  // let the poll park
-    let body = [UInt8](try WireCoding.encode(RecordsModify.Request(operations: [.create(Record(recordName: "n\(index)", recordType: "Note", fields: ["v": .int64(Int64(index))]))])))
+    let body = [UInt8](
+        try WireCoding.encode(
+            RecordsModify.Request(operations: [.create(Record(recordName: "n\(index)", recordType: "Note", fields: ["v": .int64(Int64(index))]))])))
     let start = monotonicNanoseconds()
     sends.append(start)
     let reply = try client.send("POST", path("records/modify"), body: body)
@@ -147,7 +149,9 @@ for round in 0..<rounds {
         try tx.putSubscription(StoredSubscription(database: publicDatabase, subscriber: subscriber, subscription: fanSubscription, createdAt: 0))
         for token in tokens {
             try tx.createPushToken(
-                PushTokenRow(token: token, container: container, environment: .development, apnsEnvironment: "development", user: subscriber, createdAt: 0, expiresAt: .max)
+                PushTokenRow(
+                    token: token, container: container, environment: .development, apnsEnvironment: "development", user: subscriber, createdAt: 0,
+                    expiresAt: .max)
             )
         }
     }
@@ -189,7 +193,9 @@ for round in 0..<rounds {
     start = monotonicNanoseconds()
     let downloaded = try client.send("GET", urlPath(downloadURL).replacingOccurrences(of: "${f}", with: "file.bin"))
     let downloadTime = Double(monotonicNanoseconds() - start)
-    guard downloaded.status == 200, downloaded.body == bytes else { throw BenchFailure("download answered \(downloaded.status) with \(downloaded.body.count) bytes") }
+    guard downloaded.status == 200, downloaded.body == bytes else {
+        throw BenchFailure("download answered \(downloaded.status) with \(downloaded.body.count) bytes")
+    }
     downloadRates.append(Double(size) / 1_048_576 / (downloadTime / 1e9))
 
     let source = root.appendingPathComponent("copy-source-\(round)")
@@ -203,17 +209,18 @@ for round in 0..<rounds {
 
 func median(_ values: [Double]) -> Double { percentile(values, 50) }
 func ratio(_ value: Double, _ baseline: Double) -> String { String(format: "×%.2f", value / max(baseline, 1)) }
-print("""
+print(
+    """
 
-| measurement | result |
-|---|---|
-| push latency, save sent → parked poll returns, p50 / p99 (\(notifications) notifications) | \(ms(percentile(latencies, 50))) / \(ms(percentile(latencies, 99))) (target p99 ≤ 20 ms) |
-| the save's own round trip, p50 / p99 | \(ms(percentile(saveRTT, 50))) / \(ms(percentile(saveRTT, 99))) |
-| APNs push latency, save sent → fake APNs receives the push, p50 / p99 (\(notifications) notifications) | \(apnsLatencies.map { "\(ms(percentile($0, 50))) / \(ms(percentile($0, 99))) (target p99 ≤ 50 ms)" } ?? "not measured (--no-apns)") |
-| APNs / courier, same run, p50 / p99 | \(apnsLatencies.map { ratio(percentile($0, 50), percentile(latencies, 50)) + " / " + ratio(percentile($0, 99), percentile(latencies, 99)) } ?? "—") |
-| fan-out: \(fanOut) parked polls all answered after one save, median of \(rounds) (min … max) | \(ms(median(fanOutTimes))) (\(ms(fanOutTimes.min() ?? 0)) … \(ms(fanOutTimes.max() ?? 0))) |
-| asset upload \(assetMB) MB (POST, hash, store once), median | \(String(format: "%.0f MB/s", median(uploadRates))) |
-| asset download \(assetMB) MB (GET downloadURL), median | \(String(format: "%.0f MB/s", median(downloadRates))) |
-| baseline: write \(assetMB) MB to a file / copy it (FileManager), median | \(String(format: "%.0f / %.0f MB/s", median(writeRates), median(copyRates))) |
-""")
+    | measurement | result |
+    |---|---|
+    | push latency, save sent → parked poll returns, p50 / p99 (\(notifications) notifications) | \(ms(percentile(latencies, 50))) / \(ms(percentile(latencies, 99))) (target p99 ≤ 20 ms) |
+    | the save's own round trip, p50 / p99 | \(ms(percentile(saveRTT, 50))) / \(ms(percentile(saveRTT, 99))) |
+    | APNs push latency, save sent → fake APNs receives the push, p50 / p99 (\(notifications) notifications) | \(apnsLatencies.map { "\(ms(percentile($0, 50))) / \(ms(percentile($0, 99))) (target p99 ≤ 50 ms)" } ?? "not measured (--no-apns)") |
+    | APNs / courier, same run, p50 / p99 | \(apnsLatencies.map { ratio(percentile($0, 50), percentile(latencies, 50)) + " / " + ratio(percentile($0, 99), percentile(latencies, 99)) } ?? "—") |
+    | fan-out: \(fanOut) parked polls all answered after one save, median of \(rounds) (min … max) | \(ms(median(fanOutTimes))) (\(ms(fanOutTimes.min() ?? 0)) … \(ms(fanOutTimes.max() ?? 0))) |
+    | asset upload \(assetMB) MB (POST, hash, store once), median | \(String(format: "%.0f MB/s", median(uploadRates))) |
+    | asset download \(assetMB) MB (GET downloadURL), median | \(String(format: "%.0f MB/s", median(downloadRates))) |
+    | baseline: write \(assetMB) MB to a file / copy it (FileManager), median | \(String(format: "%.0f / %.0f MB/s", median(writeRates), median(copyRates))) |
+    """)
 try await server.stop()

@@ -93,13 +93,17 @@ enum BackendComparison {
             figures.feedPages = max(1, (settings.records + 199) / 200)
 
             // 6′ and 6 on the records of (1): a page of 200 of the type (store order), and priority > 500 newest due first.
-            guard case .latencies(let typeOnly) = try scenarios.query(
-                try Payloads.typeQueryBody(zone: "r"), count: settings.queries, expecting: min(200, settings.records)
-            ) else { throw BenchFailure("the server refused the type-only query") }
+            guard
+                case .latencies(let typeOnly) = try scenarios.query(
+                    try Payloads.typeQueryBody(zone: "r"), count: settings.queries, expecting: min(200, settings.records)
+                )
+            else { throw BenchFailure("the server refused the type-only query") }
             figures.typeQueryP50 = percentile(typeOnly, 50)
-            guard case .latencies(let filtered) = try scenarios.query(
-                try Payloads.filteredQueryBody(zone: "r"), count: settings.queries, expecting: min(200, settings.records / 2)
-            ) else { throw BenchFailure("the server refused the filtered query") }
+            guard
+                case .latencies(let filtered) = try scenarios.query(
+                    try Payloads.filteredQueryBody(zone: "r"), count: settings.queries, expecting: min(200, settings.records / 2)
+                )
+            else { throw BenchFailure("the server refused the filtered query") }
             figures.filteredQueryP50 = percentile(filtered, 50)
 
             before = PostgresStatistics.snapshot()
@@ -138,7 +142,9 @@ enum BackendComparison {
         func ratio(_ name: String, _ key: (Figures) -> Double) -> String {
             name == baseline ? "" : String(format: " (%.2f×)", med(name, key) / med(baseline, key))
         }
-        print("\n| back end | 1. create \(grouped(Double(settings.records))), batches of \(settings.batch) | 2. change feed (200/page) | 4. sequential conditional update p50 (p99) | 5. \(settings.clients) clients × \(settings.perClient) single creates | 6′. type-only query, 200 of \(grouped(Double(settings.records))), p50 | 6. filtered + sorted query, p50 |")
+        print(
+            "\n| back end | 1. create \(grouped(Double(settings.records))), batches of \(settings.batch) | 2. change feed (200/page) | 4. sequential conditional update p50 (p99) | 5. \(settings.clients) clients × \(settings.perClient) single creates | 6′. type-only query, 200 of \(grouped(Double(settings.records))), p50 | 6. filtered + sorted query, p50 |"
+        )
         print("|---|---|---|---|---|---|---|")
         for configuration in configurations {
             let name = configuration.name
@@ -172,9 +178,13 @@ enum BackendComparison {
             row("4. conditional update", per: "request (mean)", wall: med(name, \.updateMean), count: Double(settings.updates), \.updatePG)
             // Concurrent: each request's latency is the clients' combined time divided by the requests.
             let requests = Double(settings.clients * settings.perClient)
-            row("5. concurrent creates", per: "request (latency)", wall: 1e6 / med(name, \.concurrent) * Double(settings.clients), count: requests, \.concurrentPG)
+            row(
+                "5. concurrent creates", per: "request (latency)", wall: 1e6 / med(name, \.concurrent) * Double(settings.clients), count: requests,
+                \.concurrentPG)
         }
-        print("\n\"waiting on PostgreSQL\" is summed over every connection, so with \(settings.clients) clients it is time the requests spent blocked, not a share of one CPU.")
+        print(
+            "\n\"waiting on PostgreSQL\" is summed over every connection, so with \(settings.clients) clients it is time the requests spent blocked, not a share of one CPU."
+        )
     }
 
     private static func percent(_ part: Double, _ whole: Double) -> String {

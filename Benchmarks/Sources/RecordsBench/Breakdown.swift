@@ -87,11 +87,15 @@ enum Breakdown {
             }
             samples["store page read", default: []].append(Double(monotonicNanoseconds() - readStart) / 1000 / Double(batch))
             guard page.count == batch else { throw BenchFailure("breakdown read \(page.count) of \(batch) records") }
-            let feed = RecordsChanges.Response(records: page.map { .record(wireRecord($0)) }, syncToken: SyncToken(String(repeating: "t", count: 90)), moreComing: true)
+            let feed = RecordsChanges.Response(
+                records: page.map { .record(wireRecord($0)) }, syncToken: SyncToken(String(repeating: "t", count: 90)), moreComing: true)
             try time("feed response encode") { _ = try WireCoding.encode(feed) }
         }
         try await store.close()
-        let order = ["request decode", "store write", "Codable field encode", "response encode", "response encode, direct JSONValue (prototype)", "store page read", "Codable field decode", "feed response encode"]
+        let order = [
+            "request decode", "store write", "Codable field encode", "response encode", "response encode, direct JSONValue (prototype)", "store page read",
+            "Codable field decode", "feed response encode",
+        ]
         return order.map { Line(name: $0, microsecondsPerRecord: samples[$0]?.min() ?? .nan) }
     }
 
@@ -109,14 +113,15 @@ enum Breakdown {
         members["recordType"] = record.recordType.map(JSONValue.string)
         members["recordChangeTag"] = record.recordChangeTag.map { .string($0.rawValue) }
         members["fields"] = record.fields.map { fields in
-            .object(fields.mapValues { value -> JSONValue in
-                switch value {
-                case .string(let string): .object(["type": .string("STRING"), "value": .string(string)])
-                case .int64(let integer): .object(["type": .string("INT64"), "value": .integer(integer)])
-                case .timestamp(let timestamp): .object(["type": .string("TIMESTAMP"), "value": .integer(timestamp.millisecondsSince1970)])
-                default: (try? value.json()) ?? .null
-                }
-            })
+            .object(
+                fields.mapValues { value -> JSONValue in
+                    switch value {
+                    case .string(let string): .object(["type": .string("STRING"), "value": .string(string)])
+                    case .int64(let integer): .object(["type": .string("INT64"), "value": .integer(integer)])
+                    case .timestamp(let timestamp): .object(["type": .string("TIMESTAMP"), "value": .integer(timestamp.millisecondsSince1970)])
+                    default: (try? value.json()) ?? .null
+                    }
+                })
         }
         members["created"] = stamp(record.created)
         members["modified"] = stamp(record.modified)
@@ -136,8 +141,12 @@ enum Breakdown {
             recordName: record.recordName, recordType: record.recordType, recordChangeTag: ChangeTag(record.changeTag),
             fields: record.fields, zoneID: ZoneID(zoneName: "z")
         )
-        wire.created = RecordTimestamp(timestamp: Timestamp(millisecondsSince1970: record.created.timestamp), userRecordName: record.created.userRecordName, deviceID: record.created.deviceID)
-        wire.modified = RecordTimestamp(timestamp: Timestamp(millisecondsSince1970: record.modified.timestamp), userRecordName: record.modified.userRecordName, deviceID: record.modified.deviceID)
+        wire.created = RecordTimestamp(
+            timestamp: Timestamp(millisecondsSince1970: record.created.timestamp), userRecordName: record.created.userRecordName,
+            deviceID: record.created.deviceID)
+        wire.modified = RecordTimestamp(
+            timestamp: Timestamp(millisecondsSince1970: record.modified.timestamp), userRecordName: record.modified.userRecordName,
+            deviceID: record.modified.deviceID)
         wire.deleted = false
         return wire
     }

@@ -72,7 +72,8 @@ struct Scenarios {
     /// Changes 100 records in one request (untimed), then times fetching the delta since `token`; returns ms.
     func delta(prefix: String, count: Int, changes: Int, token: String) throws -> Double {
         let indices = (0..<changes).map { ($0 * 97) % count }
-        let change = try client.send("POST", BenchServer.path("records/modify"), body: try Payloads.forceUpdateBody(prefix: prefix, indices: indices, revision: 1, zone: zone))
+        let change = try client.send(
+            "POST", BenchServer.path("records/modify"), body: try Payloads.forceUpdateBody(prefix: prefix, indices: indices, revision: 1, zone: zone))
         guard change.status == 200, !change.body.contains("serverErrorCode") else { throw BenchFailure("the 100 changes failed: \(change.text.prefix(300))") }
         let body = try Payloads.changesBody(zone: zone, token: token)
         let start = monotonicNanoseconds()
@@ -144,10 +145,11 @@ struct Scenarios {
         let response = try WireCoding.decode(RecordsQuery.Response.self, from: Data(first.body))
         guard response.records.count == expecting else { throw BenchFailure("records/query returned \(response.records.count) records, expected \(expecting)") }
         try Self.checkSorted(response.records, body: body)
-        return .latencies(try Baselines.latencies(count: count) {
-            let reply = try client.send("POST", BenchServer.path("records/query"), body: body)
-            guard reply.status == 200 else { throw BenchFailure("records/query answered \(reply.status)") }
-        })
+        return .latencies(
+            try Baselines.latencies(count: count) {
+                let reply = try client.send("POST", BenchServer.path("records/query"), body: body)
+                guard reply.status == 200 else { throw BenchFailure("records/query answered \(reply.status)") }
+            })
     }
 
     /// For a sorted query: every record passes the filter and `due` never increases.

@@ -54,7 +54,9 @@ if backends != ["sqlite"] {
         records: records, batch: batch, updates: updates, clients: clients, perClient: perClient, threads: threads, rounds: rounds,
         queries: queries
     )
-    print("RecordsBench --backend \(backends.joined(separator: ",")): \(rounds) round(s); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
+    print(
+        "RecordsBench --backend \(backends.joined(separator: ",")): \(rounds) round(s); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
+    )
     try await BackendComparison.run(try BackendComparison.configurations(backends), settings: settings)
     print("load average at the end: \(loadAverage())")
     exit(0)
@@ -69,7 +71,9 @@ if arguments.contains("--breakdown-only") {
 }
 
 let fieldBytes = try WireCoding.encode(Payloads.fields(12_345)).count
-print("RecordsBench: \(rounds) round(s); \(records) records of ~\(fieldBytes) bytes of field JSON; batches of \(batch); \(updates) updates; \(clients)×\(perClient) concurrent creates; query over \(queryRecords); HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())")
+print(
+    "RecordsBench: \(rounds) round(s); \(records) records of ~\(fieldBytes) bytes of field JSON; batches of \(batch); \(updates) updates; \(clients)×\(perClient) concurrent creates; query over \(queryRecords); HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
+)
 print("client: LoopbackHTTPClient (blocking keep-alive HTTP/1.1 over a POSIX socket, TCP_NODELAY)\n")
 
 // Warm-up, untimed: the first requests of a process pay for lazily built runtime metadata and caches.
@@ -89,13 +93,15 @@ for round in 1...rounds {
     var figures = Round()
     let server = try await BenchServer.start(threads: threads)
     let client = try LoopbackHTTPClient(port: server.port)
-    figures.healthP50 = percentile(try Baselines.latencies(count: 2_000) {
-        guard try client.send("GET", "/health").status == 200 else { throw BenchFailure("/health failed") }
-    }, 50)
+    figures.healthP50 = percentile(
+        try Baselines.latencies(count: 2_000) {
+            guard try client.send("GET", "/health").status == 200 else { throw BenchFailure("/health failed") }
+        }, 50)
     let echoBody = try Payloads.updateBody(name: "r-0", tag: "zz", revision: 1, zone: "r")
-    figures.echoP50 = percentile(try Baselines.latencies(count: 2_000) {
-        guard try client.send("POST", "/bench/echo", body: echoBody).status == 200 else { throw BenchFailure("/bench/echo failed") }
-    }, 50)
+    figures.echoP50 = percentile(
+        try Baselines.latencies(count: 2_000) {
+            guard try client.send("POST", "/bench/echo", body: echoBody).status == 200 else { throw BenchFailure("/bench/echo failed") }
+        }, 50)
 
     try server.createZone("r", client: client)
     let scenarios = Scenarios(client: client, zone: "r")
@@ -168,33 +174,49 @@ print("\n| scenario | median | target | vs. physical limit (same run) |")
 print("|---|---|---|---|")
 let creates = med(\.creates)
 let rawBatch = med(\.sqlite.batchInsertsPerSecond)
-print("| 1. create \(grouped(Double(records))) records, batches of \(batch) | \(grouped(creates)) records/s | ≥ 25,000/s: \(verdict(creates >= 25_000)) | \(share(creates, rawBatch)) of raw SQLite batch inserts (\(grouped(rawBatch)) rows/s) |")
+print(
+    "| 1. create \(grouped(Double(records))) records, batches of \(batch) | \(grouped(creates)) records/s | ≥ 25,000/s: \(verdict(creates >= 25_000)) | \(share(creates, rawBatch)) of raw SQLite batch inserts (\(grouped(rawBatch)) rows/s) |"
+)
 let feedRate = med(\.feed)
 let rawRead = med(\.sqlite.pagedReadsPerSecond)
-print("| 2. download \(grouped(Double(records))) via records/changes (200/page) | \(grouped(feedRate)) records/s, \(String(format: "%.0f", med(\.feedSeconds) * 1000)) ms total | — | \(share(feedRate, rawRead)) of raw SQLite paged reads (\(grouped(rawRead)) rows/s) |")
+print(
+    "| 2. download \(grouped(Double(records))) via records/changes (200/page) | \(grouped(feedRate)) records/s, \(String(format: "%.0f", med(\.feedSeconds) * 1000)) ms total | — | \(share(feedRate, rawRead)) of raw SQLite paged reads (\(grouped(rawRead)) rows/s) |"
+)
 let delta = med(\.deltaMs)
 print("| 3. delta of \(deltaChanges) changes with the token from (2) | \(String(format: "%.2f", delta)) ms | — | \(times(delta * 1000, rtt)) HTTP round trip |")
 let updateP50 = med(\.updateP50)
-print("| 4. \(grouped(Double(updates))) sequential conditional updates, p50 | \(µs(updateP50)) (p99 \(µs(med(\.updateP99)))) | p50 ≤ 0.5 ms: \(verdict(updateP50 <= 500)) | \(times(updateP50, rtt)) GET /health RTT, \(times(updateP50, echo)) async POST echo |")
+print(
+    "| 4. \(grouped(Double(updates))) sequential conditional updates, p50 | \(µs(updateP50)) (p99 \(µs(med(\.updateP99)))) | p50 ≤ 0.5 ms: \(verdict(updateP50 <= 500)) | \(times(updateP50, rtt)) GET /health RTT, \(times(updateP50, echo)) async POST echo |"
+)
 let concurrent = med(\.concurrent)
 let rawSingle = med(\.sqlite.singleInsertsPerSecond)
-print("| 5. \(clients) clients × \(perClient) creates, 1 record per request | \(grouped(concurrent)) records/s | ≥ 7,000/s: \(verdict(concurrent >= 7_000)) | \(share(concurrent, rawSingle)) of raw SQLite 1-row transactions (\(grouped(rawSingle)) rows/s) |")
+print(
+    "| 5. \(clients) clients × \(perClient) creates, 1 record per request | \(grouped(concurrent)) records/s | ≥ 7,000/s: \(verdict(concurrent >= 7_000)) | \(share(concurrent, rawSingle)) of raw SQLite 1-row transactions (\(grouped(rawSingle)) rows/s) |"
+)
 let queryRTTMedian = median(queryRTT)
 if let reason = filterRefusal, filteredP50.isEmpty {
-    print("| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results | skipped: server does not support filters yet | p50 ≤ 10 ms | server said: \"\(reason.prefix(90))\" |")
+    print(
+        "| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results | skipped: server does not support filters yet | p50 ≤ 10 ms | server said: \"\(reason.prefix(90))\" |"
+    )
 } else {
     let p50 = median(filteredP50)
-    print("| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results, p50 | \(µs(p50)) | p50 ≤ 10 ms: \(verdict(p50 <= 10_000)) | \(times(p50, queryRTTMedian)) HTTP round trip |")
+    print(
+        "| 6. filtered + sorted query over \(grouped(Double(queryRecords))), 200 results, p50 | \(µs(p50)) | p50 ≤ 10 ms: \(verdict(p50 <= 10_000)) | \(times(p50, queryRTTMedian)) HTTP round trip |"
+    )
 }
 let typeP50 = median(typeOnlyP50)
-print("| 6′. type-only query over \(grouped(Double(queryRecords))), 200 results, p50 (stand-in) | \(µs(typeP50)) | (p50 ≤ 10 ms) | \(times(typeP50, queryRTTMedian)) HTTP round trip |")
+print(
+    "| 6′. type-only query over \(grouped(Double(queryRecords))), 200 results, p50 (stand-in) | \(µs(typeP50)) | (p50 ≤ 10 ms) | \(times(typeP50, queryRTTMedian)) HTTP round trip |"
+)
 print("| baseline: GET /health (immediate handler) RTT p50 | \(µs(rtt)) | — | — |")
 print("| baseline: POST /bench/echo (async handler) RTT p50 | \(µs(echo)) | — | — |")
 print("| comparison: GET /health via URLSession p50 | \(µs(urlSessionP50)) | — | \(times(urlSessionP50, ourHealth)) this client (\(µs(ourHealth))) |")
 
 // Where the time goes, measured piece by piece in this process.
 func piece(_ name: String) -> Double { finished.compactMap { $0.pieces[name] }.min() ?? .nan }
-print("\nWhere a record's time goes (µs per record; least-disturbed figures: each piece measured alone in-process without HTTP, fastest of \(option("breakdown-batches", 10)) batches of \(batch) × \(rounds) rounds; end to end = best round):\n")
+print(
+    "\nWhere a record's time goes (µs per record; least-disturbed figures: each piece measured alone in-process without HTTP, fastest of \(option("breakdown-batches", 10)) batches of \(batch) × \(rounds) rounds; end to end = best round):\n"
+)
 print("| piece | µs/record | share of end-to-end |")
 print("|---|---|---|")
 let createTotal = 1e6 / (finished.map(\.creates).max() ?? creates)
@@ -206,7 +228,9 @@ for name in ["request decode", "store write", "response encode"] {
     print("| \(name) | \(String(format: "%.1f", piece(name))) | \(share(piece(name), createTotal)) |")
 }
 let createRest = createTotal - piece("request decode") - piece("store write") - piece("response encode")
-print("| rest: service logic (validation, schema admission, presenter), HTTP, scheduling | \(String(format: "%.1f", createRest)) | \(share(createRest, createTotal)) |")
+print(
+    "| rest: service logic (validation, schema admission, presenter), HTTP, scheduling | \(String(format: "%.1f", createRest)) | \(share(createRest, createTotal)) |"
+)
 print("| raw SQLite insert (baseline) | \(String(format: "%.1f", 1e6 / bestRawBatch)) | \(share(1e6 / bestRawBatch, createTotal)) |")
 print("| **2. change feed, end to end over HTTP** | \(String(format: "%.1f", feedTotal)) | 100% |")
 for name in ["store page read", "feed response encode"] {
@@ -215,8 +239,12 @@ for name in ["store page read", "feed response encode"] {
 let feedRest = feedTotal - piece("store page read") - piece("feed response encode")
 print("| rest: presenter, token, HTTP, scheduling | \(String(format: "%.1f", feedRest)) | \(share(feedRest, feedTotal)) |")
 print("| raw SQLite paged read (baseline) | \(String(format: "%.1f", 1e6 / bestRawRead)) | \(share(1e6 / bestRawRead, feedTotal)) |")
-print("| comparison: the create response built as a JSONValue tree by hand, then serialized (same bytes) | \(String(format: "%.1f", piece("response encode, direct JSONValue (prototype)"))) | vs \(String(format: "%.1f", piece("response encode"))) via WireCoding.encode (direct writer) |")
-print("| reference: WireCoding encode / decode of one record's fields, a bare [String: FieldValue] (encode direct, decode Codable) | \(String(format: "%.1f / %.1f", piece("Codable field encode"), piece("Codable field decode"))) | — |")
+print(
+    "| comparison: the create response built as a JSONValue tree by hand, then serialized (same bytes) | \(String(format: "%.1f", piece("response encode, direct JSONValue (prototype)"))) | vs \(String(format: "%.1f", piece("response encode"))) via WireCoding.encode (direct writer) |"
+)
+print(
+    "| reference: WireCoding encode / decode of one record's fields, a bare [String: FieldValue] (encode direct, decode Codable) | \(String(format: "%.1f / %.1f", piece("Codable field encode"), piece("Codable field decode"))) | — |"
+)
 
 print("\npeer reference (PocketBase): ~11,000 records/s in batches, ~1,900 single updates/s, ~3,600 creates/s from 8 clients")
 print("load average at the end: \(loadAverage())")

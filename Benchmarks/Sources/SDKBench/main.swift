@@ -124,7 +124,8 @@ var rawCount = 0
 let rawStart = monotonicNanoseconds()
 var marker: ContinuationMarker?
 repeat {
-    let reply = try post(path("records/query"), RecordsQuery.Request(query: Query(recordType: "Item"), zoneID: pageZone, resultsLimit: 200, continuationMarker: marker))
+    let reply = try post(
+        path("records/query"), RecordsQuery.Request(query: Query(recordType: "Item"), zoneID: pageZone, resultsLimit: 200, continuationMarker: marker))
     let page = try WireCoding.decode(RecordsQuery.Response.self, from: Data(reply.body))
     rawCount += page.records.count
     marker = page.continuationMarker

@@ -130,12 +130,12 @@ func rawDatabase(in directory: URL) throws -> SQLiteDatabasePool {
 func rawInsert(_ pool: SQLiteDatabasePool) throws -> Cost {
     try measure {
         try pool.writeSync { db in
-        for index in 0..<objects {
-            let (name, rank, score, created) = values(index)
-            try db.execute(
-                "INSERT INTO Item (Z_PK, name, rank, score, created, Z_OPT) VALUES (?, ?, ?, ?, ?, 1)",
-                binding: Int64(index + 1), name, rank, score, created.timeIntervalSince1970)
-        }
+            for index in 0..<objects {
+                let (name, rank, score, created) = values(index)
+                try db.execute(
+                    "INSERT INTO Item (Z_PK, name, rank, score, created, Z_OPT) VALUES (?, ?, ?, ?, ?, 1)",
+                    binding: Int64(index + 1), name, rank, score, created.timeIntervalSince1970)
+            }
         }
     }
 }
@@ -147,12 +147,12 @@ struct RawItem {
 func rawFetch(_ pool: SQLiteDatabasePool) throws -> Cost {
     var rows: [RawItem] = []
     let cost = try measure {
-    rows = try pool.readSync { db in
-        try db.fetchAll(
-            "SELECT Z_PK, name, rank, score, created FROM Item WHERE rank >= ? AND rank < ? ORDER BY score DESC",
-            [Int64(objects / 2), Int64(objects / 2 + fetchWidth)]
-        ) { row in RawItem(key: try row[0], name: try row[1], rank: try row[2], score: try row[3], created: try row[4]) }
-    }
+        rows = try pool.readSync { db in
+            try db.fetchAll(
+                "SELECT Z_PK, name, rank, score, created FROM Item WHERE rank >= ? AND rank < ? ORDER BY score DESC",
+                [Int64(objects / 2), Int64(objects / 2 + fetchWidth)]
+            ) { row in RawItem(key: try row[0], name: try row[1], rank: try row[2], score: try row[3], created: try row[4]) }
+        }
     }
     precondition(rows.count == fetchWidth, "raw fetch found \(rows.count) rows")
     return cost
@@ -359,11 +359,12 @@ print(
     "| child → view → root save of 100 changed objects, p50 | \(ms(median(chainSaves.map(\.wall)))) wall, "
         + "\(ms(median(chainSaves.map(\.cpu)))) CPU | \(ms(median(rawUpdates.map(\.wall)))) wall, "
         + "\(ms(median(rawUpdates.map(\.cpu)))) CPU | "
-        + String(format: "%.1f× wall, %.1f× CPU", median(chainSaves.map(\.wall)) / median(rawUpdates.map(\.wall)),
+        + String(
+            format: "%.1f× wall, %.1f× CPU", median(chainSaves.map(\.wall)) / median(rawUpdates.map(\.wall)),
             median(chainSaves.map(\.cpu)) / median(rawUpdates.map(\.cpu))) + " | — |")
 if !faultBytes.isEmpty {
-print("| memory per faulted object (\(objects) faults, RSS growth) | \(Int(median(faultBytes))) bytes | — | — | — |")
-print("| memory per loaded object (\(objects) fetched, RSS growth) | \(Int(median(loadedBytes))) bytes | — | — | — |")
+    print("| memory per faulted object (\(objects) faults, RSS growth) | \(Int(median(faultBytes))) bytes | — | — | — |")
+    print("| memory per loaded object (\(objects) fetched, RSS growth) | \(Int(median(loadedBytes))) bytes | — | — | — |")
 }
 
 extension URL {

@@ -177,7 +177,8 @@ if maximum >= 10_000 {
     let folders = try await fresh.count("Folder")
     print(
         "   initial sync of \(grouped(Double(count + folders))) entities (\(grouped(Double(count))) notes → \(folders) folders) to a fresh device: "
-            + "\(seconds(initial)) (target ≤ 10 s); the SDK fetching the same \(grouped(Double(try feed.modifications().count))) records alone: \(seconds(raw))")
+            + "\(seconds(initial)) (target ≤ 10 s); the SDK fetching the same \(grouped(Double(try feed.modifications().count))) records alone: \(seconds(raw))"
+    )
     try await fresh.sync.stop()
 }
 

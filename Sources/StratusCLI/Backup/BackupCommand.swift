@@ -66,7 +66,11 @@ enum BackupCommand {
             let manifest = try writer.finish(createdAt: createdAt, database: dataDirectory.isPostgres ? "postgres" : "sqlite")
             let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.size }
             let source = dataDirectory.isPostgres ? "the PostgreSQL database" : dataDirectory.url.path
-            if !quiet { print("backed up \(source) to \(archive.path): the database, \(manifest.files.contains { $0.name == BackupManifest.tokenSecretEntry } ? "the token secret, " : "")\(copied) asset(s), \(bytes) bytes") }
+            if !quiet {
+                print(
+                    "backed up \(source) to \(archive.path): the database, \(manifest.files.contains { $0.name == BackupManifest.tokenSecretEntry } ? "the token secret, " : "")\(copied) asset(s), \(bytes) bytes"
+                )
+            }
         } catch {
             writer.abandon()
             throw error
@@ -108,7 +112,9 @@ enum BackupCommand {
         defer { try? FileManager.default.removeItem(at: staging) }
         let manifest = try BackupReader.extract(archive, into: staging)
         guard manifest.database == (dataDirectory.isPostgres ? "postgres" : "sqlite") else {
-            throw CLIError("\(archive.path) is a backup of a \(manifest.database) database; restore it \(manifest.database == "postgres" ? "with --database postgres://…" : "into a --data-dir without --database")")
+            throw CLIError(
+                "\(archive.path) is a backup of a \(manifest.database) database; restore it \(manifest.database == "postgres" ? "with --database postgres://…" : "into a --data-dir without --database")"
+            )
         }
         let database = BackupReader.stagedURL(dataDirectory.isPostgres ? PostgresBackup.dumpEntry : BackupManifest.databaseEntry, in: staging)
         if dataDirectory.isPostgres {

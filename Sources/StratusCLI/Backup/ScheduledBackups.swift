@@ -28,7 +28,8 @@ struct ScheduledBackups: Sendable {
             throw CLIError("--backup-every: '\(every)' is not an interval such as 6h, 30m or 90s (at least 1s)")
         }
         let keep = try options.integer("backup-keep", default: 14, in: 1...10_000)
-        let folder = URL(fileURLWithPath: options.string("backup-directory", default: dataDirectory.url.appendingPathComponent("backups").path), isDirectory: true)
+        let folder = URL(
+            fileURLWithPath: options.string("backup-directory", default: dataDirectory.url.appendingPathComponent("backups").path), isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return ScheduledBackups(interval: interval, keep: keep, folder: folder, dataDirectory: dataDirectory, assets: assets)
     }

@@ -55,7 +55,8 @@ struct RemoteCopier {
         let environment = source.environment
         let schema = try await store.read { try $0.schema(container: container, environment: environment) }
         guard !schema.recordTypes.isEmpty else {
-            throw CLIError("the public database has no change feed: name the record types to copy with --record-types, or import the schema first (stratus schema import)")
+            throw CLIError(
+                "the public database has no change feed: name the record types to copy with --record-types, or import the schema first (stratus schema import)")
         }
         return schema.recordTypes.keys.sorted()
     }

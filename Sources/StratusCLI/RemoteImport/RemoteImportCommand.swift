@@ -42,7 +42,8 @@ enum RemoteImportCommand {
         do {
             let assets = try AssetFileStore(directory: dataDirectory.assetsDirectory(options))
             let progressPath = options.string("progress", default: "")
-            let progressURL = progressPath.isEmpty
+            let progressURL =
+                progressPath.isEmpty
                 ? dataDirectory.url.appendingPathComponent("import-progress-\(source.identifier)-\(source.environment.rawValue)-\(source.scope.rawValue).json")
                 : URL(fileURLWithPath: progressPath)
             var copier = RemoteCopier(
@@ -91,7 +92,9 @@ struct RemoteSource: CustomStringConvertible {
         } else {
             let webAuthToken = options.string("web-auth-token", default: "")
             guard !apiToken.isEmpty, !webAuthToken.isEmpty else {
-                throw CLIError("import --from needs --key-id and --key-file (the public database) or --api-token and --web-auth-token (a user's private database)\n\n\(RemoteImportCommand.usage)")
+                throw CLIError(
+                    "import --from needs --key-id and --key-file (the public database) or --api-token and --web-auth-token (a user's private database)\n\n\(RemoteImportCommand.usage)"
+                )
             }
             authentication = .apiToken(apiToken, webAuthToken: webAuthToken)
             scope = .private

@@ -84,7 +84,9 @@ extension Asset {
     /// - Returns: The file's URL. Downloaded files belong to the caller, who deletes them.
     /// - Throws: What ``data(timeout:transport:)`` throws, or ``StratusError/Code/invalidArguments``
     ///   when the file cannot be written.
-    public func fileURL(in directory: URL? = nil, timeout: Duration = .seconds(300), transport: (any HTTPTransport)? = nil)
+    public func fileURL(
+        in directory: URL? = nil, timeout: Duration = .seconds(300), transport: (any HTTPTransport)? = nil
+    )
         async throws -> URL
     {
         if let localFileURL { return localFileURL }

@@ -76,7 +76,9 @@ extension Container {
     ///
     /// - Parameter configuration: Poll deadline, backoff, token renewal, transport.
     /// - Returns: The notifications, in delivery order.
-    public func notifications(configuration: NotificationConfiguration = NotificationConfiguration()) -> AsyncThrowingStream<
+    public func notifications(
+        configuration: NotificationConfiguration = NotificationConfiguration()
+    ) -> AsyncThrowingStream<
         CloudNotification, any Error
     > {
         courierStream(configuration: configuration) { event in
@@ -99,7 +101,9 @@ extension Container {
     ///
     /// - Parameter configuration: Poll deadline, backoff, token renewal, transport.
     /// - Returns: The events, in order.
-    public func notificationEvents(configuration: NotificationConfiguration = NotificationConfiguration()) -> AsyncThrowingStream<
+    public func notificationEvents(
+        configuration: NotificationConfiguration = NotificationConfiguration()
+    ) -> AsyncThrowingStream<
         NotificationEvent, any Error
     > {
         courierStream(configuration: configuration) { $0 }

@@ -113,7 +113,8 @@ enum P256KeyEncoding {
 
     /// PKCS #8 `PrivateKeyInfo`, as OpenSSL 3 writes it (the curve in the algorithm, not in the inner key).
     static func pkcs8DER(scalar: Data, point: Data) -> Data {
-        let body = DERReader.element(DERReader.Tag.integer, Data([0])) + algorithmIdentifier
+        let body =
+            DERReader.element(DERReader.Tag.integer, Data([0])) + algorithmIdentifier
             + DERReader.element(DERReader.Tag.octetString, ecPrivateKey(scalar: scalar, point: point, extra: Data()))
         return DERReader.element(DERReader.Tag.sequence, body)
     }

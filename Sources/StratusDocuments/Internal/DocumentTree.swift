@@ -240,7 +240,9 @@ struct DocumentTree: Sendable {
 
     /// Puts the file `fromName` (in `from`) at `name` (in `folder`): `renameat` when it may replace a file,
     /// else `linkat` + `unlinkat`, which fails if the name was taken meanwhile instead of replacing it.
-    private static func place(_ from: Int32, _ fromName: String, at folder: Int32, _ name: String, path: String, replacing: Replacing)
+    private static func place(
+        _ from: Int32, _ fromName: String, at folder: Int32, _ name: String, path: String, replacing: Replacing
+    )
         throws
     {
         if case .nothing = replacing {

@@ -48,10 +48,12 @@ final class FolderLock: Sendable {
 
     /// Releases the lock (once; later calls do nothing).
     func release() {
-        guard let opened = descriptor.withLock({ state -> Int32? in
-            defer { state = nil }
-            return state
-        }) else { return }
+        guard
+            let opened = descriptor.withLock({ state -> Int32? in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         close(opened)
     }
 

@@ -14,7 +14,9 @@ struct AssetAdmission {
     let database: DatabaseKey
 
     /// The fields with every asset value checked and reduced to its stored form.
-    func admit(_ fields: [String: FieldValue], existing: StoredRecord?, recordName: String, _ reader: any RecordStoreReader) throws
+    func admit(
+        _ fields: [String: FieldValue], existing: StoredRecord?, recordName: String, _ reader: any RecordStoreReader
+    ) throws
         -> [String: FieldValue]
     {
         guard fields.values.contains(where: Self.holdsAssets) else { return fields }

@@ -306,7 +306,8 @@ final class Authenticator: Sendable {
         var contiguous = path
         let plain = contiguous.withUTF8 { utf8 in
             for byte in utf8 {
-                let unreserved = byte == UInt8(ascii: "/") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                let unreserved =
+                    byte == UInt8(ascii: "/") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
                     || byte == UInt8(ascii: "~") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                     || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
                 if !unreserved { return false }

@@ -70,7 +70,8 @@ extension SignInEndpoints {
     private func sendVerificationLink(
         _ ticket: SignUpTicketCodec.Ticket, apiToken: String, container: String, _ request: HTTPRequest
     ) async throws {
-        let link = baseURL.base(for: request) + Self.verifyPath + "?" + Authenticator.apiTokenParameter + "=" + URLText.queryValue(apiToken)
+        let link =
+            baseURL.base(for: request) + Self.verifyPath + "?" + Authenticator.apiTokenParameter + "=" + URLText.queryValue(apiToken)
             + "&" + Self.ticketParameter + "=" + URLText.queryValue(try authenticator.signUpTickets.seal(ticket))
         let message = VerificationMessage(
             emailAddress: ticket.email, link: link,

@@ -203,7 +203,8 @@ struct SignInEndpoints: EndpointGroup {
         response.headers.replaceOrAdd("X-Frame-Options", "DENY")
         response.headers.replaceOrAdd("X-Content-Type-Options", "nosniff")
         response.headers.replaceOrAdd("Referrer-Policy", "no-referrer")
-        response.headers.replaceOrAdd("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'")
+        response.headers.replaceOrAdd(
+            "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'")
         return response
     }
 

@@ -41,12 +41,13 @@ enum SignInPage {
             fields = email + #"<label>Password <input name="password" type="password" required autocomplete="current-password"></label>"# + keep
         case .signUp:
             (title, action, button, other) = ("Create an account", "/signup", "Send me a link", "Already have an account? " + signInLink)
-            fields = email + """
-                <label>First name <input name="givenName" autocomplete="given-name" maxlength="100"></label>
-                <label>Last name <input name="familyName" autocomplete="family-name" maxlength="100"></label>
-                <label class="check"><input type="checkbox" name="discoverable" value="on"> Let people who know my e-mail address find me</label>
-                <p class="container">We send a link to this address; follow it to choose your password.</p>
-                """
+            fields =
+                email + """
+                    <label>First name <input name="givenName" autocomplete="given-name" maxlength="100"></label>
+                    <label>Last name <input name="familyName" autocomplete="family-name" maxlength="100"></label>
+                    <label class="check"><input type="checkbox" name="discoverable" value="on"> Let people who know my e-mail address find me</label>
+                    <p class="container">We send a link to this address; follow it to choose your password.</p>
+                    """
         case .verify(let ticket):
             (title, action, button, other) = ("Choose a password", "/verify", "Create account", "")
             fields = """

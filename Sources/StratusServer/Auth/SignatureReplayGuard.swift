@@ -64,7 +64,8 @@ final class SignatureReplayGuard: Sendable {
         }
         if overflowed {
             logger.warning(
-                "more than \(capacity) server-to-server signatures within the date tolerance: the oldest are forgotten, so a replay of one of them would not be noticed; raise the capacity")
+                "more than \(capacity) server-to-server signatures within the date tolerance: the oldest are forgotten, so a replay of one of them would not be noticed; raise the capacity"
+            )
         }
         return admitted
     }

@@ -48,7 +48,8 @@ struct ChangeEndpoints: EndpointGroup {
                     desiredKeys: options.desiredKeys ?? request.desiredKeys,
                     recordTypes: (options.desiredRecordTypes ?? request.desiredRecordTypes).map(Set.init), view: view
                 )
-                results.append(.changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing)))
+                results.append(
+                    .changes(ZoneChanges.ZoneRecords(zoneID: page.zoneID, records: page.records, syncToken: page.syncToken, moreComing: page.moreComing)))
             } catch let error as ServiceError {
                 results.append(.error(error.zoneError(options.zoneID)))
             }

@@ -55,7 +55,9 @@ extension CloudKitService {
             principal = .user(userRecordName: userRecordName ?? "", sessionID: "console", apiToken: "")
         }
         do {
-            return try await OperatorPrincipal.$current.withValue(OperatorPrincipal.Grant(requestID: request.requestID, principal: principal)) { try await database.respond(request) }
+            return try await OperatorPrincipal.$current.withValue(OperatorPrincipal.Grant(requestID: request.requestID, principal: principal)) {
+                try await database.respond(request)
+            }
         } catch let error as any HTTPResponseError {
             return error.response(requestID: request.requestID)
         } catch {

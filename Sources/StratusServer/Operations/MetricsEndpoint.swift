@@ -46,7 +46,8 @@ public struct MetricsAccess: Sendable {
             // Constant time: the comparison does not tell how much of a guess was right.
             guard let presented, ConstantTime.isEqual(Data(presented.utf8), Data(bearerToken.utf8)) else {
                 throw HTTPError(
-                    status: .unauthorized, serverErrorCode: ServerErrorCode.authenticationFailed.rawValue, reason: "the metrics need the scrapers' bearer token",
+                    status: .unauthorized, serverErrorCode: ServerErrorCode.authenticationFailed.rawValue,
+                    reason: "the metrics need the scrapers' bearer token",
                     headers: ["WWW-Authenticate": "Bearer"]
                 )
             }

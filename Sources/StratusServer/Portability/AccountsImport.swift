@@ -32,7 +32,9 @@ enum AccountsImport {
                 signInCallbackURL: token.signInCallbackURL, allowedOrigins: token.allowedOrigins, createdAt: token.createdAt,
                 revokedAt: token.revokedAt)
             if let existing = try tx.apiToken(hash: token.tokenHash) {
-                guard existing == record else { throw ExportError("an API token with the hash \(token.tokenHash.prefix(12))… already exists here, for something else") }
+                guard existing == record else {
+                    throw ExportError("an API token with the hash \(token.tokenHash.prefix(12))… already exists here, for something else")
+                }
                 continue
             }
             try tx.insertAPIToken(record)
@@ -41,14 +43,17 @@ enum AccountsImport {
         try tokens.finish()
         let keys = try export.reader(ExportFormat.serverKeysFile)
         while let key = try keys.next(Exported.ServerKey.self) {
-            guard ExportFormat.isHex(key.keyID, digits: 64), key.publicKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"), key.publicKeyPEM.utf8.count <= 4096 else {
+            guard ExportFormat.isHex(key.keyID, digits: 64), key.publicKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"), key.publicKeyPEM.utf8.count <= 4096
+            else {
                 throw ExportError("\(keys.entry.name) line \(keys.lineNumber): a server-to-server key needs a 64-hex-digit ID and a PEM public key")
             }
             let record = ServerKeyRecord(
                 keyID: key.keyID, container: container, environment: key.environment, name: key.name, publicKeyPEM: key.publicKeyPEM,
                 createdAt: key.createdAt, revokedAt: key.revokedAt)
             if let existing = try tx.serverKey(id: key.keyID) {
-                guard existing == record else { throw ExportError("a server-to-server key with the ID \(key.keyID.prefix(12))… already exists here, for something else") }
+                guard existing == record else {
+                    throw ExportError("a server-to-server key with the ID \(key.keyID.prefix(12))… already exists here, for something else")
+                }
                 continue
             }
             try tx.insertServerKey(record)
@@ -82,7 +87,8 @@ enum AccountsImport {
         if let byName, byName.emailAddress == account.emailAddress { return false }
         guard byName == nil, byEmail == nil else {
             throw ExportError(
-                "the account \(account.userRecordName) <\(account.emailAddress)> conflicts with an account here that has the same user record name or e-mail address but not both; nothing was imported")
+                "the account \(account.userRecordName) <\(account.emailAddress)> conflicts with an account here that has the same user record name or e-mail address but not both; nothing was imported"
+            )
         }
         guard try tx.insertUser(account) else { throw ExportError("the account \(account.emailAddress) could not be added") }
         return true

@@ -137,7 +137,8 @@ private struct CopyPage {
         try ImportRules.check(database, zoneName: zoneName, at: "zone '\(zoneName)'")
         let zone = try tx.zone(named: zoneName, in: database) ?? tx.createZone(named: zoneName, in: database, createdAt: now)
         for (key, size) in assets.sorted(by: { $0.key < $1.key }) { try tx.putAsset(key: key, size: size, now: now) }
-        var admission = SchemaAdmission(schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment)
+        var admission = SchemaAdmission(
+            schema: try tx.schema(container: database.container, environment: database.environment), environment: database.environment)
         var delta = StorageUsage.zero
         for copied in records {
             let place = "record '\(copied.recordName.prefix(80))'"
@@ -173,7 +174,9 @@ private struct CopyPage {
         for name in deleted {
             guard let existing = try tx.record(named: name, inZone: zone.rowID), !existing.isDeleted else { continue }
             let sequence = try tx.nextChangeSequence(inZone: zone.rowID)
-            try tx.deleteRecord(named: name, inZone: zone.rowID, modified: StoredRecord.Stamp(timestamp: now, userRecordName: existing.modified.userRecordName, deviceID: "stratus-import"), sequence: sequence)
+            try tx.deleteRecord(
+                named: name, inZone: zone.rowID,
+                modified: StoredRecord.Stamp(timestamp: now, userRecordName: existing.modified.userRecordName, deviceID: "stratus-import"), sequence: sequence)
             try tx.replaceAssetReferences(zoneRowID: zone.rowID, recordName: name, keys: [], now: now)
             delta = delta - RecordUsage.of(existing)
         }

@@ -128,9 +128,13 @@ final class DataImport {
         let assetSizes = export.assets.mapValues(\.size)
         while let line = try reader.next(Exported.Record.self) {
             let place = "\(reader.entry.name) line \(reader.lineNumber)"
-            guard var zone = zones[line.zone] else { throw ExportError("\(place): record '\(line.recordName.prefix(80))' names zone \(line.zone), which zones.jsonl does not list") }
+            guard var zone = zones[line.zone] else {
+                throw ExportError("\(place): record '\(line.recordName.prefix(80))' names zone \(line.zone), which zones.jsonl does not list")
+            }
             guard line.changeSequence > zone.lastSequence, line.changeSequence <= zone.finalSequence else {
-                throw ExportError("\(place): record '\(line.recordName.prefix(80))' has change sequence \(line.changeSequence); records of a zone come in increasing change order, up to the zone's \(zone.finalSequence)")
+                throw ExportError(
+                    "\(place): record '\(line.recordName.prefix(80))' has change sequence \(line.changeSequence); records of a zone come in increasing change order, up to the zone's \(zone.finalSequence)"
+                )
             }
             let fields = try ImportRules.fields(line, zone: zone.row, assetSizes: assetSizes, at: place)
             guard try tx.record(named: line.recordName, inZone: zone.row.rowID) == nil else {
@@ -167,7 +171,8 @@ final class DataImport {
             guard ImportRules.isPlainName(line.subscriber), ImportRules.isPlainName(line.subscription.subscriptionID) else {
                 throw ExportError("\(place): a subscription needs a subscriber and an ID of 1 to 255 printable bytes")
             }
-            try tx.putSubscription(StoredSubscription(database: database, subscriber: line.subscriber, subscription: line.subscription, createdAt: line.createdAt))
+            try tx.putSubscription(
+                StoredSubscription(database: database, subscriber: line.subscriber, subscription: line.subscription, createdAt: line.createdAt))
             loaded.subscriptions += 1
         }
         try reader.finish()

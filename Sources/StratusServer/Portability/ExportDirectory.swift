@@ -33,7 +33,8 @@ struct ExportDirectory {
         }
         guard manifest.format == ExportFormat.name else { throw ExportError("\(url.path) is not a Stratus export (format '\(manifest.format)')") }
         guard manifest.version <= ExportFormat.version, manifest.version >= 1 else {
-            throw ExportError("\(url.path) is a version \(manifest.version) export; this stratus reads version \(ExportFormat.version): import it with a newer stratus")
+            throw ExportError(
+                "\(url.path) is a version \(manifest.version) export; this stratus reads version \(ExportFormat.version): import it with a newer stratus")
         }
         if let problem = ContainerIdentifier.problem(with: manifest.container) { throw ExportError("\(url.path): \(problem)") }
         var files: [String: ExportManifest.File] = [:]

@@ -18,7 +18,9 @@ struct ShareImport {
         var seen: Set<String> = []
         while let line = try shares.next(Exported.Share.self) {
             let place = "\(shares.entry.name) line \(shares.lineNumber)"
-            guard let zone = zones[line.zone], zone.database.scope == .private else { throw ExportError("\(place): shares live in private zones the export lists") }
+            guard let zone = zones[line.zone], zone.database.scope == .private else {
+                throw ExportError("\(place): shares live in private zones the export lists")
+            }
             guard try tx.record(named: line.shareName, inZone: zone.rowID)?.recordType == Record.shareRecordType else {
                 throw ExportError("\(place): share '\(line.shareName.prefix(80))' has no cloudkit.share record in its zone")
             }
@@ -48,7 +50,9 @@ struct ShareImport {
     }
 
     private func checkGUID(_ guid: String, seen: inout Set<String>, _ writer: any ShareStoreWriter, at place: String) throws {
-        guard ImportRules.isPlainName(guid, maximum: 64), guid.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) else {
+        guard ImportRules.isPlainName(guid, maximum: 64),
+            guid.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
+        else {
             throw ExportError("\(place): '\(guid.prefix(80))' is not a short GUID")
         }
         guard seen.insert(guid).inserted, try writer.share(shortGUID: guid) == nil, try writer.record(shortGUID: guid) == nil else {
@@ -71,14 +75,17 @@ struct ShareImport {
 
     /// A client may name any participant type but `UNKNOWN`; the store keeps what it was given.
     private static func participantType(_ type: ParticipantType, at place: String) throws -> ParticipantType {
-        guard type != .unknown, !type.rawValue.isEmpty, type.rawValue.utf8.count <= 32, type.rawValue.utf8.allSatisfy({ (65...90).contains($0) || $0 == 95 }) else {
+        guard type != .unknown, !type.rawValue.isEmpty, type.rawValue.utf8.count <= 32, type.rawValue.utf8.allSatisfy({ (65...90).contains($0) || $0 == 95 })
+        else {
             throw ExportError("\(place): '\(type.rawValue.prefix(40))' is not a participant type")
         }
         return type
     }
 
     private static func known<T: Equatable & CustomStringConvertible>(_ value: T, _ allowed: [T], at place: String) throws -> T {
-        guard allowed.contains(value) else { throw ExportError("\(place): '\(String(describing: value).prefix(40))' is not one of \(allowed.map(\.description))") }
+        guard allowed.contains(value) else {
+            throw ExportError("\(place): '\(String(describing: value).prefix(40))' is not one of \(allowed.map(\.description))")
+        }
         return value
     }
 }

@@ -27,7 +27,9 @@ enum NotificationPayload {
     }
 
     /// A zone notification (`ck.fet`): something changed in the zone.
-    static func zone(_ subscription: StoredSubscription, zone: ZoneRow, recipient: String, notificationID: String, record: StoredRecord?)
+    static func zone(
+        _ subscription: StoredSubscription, zone: ZoneRow, recipient: String, notificationID: String, record: StoredRecord?
+    )
         -> CourierNotification
     {
         var ck = CourierNotification.CK(cid: zone.database.container, nid: notificationID, ckuserid: recipient)

@@ -120,7 +120,8 @@ struct PushEndpoints: EndpointGroup {
         _ token: String, _ apnsEnvironment: APNsEnvironment, caller: String, container: String, environment: Environment
     ) async throws -> HTTPResponse {
         guard apnsEnvironment == .development || apnsEnvironment == .production else {
-            throw ServiceError.badRequest("apnsEnvironment must be 'development' or 'production' for an APNs device token; got '\(apnsEnvironment.rawValue.prefix(40))'")
+            throw ServiceError.badRequest(
+                "apnsEnvironment must be 'development' or 'production' for an APNs device token; got '\(apnsEnvironment.rawValue.prefix(40))'")
         }
         let row = APNsDeviceToken(
             token: token, container: container, environment: environment, apnsEnvironment: apnsEnvironment, owner: caller,

@@ -133,4 +133,3 @@ struct PushFanoutStatistics: Hashable, Sendable {
     /// Batches discarded because another fan-out applied the same step first.
     var overtaken = 0
 }
-

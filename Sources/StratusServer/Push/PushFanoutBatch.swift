@@ -74,21 +74,25 @@ struct PushFanoutBatch: Sendable {
             }
             let database = delivery.database
             let key = delivery.subscriber + "\u{0}" + database.container + "\u{0}" + database.environment.rawValue
-            let tokens = try tokensOf[key] ?? {
-                let tokens = try tx.pushTokens(of: delivery.subscriber, container: database.container, environment: database.environment, now: now)
-                tokensOf[key] = tokens
-                return tokens
-            }()
+            let tokens =
+                try tokensOf[key]
+                ?? {
+                    let tokens = try tx.pushTokens(of: delivery.subscriber, container: database.container, environment: database.environment, now: now)
+                    tokensOf[key] = tokens
+                    return tokens
+                }()
             for token in tokens where token != delivery.skippedToken {
                 if queues[token] == nil { order.append(token) }
                 queues[token, default: []].append(delivery.payload)
             }
             if let apns = delivery.apns {
-                let devices = try devicesOf[key] ?? {
-                    let devices = try tx.apnsDeviceTokens(of: delivery.subscriber, container: database.container, environment: database.environment)
-                    devicesOf[key] = devices
-                    return devices
-                }()
+                let devices =
+                    try devicesOf[key]
+                    ?? {
+                        let devices = try tx.apnsDeviceTokens(of: delivery.subscriber, container: database.container, environment: database.environment)
+                        devicesOf[key] = devices
+                        return devices
+                    }()
                 for device in devices where device.token != delivery.skippedToken {
                     pushes.append(
                         NewAPNsPush(

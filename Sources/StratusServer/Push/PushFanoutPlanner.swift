@@ -59,7 +59,9 @@ struct PushFanoutPlanner {
     }
 
     /// The notifications `stored` fires for the entry's changes, each with its change's position.
-    private func evaluate(_ stored: StoredSubscription, _ context: EntryContext, state: inout PlanState, _ tx: any RecordStoreReader) throws
+    private func evaluate(
+        _ stored: StoredSubscription, _ context: EntryContext, state: inout PlanState, _ tx: any RecordStoreReader
+    ) throws
         -> [(change: Int, delivery: PushFanoutBatch.Delivery)]
     {
         let subscription = stored.subscription
@@ -142,11 +144,13 @@ struct PushFanoutPlanner {
             let place = database.container + "\u{0}" + database.environment.rawValue
             let key = user + "\u{0}" + place
             if let known = devices[key] { return known }
-            let apnsReady = try apnsCredentials[place] ?? {
-                let ready = try tx.apnsCredentials(container: database.container, environment: database.environment) != nil
-                apnsCredentials[place] = ready
-                return ready
-            }()
+            let apnsReady =
+                try apnsCredentials[place]
+                ?? {
+                    let ready = try tx.apnsCredentials(container: database.container, environment: database.environment) != nil
+                    apnsCredentials[place] = ready
+                    return ready
+                }()
             let known = Recipients(
                 courier: try !tx.pushTokens(of: user, container: database.container, environment: database.environment, now: now).isEmpty,
                 apns: try apnsReady && !tx.apnsDeviceTokens(of: user, container: database.container, environment: database.environment).isEmpty

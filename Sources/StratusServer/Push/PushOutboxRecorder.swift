@@ -22,13 +22,15 @@ struct PushOutboxRecorder {
         var relevant: [RecordChange] = []
         for change in changes {
             guard let recordType = change.after?.recordType ?? change.before?.recordType else { continue }
-            let isWatched = try watched[recordType] ?? {
-                let found = try !tx.subscriptionCandidates(
-                    in: zone.database, zoneName: zone.zoneName, recordTypes: [recordType], after: nil, limit: 1
-                ).isEmpty
-                watched[recordType] = found
-                return found
-            }()
+            let isWatched =
+                try watched[recordType]
+                ?? {
+                    let found = try !tx.subscriptionCandidates(
+                        in: zone.database, zoneName: zone.zoneName, recordTypes: [recordType], after: nil, limit: 1
+                    ).isEmpty
+                    watched[recordType] = found
+                    return found
+                }()
             if isWatched { relevant.append(change) }
         }
         guard !relevant.isEmpty else { return false }

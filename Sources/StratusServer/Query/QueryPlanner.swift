@@ -221,7 +221,8 @@ struct QueryPlanner {
     }
 
     /// `value` as a list of `element`, such as an INT64_LIST for `IN` on an INT64 field.
-    private func coerceList(_ value: FieldValue, to element: FieldType, _ name: String, _ comparator: StratusWire.Comparator) throws(ServiceError) -> FieldValue {
+    private func coerceList(_ value: FieldValue, to element: FieldType, _ name: String, _ comparator: StratusWire.Comparator) throws(ServiceError) -> FieldValue
+    {
         guard let elements = Self.elements(of: value) else {
             let tag = element.listType?.rawValue ?? "a list"
             throw .badRequest("\(comparator.rawValue) on field '\(name)' needs a list value (\(tag)); got \(value.type.rawValue)")

@@ -19,7 +19,8 @@ enum StorageQuota {
         if delta == .zero { return }
         let limited: Bool
         switch database.scope {
-        case .public: limited = limits.publicRecordBytes < QuotaLimits.unlimited.publicRecordBytes || limits.publicAssetBytes < QuotaLimits.unlimited.publicAssetBytes
+        case .public:
+            limited = limits.publicRecordBytes < QuotaLimits.unlimited.publicRecordBytes || limits.publicAssetBytes < QuotaLimits.unlimited.publicAssetBytes
         default: limited = limits.privateBytesPerUser < QuotaLimits.unlimited.privateBytesPerUser
         }
         // Only growth is checked, and only against a real limit; the counters move either way.

@@ -40,7 +40,8 @@ struct RecordEndpoints: EndpointGroup {
             return try request.records.map { item in
                 guard let zone else {
                     if zoneName == ZoneID.defaultZoneName {
-                        return .error(ServiceError(.notFound, "record '\(item.recordName)' does not exist").recordError(recordName: item.recordName, uuid: uuid))
+                        return .error(
+                            ServiceError(.notFound, "record '\(item.recordName)' does not exist").recordError(recordName: item.recordName, uuid: uuid))
                     }
                     return .error(ServiceError(.zoneNotFound, "zone '\(zoneName)' does not exist").recordError(recordName: item.recordName, uuid: uuid))
                 }

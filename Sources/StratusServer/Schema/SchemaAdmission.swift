@@ -40,7 +40,8 @@ struct SchemaAdmission {
                 }
             } else {
                 guard canGrow else {
-                    throw .badRequest("field '\(name)' does not exist on record type '\(recordType)' in the production schema; deploy it from development first")
+                    throw .badRequest(
+                        "field '\(name)' does not exist on record type '\(recordType)' in the production schema; deploy it from development first")
                 }
                 guard incoming != .unknownList else { continue }  // an empty untyped list says nothing about the type
                 typeSchema.fields[name] = .justInTime(incoming)

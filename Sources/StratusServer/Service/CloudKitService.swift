@@ -59,7 +59,9 @@ public final class CloudKitService: Sendable {
         courier = parts.courier
         fanout = parts.fanout
         apns = parts.apns
-        assetLinks = parts.files == nil ? nil : AssetLinks.Signer(tokens: parts.tokens, baseURL: parts.baseURL, configuration: configuration.assets, now: configuration.now)
+        assetLinks =
+            parts.files == nil
+            ? nil : AssetLinks.Signer(tokens: parts.tokens, baseURL: parts.baseURL, configuration: configuration.assets, now: configuration.now)
         assetCollector = AssetGarbageCollector(store: store, files: parts.files, configuration: configuration.assets, now: configuration.now, logger: logger)
         groups = parts.groups(accounts: accounts)
         var operations = EndpointRoutes(router: Router(logger: logger))

@@ -280,7 +280,9 @@ extension ObjectContext {
     ///   - objectID: An object ID.
     /// - Returns: The object, wrapped.
     /// - Throws: ``StoreError`` with ``StoreError/Code/objectNotFound`` if no object has the ID, or a store error.
-    public func existingObject<Wrapper: ManagedObjectWrapper>(_ type: Wrapper.Type, with objectID: ObjectID) throws
+    public func existingObject<Wrapper: ManagedObjectWrapper>(
+        _ type: Wrapper.Type, with objectID: ObjectID
+    ) throws
         -> Wrapper
     {
         Wrapper(wrapping: try existingObject(with: objectID))
@@ -316,7 +318,9 @@ extension ObjectContext {
     ///   - type: The wrapper type.
     /// - Returns: The objects, wrapped, as ``fetch(_:)`` finds them.
     /// - Throws: ``StoreError`` if the store cannot be read.
-    public func fetch<Wrapper: ManagedObjectWrapper>(_ request: FetchRequest, as type: Wrapper.Type) throws
+    public func fetch<Wrapper: ManagedObjectWrapper>(
+        _ request: FetchRequest, as type: Wrapper.Type
+    ) throws
         -> [Wrapper]
     {
         precondition(
@@ -333,7 +337,9 @@ extension ObjectContext {
     ///   - predicate: The condition, or `nil` for every object.
     /// - Returns: The number, as ``count(for:)`` finds it.
     /// - Throws: ``StoreError`` if the store cannot be read.
-    public func count<Wrapper: ManagedObjectWrapper>(_ type: Wrapper.Type, where predicate: FetchPredicate? = nil)
+    public func count<Wrapper: ManagedObjectWrapper>(
+        _ type: Wrapper.Type, where predicate: FetchPredicate? = nil
+    )
         throws -> Int
     {
         try count(for: FetchRequest(for: type, predicate: predicate))

@@ -352,10 +352,13 @@ extension ObjectContext {
 
     private func sort(_ objects: [ManagedObject], by sorts: [ResolvedSort]) -> [ManagedObject] {
         let keyed = objects.map { object in
-            (object, sorts.map { sort -> AttributeValue? in
-                guard case .attribute(let value) = pathValue(sort.path, of: object) else { return nil }
-                return value
-            })
+            (
+                object,
+                sorts.map { sort -> AttributeValue? in
+                    guard case .attribute(let value) = pathValue(sort.path, of: object) else { return nil }
+                    return value
+                }
+            )
         }
         return keyed.sorted { lhs, rhs in
             for (index, sort) in sorts.enumerated() {

@@ -39,9 +39,13 @@ extension ObjectContext {
             guard isKnown(update.objectID) else { continue }
             let object = registeredObject(update.objectID)
             if let conflict = conflicts[update.objectID] {
-                guard let resolved = Self.resolve(update, conflict, changes.mergePolicy, current: { index in
-                    self.attribute(of: object, at: index)
-                }, currentToOne: { index in self.toOneID(of: object, at: index) }) else { continue }
+                guard
+                    let resolved = Self.resolve(
+                        update, conflict, changes.mergePolicy,
+                        current: { index in
+                            self.attribute(of: object, at: index)
+                        }, currentToOne: { index in self.toOneID(of: object, at: index) })
+                else { continue }
                 update = resolved
             }
             guard !object.isDeletedFlag, !object.isInaccessible else { continue }
@@ -74,7 +78,8 @@ extension ObjectContext {
         registered.reserveCapacity(registered.count + insertions.count)
         let observed = isObserved
         for insertion in insertions {
-            let object = registered[insertion.objectID]
+            let object =
+                registered[insertion.objectID]
                 ?? ManagedObject(
                     entity: model.entity(insertion.objectID.entityName), objectID: insertion.objectID, owner: self)
             registered[insertion.objectID] = object

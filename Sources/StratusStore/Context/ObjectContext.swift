@@ -204,7 +204,9 @@ public final class ObjectContext: @unchecked Sendable {
     /// - Parameter body: Uses the context and its objects; returns a `Sendable` value (an ``ObjectID``, not an object).
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
-    public func perform<Result: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> Result) async throws
+    public func perform<Result: Sendable>(
+        _ body: @escaping @Sendable (ObjectContext) throws -> Result
+    ) async throws
         -> Result
     {
         try await withCheckedThrowingContinuation { continuation in

@@ -145,7 +145,8 @@ struct SyncSessionStateMachine<FetchWaiter, DrainWaiter> {
     mutating func restoreLastSyncDate(_ date: Date) { status.lastSyncDate = date }
 
     private mutating func updateCaughtUp() {
-        status.isCaughtUp = !status.isPaused && !status.isSyncing && status.pendingCount == 0 && !fetchOutstanding
+        status.isCaughtUp =
+            !status.isPaused && !status.isSyncing && status.pendingCount == 0 && !fetchOutstanding
             && status.lastError == nil
     }
 

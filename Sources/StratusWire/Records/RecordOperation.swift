@@ -210,7 +210,9 @@ public struct RecordOperation: Hashable, Sendable {
         }
         guard record.recordName != nil else { throw fail("a \(type.rawValue) operation needs 'recordName'") }
         if type.checksChangeTag, record.recordChangeTag == nil {
-            throw fail("a \(type.rawValue) operation needs 'recordChangeTag'; use force\(type.rawValue.prefix(1).uppercased() + type.rawValue.dropFirst()) to skip the check")
+            throw fail(
+                "a \(type.rawValue) operation needs 'recordChangeTag'; use force\(type.rawValue.prefix(1).uppercased() + type.rawValue.dropFirst()) to skip the check"
+            )
         }
     }
 }

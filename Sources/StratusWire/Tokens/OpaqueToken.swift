@@ -4,8 +4,8 @@
 /// encodes as a plain JSON string (the standard library's `Codable` for
 /// string-backed `RawRepresentable`).
 public protocol OpaqueToken: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
-    CustomStringConvertible where RawValue == String
-{
+    CustomStringConvertible
+where RawValue == String {
     /// Wraps token text received from the wire.
     init(rawValue: String)
 }

@@ -14,10 +14,12 @@ enum OpenSSLVerifier {
         try Data(publicKeyPEM.utf8).write(to: directory.appendingPathComponent("pub.pem"))
         try derSignature.write(to: directory.appendingPathComponent("sig.der"))
         try message.write(to: directory.appendingPathComponent("msg"))
-        let result = try SpawnedCommand.runBlocking(executable, [
-            "dgst", "-sha256", "-verify", directory.appendingPathComponent("pub.pem").path,
-            "-signature", directory.appendingPathComponent("sig.der").path, directory.appendingPathComponent("msg").path,
-        ])
+        let result = try SpawnedCommand.runBlocking(
+            executable,
+            [
+                "dgst", "-sha256", "-verify", directory.appendingPathComponent("pub.pem").path,
+                "-signature", directory.appendingPathComponent("sig.der").path, directory.appendingPathComponent("msg").path,
+            ])
         return (result.status, result.output + result.errorOutput)
     }
 }

@@ -100,7 +100,9 @@ struct HostileDocumentsZone {
     }
 
     /// A `DocumentVersion` record (a conflict version of `document`) whose record name is `name`.
-    func version(named name: String, of document: String, path: String, _ text: String, device: String = "attacker") throws
+    func version(
+        named name: String, of document: String, path: String, _ text: String, device: String = "attacker"
+    ) throws
         -> StratusClient.Record
     {
         var record = StratusClient.Record(recordType: "DocumentVersion", recordID: RecordID(recordName: name, zoneID: Self.zoneID))

@@ -71,7 +71,8 @@ struct PublicRoleWorld {
 
     /// Creates a `Diary` in the public database.
     func create(_ name: String, title: String, rank: Int, as user: TestCloudKitServer.SignedInUser) async throws {
-        let body = #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Diary","fields":{"title":{"value":"\#(title)"},"rank":{"value":\#(rank)}}}}]}"#
+        let body =
+            #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Diary","fields":{"title":{"value":"\#(title)"},"rank":{"value":\#(rank)}}}}]}"#
         let reply = try await server.exchange("records/modify", body, database: "public", query: user.query)
         #expect(reply.status == 200 && Self.codes(reply) == [nil], "\(reply.text)")
     }

@@ -67,7 +67,9 @@ enum PushAttack {
 
     /// `user`'s query subscription `id` on creations of `type` in the public database, and a device
     /// that receives it.
-    static func watchCreations(of type: String, id: String, as user: TestCloudKitServer.SignedInUser, on server: TestCloudKitServer)
+    static func watchCreations(
+        of type: String, id: String, as user: TestCloudKitServer.SignedInUser, on server: TestCloudKitServer
+    )
         async throws -> Device
     {
         let reply = try await subscribe(

@@ -155,7 +155,12 @@ import FoundationNetworking
     /// Unreferenced content is collected after the grace period; referenced content never is.
     @Test(arguments: backends) func unreferencedAssetsAreCollectedAfterTheGracePeriod(_ backend: RecordStoreBackend) async throws {
         let clock = ManualClock(step: 1)
-        try await withServer(backend, configure: { $0.now = clock.reader; $0.assets.gracePeriod = 60_000 }) { server in
+        try await withServer(
+            backend,
+            configure: {
+                $0.now = clock.reader; $0.assets.gracePeriod = 60_000
+            }
+        ) { server in
             let kept = try await Self.upload(Self.bytes(100, seed: 1), to: server)
             let orphan = try await Self.upload(Self.bytes(100, seed: 2), to: server)
             let released = try await Self.upload(Self.bytes(100, seed: 3), to: server)

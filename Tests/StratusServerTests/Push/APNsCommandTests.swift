@@ -63,8 +63,10 @@ import Testing
         try Data("-----BEGIN PRIVATE KEY-----\nSECRETLOOKINGBYTES0123456789\n-----END PRIVATE KEY-----\n".utf8).write(to: URL(fileURLWithPath: notAKey))
         func set(_ extra: [String], key: String) async throws -> (status: Int32, output: String, errors: String) {
             try await StratusChildProcess.runAllowingFailure(
-                ["push", "apns", "set", Self.container, "--key-file", key, "--data-dir", data, "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
-                 "--topic", "com.example.CLI"] + extra
+                [
+                    "push", "apns", "set", Self.container, "--key-file", key, "--data-dir", data, "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
+                    "--topic", "com.example.CLI",
+                ] + extra
             )
         }
         let garbage = try await set([], key: notAKey)
@@ -80,8 +82,10 @@ import Testing
         let missing = try await set([], key: directory.path("nope.p8"))
         #expect(missing.status != 0 && missing.errors.contains("cannot be read"))
         let unknownContainer = try await StratusChildProcess.runAllowingFailure(
-            ["push", "apns", "set", "iCloud.com.example.Nope", "--key-file", good, "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
-             "--topic", "com.example.CLI", "--data-dir", data]
+            [
+                "push", "apns", "set", "iCloud.com.example.Nope", "--key-file", good, "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
+                "--topic", "com.example.CLI", "--data-dir", data,
+            ]
         )
         #expect(unknownContainer.status != 0 && unknownContainer.errors.contains("does not exist"))
         #expect(try await StratusChildProcess.run(["push", "apns", "list", "--data-dir", data]).contains("no container has APNs credentials"))

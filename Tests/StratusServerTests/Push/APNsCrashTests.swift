@@ -27,7 +27,8 @@ struct APNsCrashTests {
         )
         defer { first.killHard() }
         var client = LoopbackCloudKitClient(port: first.port, container: Self.container)
-        let subscription = #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"z","subscriptionType":"zone","zoneID":{"zoneName":"_defaultZone"}}}]}"#
+        let subscription =
+            #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"z","subscriptionType":"zone","zoneID":{"zoneName":"_defaultZone"}}}]}"#
         #expect(try await client.post("subscriptions/modify", subscription).status == 200)
         let token = String(repeating: "c3", count: 32)
         let register = #"{"apnsEnvironment":"production","apnsToken":"\#(token)"}"#

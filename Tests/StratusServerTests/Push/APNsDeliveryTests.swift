@@ -38,7 +38,8 @@ struct APNsDeliveryTests {
             var roundTrips: [Double] = []
             for attempt in 0..<12 {
                 let name = "n\(attempt)"
-                let save = #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"\#(name)","fields":{"title":{"value":"Hi"}}}}]}"#
+                let save =
+                    #"{"operations":[{"operationType":"create","record":{"recordType":"Note","recordName":"\#(name)","fields":{"title":{"value":"Hi"}}}}]}"#
                 let sent = Self.wallClockNanoseconds()
                 let reply = try await world.server.exchange("records/modify", save, headers: [RecordChangeEffectsHeader.skip: deviceA])
                 let answered = Self.wallClockNanoseconds()

@@ -97,7 +97,8 @@ import Testing
             try await store.write { tx in _ = try tx.registerAPNsDeviceToken(Self.device("aa", owner: "_bob", at: 3), maximumPerUser: 5) }
             #expect(try await store.write { tx in try tx.claimAPNsPushes(limit: 10, now: 1, leaseUntil: 2) }.isEmpty)
             #expect(try await store.read { tx in try tx.apnsDeviceTokens(of: "_alice", container: Self.container, environment: .development) }.isEmpty)
-            #expect(try await store.read { tx in try tx.apnsDeviceTokens(of: "_bob", container: Self.container, environment: .development) }.map(\.token) == ["aa"])
+            #expect(
+                try await store.read { tx in try tx.apnsDeviceTokens(of: "_bob", container: Self.container, environment: .development) }.map(\.token) == ["aa"])
         }
     }
 

@@ -212,9 +212,11 @@ extension CourierStateMachine {
         #expect(payload.aps?.category == "NOTES")
         #expect(payload.aps?.contentAvailable == 1)
         #expect(payload.ck.qry?.af == ["title": .string("Fix the Login bug")])
-        #expect(payload.ck.qry == CourierNotification.QueryNotification(
-            sid: "s1", rid: "r1", zid: "Inbox", zoid: "_alice", fo: 1, dbs: 2, af: ["title": .string("Fix the Login bug")]
-        ))
+        #expect(
+            payload.ck.qry
+                == CourierNotification.QueryNotification(
+                    sid: "s1", rid: "r1", zid: "Inbox", zoid: "_alice", fo: 1, dbs: 2, af: ["title": .string("Fix the Login bug")]
+                ))
         #expect(payload.ck.ckuserid == "_alice" && payload.ck.cid == "iCloud.c" && payload.ck.nid == "n1")
     }
 

@@ -91,7 +91,10 @@ import Testing
         try await withServer(backend) { server in
             let results = try await server.modifySubscriptions([
                 .create(Subscription(subscriptionID: "no-query", subscriptionType: .query)),
-                .create(Subscription(subscriptionID: "bad-event", subscriptionType: .query, query: Query(recordType: "Note"), firesOn: [SubscriptionEvent(rawValue: "explode")])),
+                .create(
+                    Subscription(
+                        subscriptionID: "bad-event", subscriptionType: .query, query: Query(recordType: "Note"),
+                        firesOn: [SubscriptionEvent(rawValue: "explode")])),
                 .create(Subscription(subscriptionID: "no-zone", subscriptionType: .zone, zoneID: ZoneID(zoneName: "Nowhere"))),
                 .create(Subscription(subscriptionID: "db", subscriptionType: SubscriptionType(rawValue: "database"))),
                 .create(Subscription(subscriptionID: "fine", subscriptionType: .zone)),

@@ -61,7 +61,9 @@ enum LoadScenarios {
     }
 
     /// Sends `count` concurrent updates of `name` carrying the same change `tag`, spread over `clients`; returns every result.
-    static func raceUpdates(of name: String, tag: String, zone: String, count: Int, clients: [LoopbackCloudKitClient]) async throws
+    static func raceUpdates(
+        of name: String, tag: String, zone: String, count: Int, clients: [LoopbackCloudKitClient]
+    ) async throws
         -> [RecordResult]
     {
         try await withThrowingTaskGroup(of: RecordResult?.self) { group in

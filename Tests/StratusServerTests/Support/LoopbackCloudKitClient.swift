@@ -27,7 +27,8 @@ struct LoopbackCloudKitClient: Sendable {
 
     /// POSTs raw `bytes` to `path` and returns the status and body.
     func post(path: String, bytes: Data, operation: String) async throws -> (status: Int, body: Data) {
-        let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        let head =
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
         let reply = try await RawHTTPConnection.exchange(port: port, bytes: Data(head.utf8) + bytes, timeout: 30)
         guard let status = reply.status else {
             throw Failure(description: "\(operation): no HTTP response (\(reply.raw.count) bytes)")

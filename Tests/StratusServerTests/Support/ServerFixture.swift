@@ -41,7 +41,8 @@ extension TestCloudKitServer {
 
     /// Fetches one page of `records/changes`.
     func changes(zone: String, token: SyncToken? = nil, limit: Int? = nil) async throws -> RecordsChanges.Response {
-        try await send("records/changes", RecordsChanges.Request(zoneID: ZoneID(zoneName: zone), syncToken: token, resultsLimit: limit), as: RecordsChanges.Response.self)
+        try await send(
+            "records/changes", RecordsChanges.Request(zoneID: ZoneID(zoneName: zone), syncToken: token, resultsLimit: limit), as: RecordsChanges.Response.self)
     }
 
     /// Follows `records/changes` until `moreComing` is false; returns every entry and the final token.
@@ -78,4 +79,3 @@ extension RecordResult {
     /// The error code of a failed item, or `nil` for a record.
     var code: ServerErrorCode? { error?.serverErrorCode }
 }
-

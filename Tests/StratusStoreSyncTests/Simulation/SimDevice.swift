@@ -53,7 +53,9 @@ final class SimStoreDevice: SimDevice {
     private var store: PersistentContainer
     private var storeSync: StoreSync
 
-    private init(name: String, network: SimNetwork, directory: URL, clock: @escaping @Sendable () -> Date, zoneName: String, opened: (PersistentContainer, StoreSync)) {
+    private init(
+        name: String, network: SimNetwork, directory: URL, clock: @escaping @Sendable () -> Date, zoneName: String, opened: (PersistentContainer, StoreSync)
+    ) {
         self.name = name
         self.network = network
         self.directory = directory
@@ -62,14 +64,18 @@ final class SimStoreDevice: SimDevice {
         (store, storeSync) = opened
     }
 
-    static func launch(name: String, network: SimNetwork, directory: URL, clock: @escaping @Sendable () -> Date, zoneName: String) async throws -> SimStoreDevice {
+    static func launch(
+        name: String, network: SimNetwork, directory: URL, clock: @escaping @Sendable () -> Date, zoneName: String
+    ) async throws -> SimStoreDevice {
         let opened = try await open(name: name, network: network, directory: directory, clock: clock, zoneName: zoneName)
         let device = SimStoreDevice(name: name, network: network, directory: directory, clock: clock, zoneName: zoneName, opened: opened)
         try? await device.storeSync.start(push: false)
         return device
     }
 
-    private static func open(name: String, network: SimNetwork, directory: URL, clock: @escaping @Sendable () -> Date, zoneName: String) async throws -> (PersistentContainer, StoreSync) {
+    private static func open(
+        name: String, network: SimNetwork, directory: URL, clock: @escaping @Sendable () -> Date, zoneName: String
+    ) async throws -> (PersistentContainer, StoreSync) {
         let store = PersistentContainer(
             name: name, model: try NotesModel.make(folderCascades: true), url: directory.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()

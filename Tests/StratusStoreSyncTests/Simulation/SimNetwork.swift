@@ -124,10 +124,12 @@ final class SimNetwork: HTTPTransport {
         case .none:
             var answer = await deliver(request)
             // The first fetch from no token after an expiry: the server compacted its log, tombstones too.
-            if operation == "changes/zone", state.withLock({ state in
-                defer { state.compacted = false }
-                return state.compacted && !String(decoding: request.body, as: UTF8.self).contains("\"syncToken\"")
-            }) {
+            if operation == "changes/zone",
+                state.withLock({ state in
+                    defer { state.compacted = false }
+                    return state.compacted && !String(decoding: request.body, as: UTF8.self).contains("\"syncToken\"")
+                })
+            {
                 answer.body = (try? CompactedChangeLog.withoutTombstones(answer.body)) ?? answer.body
             }
             return answer

@@ -113,7 +113,8 @@ struct SimOracle {
             if !known, !(field == .folder && final == "-" && !deletedFolders.isEmpty) {
                 failures.append("\(note.title).\(field) is \(final), a value no app wrote")
             }
-            for edit in edits where edit.title == note.title && edit.field == field && edit.value != final
+            for edit in edits
+            where edit.title == note.title && edit.field == field && edit.value != final
                 && (editSteps[edit] ?? 0) > lastReset && exemptEdits[edit] == nil
             {
                 let superseded = ancestors[edit, default: []].contains(final) && !ancestors[finalKey, default: []].contains(edit.value)

@@ -139,7 +139,9 @@ struct SimRun {
             }
             try await world.restartServer(limits)
             limitedFor = 2 + next(4)
-            journal.append("the server restarts with \(throttle ? "a throttle of \(limits.burst) requests" : "a quota of \(limits.privateBytesPerUser) bytes") for \(limitedFor) steps")
+            journal.append(
+                "the server restarts with \(throttle ? "a throttle of \(limits.burst) requests" : "a quota of \(limits.privateBytesPerUser) bytes") for \(limitedFor) steps"
+            )
         case 6 where downFor == 0:
             try await world.resetZone()
             oracle.zoneReset(step: step)
@@ -285,7 +287,7 @@ struct SimRun {
                 do {
                     try await device.sync()
                     try await device.settle()
-                } catch where round < 2 {
+                } catch  where round < 2 {
                     journal.append("\(device.name) final sync \(round + 1): failed (\(Self.short(error)))")
                 } catch {
                     failures.append("\(device.name)'s last final sync failed: \(error)")

@@ -59,7 +59,10 @@ struct SyncSimulationTests {
                         let (found, run) = try await Self.run(seed: seed)
                         if Self.printsSteps { print(run.journal.all.joined(separator: "\n")) }
                         if !found.isEmpty {
-                            failed.append((["seed \(seed) failed (replay: SIM_SEED=\(seed) SIM_LOG=1 swift test --skip-build --filter SyncSimulationTests):"] + found + ["steps:"] + run.log).joined(separator: "\n  "))
+                            failed.append(
+                                (["seed \(seed) failed (replay: SIM_SEED=\(seed) SIM_LOG=1 swift test --skip-build --filter SyncSimulationTests):"] + found + [
+                                    "steps:"
+                                ] + run.log).joined(separator: "\n  "))
                         }
                     }
                     return failed

@@ -82,7 +82,9 @@ final class LifecycleDevice {
     }
 
     /// A device whose first launch has started sync (without push).
-    static func launch(name: String, directory: URL, server: TestCloudKitServer, zoneName: String, policy: ConflictPolicy)
+    static func launch(
+        name: String, directory: URL, server: TestCloudKitServer, zoneName: String, policy: ConflictPolicy
+    )
         async throws -> LifecycleDevice
     {
         let launched = try await open(name: name, directory: directory, server: server, zoneName: zoneName, policy: policy, online: true)
@@ -127,7 +129,7 @@ final class LifecycleDevice {
         self.online = online
         do {
             try await sync.start(push: false)
-        } catch where !online {}
+        } catch  where !online {}
     }
 
     /// Stops sync while the app goes on with its store (until ``relaunch(online:)``).

@@ -258,7 +258,7 @@ struct LifecycleRun {
         let online = device.online
         do {
             try await body(device)
-        } catch where !online {
+        } catch  where !online {
             // Offline: the sync fails and changes nothing.
         }
         try await device.sync.waitForIdle()

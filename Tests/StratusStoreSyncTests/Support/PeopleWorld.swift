@@ -79,7 +79,8 @@ final class PeopleWorld: Sendable {
         let network = SwitchableTransport(underlying ?? Self.sharedTransport)
         let clock = server.deviceClock
         let sync = try CloudController.setUp(
-            container: server.deviceContainer(transport: network), store: store, deviceID: "device-\(name)", bookkeeping: directory.url.appendingPathComponent("\(name).sync")
+            container: server.deviceContainer(transport: network), store: store, deviceID: "device-\(name)",
+            bookkeeping: directory.url.appendingPathComponent("\(name).sync")
         ) { configuration in
             configuration.now = clock
             configuration.logger = .disabled

@@ -45,7 +45,9 @@ struct RandomWire {
 
     mutating func double() -> Double {
         if chance(40) {
-            return pick([0.0, -0.0, 2.0, -2.0, 1e-7, 1e20, 1e300, -1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1.0 / 3.0, 9_007_199_254_740_993.0])
+            return pick([
+                0.0, -0.0, 2.0, -2.0, 1e-7, 1e20, 1e300, -1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1.0 / 3.0, 9_007_199_254_740_993.0,
+            ])
         }
         if chance(30) { return Double(Int.random(in: -1_000_000...1_000_000, using: &rng)) }
         return Double(bitPattern: UInt64.random(in: 0 ... .max, using: &rng) & ~(UInt64(0x7FF) << 52) | (UInt64.random(in: 1...0x7FE, using: &rng) << 52))
@@ -62,7 +64,9 @@ struct RandomWire {
     }
 
     mutating func reference() -> Reference {
-        Reference(recordName: string(), zoneID: maybe { $0.zoneID() }, action: maybe { ReferenceAction(rawValue: $0.pick(["NONE", "DELETE_SELF", "VALIDATE", $0.string()])) })
+        Reference(
+            recordName: string(), zoneID: maybe { $0.zoneID() },
+            action: maybe { ReferenceAction(rawValue: $0.pick(["NONE", "DELETE_SELF", "VALIDATE", $0.string()])) })
     }
 
     mutating func asset() -> Asset {

@@ -20,7 +20,8 @@ import Testing
             try expectSameBytes(RecordsModify.Response(records: records))
             try expectSameBytes(RecordsLookup.Response(records: records))
             try expectSameBytes(RecordsQuery.Response(records: records, continuationMarker: random.maybe { ContinuationMarker($0.string()) }))
-            try expectSameBytes(RecordsChanges.Response(records: records, syncToken: token, moreComing: random.chance(50), reverse: random.maybe { $0.chance(50) }))
+            try expectSameBytes(
+                RecordsChanges.Response(records: records, syncToken: token, moreComing: random.chance(50), reverse: random.maybe { $0.chance(50) }))
             let zones: [ZoneChanges.ZoneResult] = [
                 .changes(ZoneChanges.ZoneRecords(zoneID: random.zoneID(), records: records, syncToken: token, moreComing: random.chance(50))),
                 .error(ZoneRecordFetchError(zoneID: random.maybe { $0.zoneID() }, serverErrorCode: .zoneNotFound, reason: random.string())),
@@ -108,7 +109,9 @@ import Testing
             for _ in 0...random.count(2) { json = Self.mutating(json, random: &random) }
             expectSameDecoding(RecordsModify.Request.self, json)
             expectSameDecoding(RecordsModify.Request.self, json, fieldTypes: Self.scrambledSchema)
-            let response = Self.mutating(try JSONValue(parsing: WireCoding.encode(RecordsChanges.Response(records: [random.result()], syncToken: "t", moreComing: false))), random: &random)
+            let response = Self.mutating(
+                try JSONValue(parsing: WireCoding.encode(RecordsChanges.Response(records: [random.result()], syncToken: "t", moreComing: false))),
+                random: &random)
             expectSameDecoding(RecordsChanges.Response.self, response)
         }
     }

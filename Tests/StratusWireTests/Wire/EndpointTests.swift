@@ -16,8 +16,9 @@ import Testing
             container: "iCloud.com.example.App", environment: .production, database: .public, operation: .tokensCreate)
         #expect(endpoint.database == nil)
         #expect(endpoint.path == "/device/1/iCloud.com.example.App/production/tokens/create")
-        #expect(try Endpoint(path: "/device/1/iCloud.com.example.App/production/tokens/register?ckAPIToken=x").operation
-            == .tokensRegister)
+        #expect(
+            try Endpoint(path: "/device/1/iCloud.com.example.App/production/tokens/register?ckAPIToken=x").operation
+                == .tokensRegister)
         #expect(try Endpoint(path: "/database/1/iCloud.com.example.App/production/tokens/create").operation == .tokensCreate)
     }
 

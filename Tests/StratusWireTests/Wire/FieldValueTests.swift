@@ -13,8 +13,9 @@ import Testing
 
     /// TIMESTAMP, BYTES and DOUBLE — including whole-number doubles — are written with their type tags.
     @Test func ambiguousScalarsAreWrittenWithTypeTags() throws {
-        #expect(try encoded(.timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
-            == ["type": "TIMESTAMP", "value": 1_747_999_812_000])
+        #expect(
+            try encoded(.timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
+                == ["type": "TIMESTAMP", "value": 1_747_999_812_000])
         #expect(try encoded(.bytes(Data([1, 2, 3]))) == ["type": "BYTES", "value": "AQID"])
         #expect(try encoded(.double(2.0)) == ["type": "DOUBLE", "value": .double(2.0)])
         #expect(try WireCoding.encode(FieldValue.double(2.0)) == Data(#"{"type":"DOUBLE","value":2.0}"#.utf8))
@@ -72,17 +73,20 @@ import Testing
 
     /// With an expected schema type, untagged values are read as that type.
     @Test func expectedTypeGuidesUntaggedValues() throws {
-        #expect(try decode(#"{"value": 1747999812000}"#, expecting: .timestamp)
-            == .timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
+        #expect(
+            try decode(#"{"value": 1747999812000}"#, expecting: .timestamp)
+                == .timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
         #expect(try decode(#"{"value": "AQID"}"#, expecting: .bytes) == .bytes(Data([1, 2, 3])))
         #expect(try decode(#"{"value": 2}"#, expecting: .double) == .double(2))
         #expect(try decode(#"{"value": true}"#, expecting: .int64) == .int64(1))
-        #expect(try decode(#"{"value": [1, 2]}"#, expecting: .timestampList)
-            == .timestampList([Timestamp(millisecondsSince1970: 1), Timestamp(millisecondsSince1970: 2)]))
+        #expect(
+            try decode(#"{"value": [1, 2]}"#, expecting: .timestampList)
+                == .timestampList([Timestamp(millisecondsSince1970: 1), Timestamp(millisecondsSince1970: 2)]))
         #expect(try decode(#"{"value": []}"#, expecting: .referenceList) == .referenceList([]))
         #expect(try decode(#"{"value": [], "type": "UNKNOWN_LIST"}"#, expecting: .stringList) == .stringList([]))
-        #expect(try decode(#"{"value": {"latitude": 1, "longitude": 2}}"#, expecting: .location)
-            == .location(Location(latitude: 1, longitude: 2)))
+        #expect(
+            try decode(#"{"value": {"latitude": 1, "longitude": 2}}"#, expecting: .location)
+                == .location(Location(latitude: 1, longitude: 2)))
     }
 
     /// A string aimed at BYTES must be valid base64.
@@ -169,8 +173,9 @@ import Testing
     @Test func numericStringsDecodeOnlyWhenTagged() throws {
         #expect(try decode(#"{"value": "9223372036854775807", "type": "INT64"}"#) == .int64(.max))
         #expect(try decode(#"{"value": "2.5", "type": "DOUBLE"}"#) == .double(2.5))
-        #expect(try decode(#"{"value": "1747999812000", "type": "TIMESTAMP"}"#)
-            == .timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
+        #expect(
+            try decode(#"{"value": "1747999812000", "type": "TIMESTAMP"}"#)
+                == .timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
         #expect(try decode(#"{"value": ["1", "2"], "type": "INT64_LIST"}"#) == .int64List([1, 2]))
         #expect(try decode(#"{"value": "42"}"#) == .string("42"))
         expectWireError(.fieldTypeMismatch) { try decode(#"{"value": "42"}"#, expecting: .int64) }

@@ -95,8 +95,10 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
         }
         #expect(created["due"] == .timestamp(Timestamp(millisecondsSince1970: 1_747_999_812_000)))
         #expect(created["title"] == .string("Ship"))
-        #expect(request.operations[1].intent(in: zone) == .update(
-            Record(recordName: "t0", recordChangeTag: "1e", fields: ["done": .int64(1)]), expecting: "1e"))
+        #expect(
+            request.operations[1].intent(in: zone)
+                == .update(
+                    Record(recordName: "t0", recordChangeTag: "1e", fields: ["done": .int64(1)]), expecting: "1e"))
         #expect(request.operations[1].desiredKeys == [])
         #expect(request.operations[2].record["weight"] == .double(2.0))
         #expect(request.operations[4].record["tags"] == .stringList([]))
@@ -202,8 +204,11 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
         #expect(query.aps?.contentAvailable == 1)
         #expect(query.ck.qry?.fo == 1)
         let zone = try Fixture.roundTrip(CourierNotification.self, "CourierNotificationZone")
-        #expect(zone.aps?.alert == .dictionary(.init(
-            body: "Projects changed", locKey: "ZONE_CHANGED", locArgs: ["Projects"], actionLocKey: "VIEW", launchImage: "l.png")))
+        #expect(
+            zone.aps?.alert
+                == .dictionary(
+                    .init(
+                        body: "Projects changed", locKey: "ZONE_CHANGED", locArgs: ["Projects"], actionLocKey: "VIEW", launchImage: "l.png")))
         #expect(zone.ck.fet?.dbs == 2)
         #expect(zone.ck.p == 1)
     }

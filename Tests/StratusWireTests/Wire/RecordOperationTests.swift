@@ -5,16 +5,19 @@ import Testing
     /// Factories write exactly the keys each operation needs.
     @Test func factoriesWriteTheWireShape() throws {
         let update = RecordOperation.update(Record(recordName: "t0", fields: ["done": .int64(1)]), expecting: "1e")
-        #expect(try WireCoding.encodeJSON(update) == [
-            "operationType": "update",
-            "record": ["recordName": "t0", "recordChangeTag": "1e", "fields": ["done": ["type": "INT64", "value": 1]]],
-        ])
+        #expect(
+            try WireCoding.encodeJSON(update) == [
+                "operationType": "update",
+                "record": ["recordName": "t0", "recordChangeTag": "1e", "fields": ["done": ["type": "INT64", "value": 1]]],
+            ])
         let delete = RecordOperation.delete(RecordID(recordName: "t5"), expecting: "3a")
-        #expect(try WireCoding.encodeJSON(delete) == [
-            "operationType": "delete", "record": ["recordName": "t5", "recordChangeTag": "3a"],
-        ])
-        #expect(try WireCoding.encodeJSON(RecordOperation.forceDelete(RecordID(recordName: "t9")))
-            == ["operationType": "forceDelete", "record": ["recordName": "t9"]])
+        #expect(
+            try WireCoding.encodeJSON(delete) == [
+                "operationType": "delete", "record": ["recordName": "t5", "recordChangeTag": "3a"],
+            ])
+        #expect(
+            try WireCoding.encodeJSON(RecordOperation.forceDelete(RecordID(recordName: "t9")))
+                == ["operationType": "forceDelete", "record": ["recordName": "t9"]])
     }
 
     /// The validating initializer rejects an update without a change tag and a create without a type.

@@ -201,4 +201,3 @@ final class APNsDelivery: Sendable {
         push.container + "\u{0}" + push.environment.rawValue
     }
 }
-

@@ -96,7 +96,8 @@ struct SQLPredicateCompiler {
             link = "\(related).\(quote(column)) = \(baseAlias).\(StoreSchema.primaryKeyColumn)"
         case .joinTable(let join):
             let joinAlias = "\(inner.aliasPrefix)j"
-            sql += "\(quote(join.table)) AS \(joinAlias) JOIN \(quote(destination.name)) AS \(related) "
+            sql +=
+                "\(quote(join.table)) AS \(joinAlias) JOIN \(quote(destination.name)) AS \(related) "
                 + "ON \(related).\(StoreSchema.primaryKeyColumn) = \(joinAlias).\(join.targetColumn)"
             link = "\(joinAlias).\(join.sourceColumn) = \(baseAlias).\(StoreSchema.primaryKeyColumn)"
         case .foreignKey:

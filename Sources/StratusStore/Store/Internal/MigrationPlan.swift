@@ -130,8 +130,9 @@ struct MigrationPlan {
         for relationship in entity.toOneRelationships {
             let label = "\(entity.name).\(relationship.name)"
             let description = entity.description.relationship(named: relationship.name)
-            guard let (oldName, property) = source(
-                of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: oldEntity)
+            guard
+                let (oldName, property) = source(
+                    of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: oldEntity)
             else {
                 additions.append("\(quote(relationship.name)) INTEGER")
                 if !relationship.isOptional { problems.append("\(label) was added as a required to-one relationship") }
@@ -151,8 +152,9 @@ struct MigrationPlan {
         for relationship in entity.toManyRelationships {
             let label = "\(entity.name).\(relationship.name)"
             let description = entity.description.relationship(named: relationship.name)
-            guard let (oldName, property) = source(
-                of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: oldEntity)
+            guard
+                let (oldName, property) = source(
+                    of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: oldEntity)
             else { continue }
             claimed.insert(oldName)
             guard case .toMany(let oldRelationship) = property else {
@@ -246,8 +248,9 @@ struct MigrationPlan {
     private func oldJoinTable(of relationship: Relationship, in entity: Entity) -> Relationship.JoinTable? {
         guard let oldEntityName = entitySources[entity.name] else { return nil }
         let description = entity.description.relationship(named: relationship.name)
-        guard let (_, property) = source(
-            of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: old.entity(oldEntityName)),
+        guard
+            let (_, property) = source(
+                of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: old.entity(oldEntityName)),
             case .toMany(let oldRelationship) = property, case .joinTable(let join) = oldRelationship.storage
         else { return nil }
         return join

@@ -28,7 +28,9 @@ extension PersistentStore {
     /// kind of change and changed keys, so a bulk insertion records a handful of rows, not one per object.
     ///
     /// - Returns: The token of the last transaction written, or `nil` if there were no changes.
-    static func recordHistory(_ changes: ChangeSet, resolved: ResolvedModel, date: Date, _ db: SQLiteConnection) throws
+    static func recordHistory(
+        _ changes: ChangeSet, resolved: ResolvedModel, date: Date, _ db: SQLiteConnection
+    ) throws
         -> HistoryToken?
     {
         var byAuthor: [String?: [PendingChange]] = [:]
@@ -187,8 +189,9 @@ extension PersistentStore {
     private func prune(where condition: String, _ value: some SQLiteValueConvertible) throws {
         do {
             try database.writeSync { db in
-                let newest = try db.fetchOne(
-                    Int64?.self, "SELECT max(Z_PK) FROM \(StoreSchema.transactionTable) WHERE \(condition)", [value]) ?? nil
+                let newest =
+                    try db.fetchOne(
+                        Int64?.self, "SELECT max(Z_PK) FROM \(StoreSchema.transactionTable) WHERE \(condition)", [value]) ?? nil
                 guard let newest else { return }
                 try db.execute(
                     "DELETE FROM \(StoreSchema.changeTable) WHERE Z_TRANSACTION <= ?", [newest])

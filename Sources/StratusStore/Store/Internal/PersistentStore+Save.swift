@@ -55,7 +55,9 @@ extension PersistentStore {
 
     /// Compares the versions of updated and deleted rows with those the changes were made on, and
     /// applies the merge policy to the conflicts: drops or trims changes, or throws for ``MergePolicy/error``.
-    private static func checkVersions(_ changes: inout ChangeSet, resolved: ResolvedModel, _ db: SQLiteConnection) throws
+    private static func checkVersions(
+        _ changes: inout ChangeSet, resolved: ResolvedModel, _ db: SQLiteConnection
+    ) throws
         -> [MergeConflict]
     {
         var byEntity: [String: [Int64]] = [:]
@@ -109,7 +111,9 @@ extension PersistentStore {
     }
 
     /// The stored rows of `ids`, read on the writer inside the save's transaction.
-    private static func snapshots(of ids: [ObjectID], resolved: ResolvedModel, _ db: SQLiteConnection) throws
+    private static func snapshots(
+        of ids: [ObjectID], resolved: ResolvedModel, _ db: SQLiteConnection
+    ) throws
         -> [ObjectID: Snapshot]
     {
         var result: [ObjectID: Snapshot] = [:]

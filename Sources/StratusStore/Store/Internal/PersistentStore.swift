@@ -153,7 +153,8 @@ final class PersistentStore: Sendable {
         let sql: String
         switch relationship.storage {
         case .foreignKey(let column):
-            sql = "SELECT \(quote(column)) FROM \(quote(relationship.sourceEntityName)) WHERE \(StoreSchema.primaryKeyColumn) = ? AND \(quote(column)) IS NOT NULL"
+            sql =
+                "SELECT \(quote(column)) FROM \(quote(relationship.sourceEntityName)) WHERE \(StoreSchema.primaryKeyColumn) = ? AND \(quote(column)) IS NOT NULL"
         case .inverseForeignKey(let column):
             sql = "SELECT \(StoreSchema.primaryKeyColumn) FROM \(quote(relationship.destinationEntityName)) WHERE \(quote(column)) = ?"
         case .joinTable(let join):
