@@ -269,6 +269,10 @@ public enum SQLPushStatements {
     /// (an ordered range scan after the cursor, at most `limit` rows), merged and cut to `limit` again.
     ///
     /// SQLite is told the index (`INDEXED BY`): without statistics it would rather walk the primary key.
+    /// PostgreSQL has no such hint, and with statistics older than a bulk insert it walked the
+    /// primary key too, filtering every subscription of the database (2 ms for 10,000 of them):
+    /// each arm orders by the index's own columns — the leading six are fixed by the `WHERE`, so
+    /// the order is the same — which the watch index gives without a sort and the primary key cannot.
     ///
     /// - Returns: The statement.
     public static func candidates(
@@ -283,7 +287,7 @@ public enum SQLPushStatements {
                 SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions\(index)
                  WHERE container = \(database.container) AND environment = \(database.environment.rawValue) AND scope = \(database.scope.rawValue)
                  AND owner = \(database.owner) AND \(type) AND \(zone)\(after)
-                 ORDER BY subscriber, subscription_id LIMIT \(limit)) AS arm
+                 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT \(limit)) AS arm
                 """
         }.joined(separator: " UNION ALL ")
         return "SELECT subscriber, body, created_at FROM (\(arms)) AS candidates ORDER BY subscriber, subscription_id LIMIT \(limit)"

@@ -1,7 +1,7 @@
 import Foundation
 import StratusClient
 import StratusClientCommands
-import StratusServer
+@testable import StratusServer
 import StratusTesting
 import StratusWire
 import Synchronization
@@ -96,15 +96,14 @@ import Testing
                 try await ClientCommands.run(
                     "watch", arguments: ["--subscribe", "query:Note", "--count", "1"], environment: environment, output: lines.output)
             }
-            // Save until the watcher's token is registered and the push arrives.
-            let deadline = ContinuousClock.now + .seconds(30)
-            var index = 0
-            while lines.all.isEmpty, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(300))
-                _ = try await run(["records", "save", "Note", "w\(index)", "title=x"], environment)
-                index += 1
-            }
-            if lines.all.isEmpty { watching.cancel() }  // no push within the deadline: fail below, never hang the suite
+            // Save once the watcher is listening: its token registered and its long-poll parked
+            // on the server (waits for that event; the deadlines only guard against a hang).
+            let courier = server.service.courier
+            let parked = await eventually(timeout: .seconds(120)) { courier.waiters.count == 1 }
+            #expect(parked, "the watcher never parked a poll")
+            _ = try await run(["records", "save", "Note", "w0", "title=x"], environment)
+            let printed = await eventually(timeout: .seconds(120)) { !lines.all.isEmpty }
+            if !printed { watching.cancel() }  // no push: fail below, never hang the suite
             _ = try? await watching.value
             #expect(lines.all.first?.hasPrefix("query subscription=stratus-watch-query-Note database=private") == true)
             #expect(lines.all.first?.contains("reason=recordCreated") == true)

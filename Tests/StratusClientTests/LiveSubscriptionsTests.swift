@@ -109,23 +109,41 @@ import Testing
     }
 
     /// A short-lived token is renewed (tokens/create again) before its ttl, and polling goes on.
+    ///
+    /// The server's clock stands still, so the first token never expires there: a second
+    /// tokens/create can only be the client renewing on its own schedule (90% of the 1 s ttl the
+    /// courier URL states), never a recovery from a failed poll, and every poll is answered 200.
+    /// The test waits for those events; its deadline is only a guard against a hang.
     @Test func tokenIsRenewedBeforeItsTTL() async throws {
-        try await SignedInFixture.run(configure: {
-            $0.push.tokenLifetime = 1; $0.push.pollTimeout = .milliseconds(200)
-        }) { fixture in
+        let serverClock = ManualClock(start: Int64(Date().timeIntervalSince1970 * 1000))
+        let configure: (inout ServiceConfiguration) -> Void = {
+            $0.now = serverClock.reader
+            $0.push.tokenLifetime = 1
+            $0.push.pollTimeout = .milliseconds(200)
+        }
+        try await SignedInFixture.run(configure: configure) { fixture in
             let recorder = RecordingTransport(URLSessionTransport())
             let device = fixture.device(transport: recorder)
-            let listening = Task {
-                for try await _ in device.notifications(configuration: .fastTests) {}
+            var configuration = NotificationConfiguration.fastTests
+            configuration.transport = recorder  // the polls too
+            // The server's empty answers (after 200 ms) are keep-alives, not failures that would
+            // make the client drop its token and create another.
+            configuration.minimumEmptyPollDuration = .milliseconds(100)
+            let listening = Task { [configuration] in
+                for try await _ in device.notifications(configuration: configuration) {}
             }
-            let deadline = ContinuousClock.now + .seconds(30)
-            func creates() -> Int { recorder.exchanges.filter { $0.request.url.path.hasSuffix("tokens/create") }.count }
-            while creates() < 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            // Renewed, and a poll with the new token answered after the renewal.
+            func renewedAndPolling() -> Bool {
+                let exchanges = recorder.exchanges
+                let creates = exchanges.indices.filter { exchanges[$0].request.url.path.hasSuffix("tokens/create") }
+                guard creates.count >= 2 else { return false }
+                return exchanges[creates[1]...].contains { $0.request.method == "GET" && $0.status == 200 }
             }
+            let renewed = await eventually(timeout: .seconds(120)) { renewedAndPolling() }
             listening.cancel()
-            #expect(creates() >= 2, "\(recorder.summary)")
+            #expect(renewed, "\(recorder.summary)")
             #expect(recorder.exchanges.filter { $0.request.url.path.hasSuffix("tokens/register") }.allSatisfy { $0.status == 200 })
+            #expect(recorder.exchanges.filter { $0.request.method == "GET" }.allSatisfy { $0.status == 200 }, "\(recorder.summary)")
         }
     }
 

@@ -44,8 +44,12 @@ import Testing
     }
 
     /// Sends the head of a large upload and a first piece of its body, then reads the answer.
+    ///
+    /// The read waits for the server to answer and close; its receive timeout (60 s, stretched
+    /// under a sanitizer) is only a guard against a hang. It was 10 s, and on a loaded machine a
+    /// refusal took longer than that to arrive (`recv: Resource temporarily unavailable`).
     static func startUpload(port: UInt16, declared: Int, sending first: Int) async throws -> (reply: RawHTTPConnection.Reply, sent: Int) {
-        let socket = try LoopbackSocket(port: port, timeout: 10)
+        let socket = try LoopbackSocket(port: port, timeout: 60)
         defer { socket.close() }
         let head = "POST /upload/t1 HTTP/1.1\r\nHost: x\r\nContent-Length: \(declared)\r\n\r\n"
         let sent = try await socket.send(Data(head.utf8) + Data(repeating: 0x61, count: first))

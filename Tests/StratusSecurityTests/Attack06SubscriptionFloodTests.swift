@@ -45,37 +45,81 @@ extension AttackSuite {
             }
         }
 
-        /// 15,000 subscriptions of 75 other users (as if each had made 200): 14,000 on a record type
-        /// nobody writes, 1,000 zone subscriptions on the public zone (so every write fires them),
-        /// each user with a live courier token. Another user's public writes stay fast, and that
-        /// user's own subscription still delivers every write, in order.
+        /// The same public writes with 10 and with 10,000 other users' subscriptions that none of
+        /// them fire (50 users with 200 each), on two servers side by side, in interleaved rounds:
+        /// the flooded server's median write stays within 2× of the quiet one's, and the writer's
+        /// own subscription still delivers every write, in order.
+        ///
+        /// The ratio, not a latency: both medians are measured in the same run under the same load,
+        /// so a loaded machine slows both alike. Issue 20's target is 1.3×; the bound is 2× because
+        /// a median of a few-millisecond write on two shared cores moves by more than 30% from round
+        /// to round, while the defect this guards against (every write evaluating every
+        /// subscription inside the single writer) costs far more than 2×.
         @Test(.timeLimit(.minutes(5)), arguments: backends) func floodOfOtherUsersSubscriptionsKeepsPublicWritesFast(
             _ backend: RecordStoreBackend
         ) async throws {
-            try await PushAttack.withServer(backend) { server in
-                let victim = try await server.signedInUser("victim@example.com")
-                try await Self.flood(server, baitUsers: 70, zoneUsers: 5, perUser: 200)
-                let device = try await PushAttack.watchCreations(of: "Post", id: "mine", as: victim, on: server)
+            try await PushAttack.withServer(backend) { quiet in
+                try await PushAttack.withServer(backend) { flooded in
+                    try await Self.flood(quiet, baitUsers: 1, zoneUsers: 0, perUser: 10)
+                    try await Self.flood(flooded, baitUsers: 50, zoneUsers: 0, perUser: 200)
+                    var writers: [WriteTimer] = []
+                    for server in [quiet, flooded] {
+                        let victim = try await server.signedInUser("victim@example.com")
+                        let device = try await PushAttack.watchCreations(of: "Post", id: "mine", as: victim, on: server)
+                        writers.append(WriteTimer(server: server, user: victim, device: device))
+                    }
+                    // Rounds of a few writes on each server in turn, the order swapped every round,
+                    // so that both see the same load at about the same time.
+                    let rounds = 10
+                    let batch = 4
+                    for round in 0..<rounds {
+                        for writer in round.isMultiple(of: 2) ? writers : writers.reversed() {
+                            try await writer.write(batch)
+                        }
+                    }
+                    let (quietMedian, floodedMedian) = (writers[0].median, writers[1].median)
+                    let ratio = floodedMedian / quietMedian
+                    print("06 flood (\(backend)): public write median \(floodedMedian) with 10,000 other subscriptions, \(quietMedian) with 10: ratio \(ratio)")
+                    #expect(ratio <= 2, "write median \(floodedMedian) with 10,000 subscriptions of other users against \(quietMedian) with 10")
 
-                var latencies: [Duration] = []
-                for index in 0..<20 {
+                    let written = writers[1].written
+                    var delivered: [String] = []
+                    for _ in written {
+                        guard let notification = try await writers[1].device.notification(timeout: 60) else { break }
+                        delivered.append(notification.ck.qry?.rid ?? "?")
+                    }
+                    #expect(delivered == written)
+                }
+            }
+        }
+
+        /// Times one user's public writes on one server.
+        final class WriteTimer {
+            let server: TestCloudKitServer
+            let user: TestCloudKitServer.SignedInUser
+            let device: PushAttack.Device
+            private(set) var latencies: [Duration] = []
+            private(set) var written: [String] = []
+
+            init(server: TestCloudKitServer, user: TestCloudKitServer.SignedInUser, device: PushAttack.Device) {
+                self.server = server
+                self.user = user
+                self.device = device
+            }
+
+            /// Creates `count` records, one request each, timing each request.
+            func write(_ count: Int) async throws {
+                for _ in 0..<count {
+                    let name = "post-\(written.count)"
                     let started = ContinuousClock.now
-                    let reply = try await PushAttack.create("post-\(index)", type: "Post", as: victim, on: server)
+                    let reply = try await PushAttack.create(name, type: "Post", as: user, on: server)
                     latencies.append(ContinuousClock.now - started)
+                    written.append(name)
                     #expect(reply.itemErrorCodes("records") == [nil], "\(reply.text.prefix(300))")
                 }
-                let median = latencies.sorted()[latencies.count / 2]
-                print("06 flood (\(backend)): public write median \(median) with 15,000 subscriptions of 75 other users")
-                // Generous for a loaded machine: an unflooded write takes a few milliseconds.
-                #expect(median < .milliseconds(400), "public write median \(median) with a subscription flood present")
-
-                var delivered: [String] = []
-                for _ in 0..<20 {
-                    guard let notification = try await device.notification(timeout: 60) else { break }
-                    delivered.append(notification.ck.qry?.rid ?? "?")
-                }
-                #expect(delivered == (0..<20).map { "post-\($0)" })
             }
+
+            var median: Duration { latencies.sorted()[latencies.count / 2] }
         }
 
         /// 15,000 subscriptions of other users on a record type nobody writes: a write looks at
