@@ -30,6 +30,16 @@ public final class PostgresConnection {
     private var deferred: [PostgresStatement] = []
     /// How many times ``deferred`` was sent: a savepoint compares it to know whether its `SAVEPOINT` went out.
     private var flushes = 0
+    /// Statements rendered at the last moment: called right before anything is sent (a statement, a
+    /// pipeline, ``flush()``, the `COMMIT`), and what it returns is queued first, so whatever is sent
+    /// sees them. A store buffers writes this way to send them as multi-row statements. Cleared when
+    /// the transaction ends (commit or rollback).
+    ///
+    /// ```swift
+    /// var buffered: [PostgresStatement] = []
+    /// db.pendingStatements = { defer { buffered = [] }; return buffered }
+    /// ```
+    public var pendingStatements: (() -> [PostgresStatement])?
 
     /// Connects.
     ///
@@ -71,6 +81,7 @@ public final class PostgresConnection {
         }
         savepointDepth = 0
         deferred = []
+        pendingStatements = nil
         logger.notice("reconnected to PostgreSQL")
         for statement in setup { try execute(statement) }
     }
@@ -134,6 +145,7 @@ public final class PostgresConnection {
     ///
     /// - Throws: ``PostgresError`` of the first queued statement that failed.
     public func flush() throws {
+        queuePending()
         guard !deferred.isEmpty else { return }
         let batch = deferred
         deferred = []
@@ -141,7 +153,13 @@ public final class PostgresConnection {
         _ = try PostgresStatistics.measure { try runPipeline(batch) }
     }
 
+    /// Queues what ``pendingStatements`` renders.
+    private func queuePending() {
+        if let pendingStatements { deferred += pendingStatements() }
+    }
+
     private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
+        queuePending()
         if !deferred.isEmpty {
             let batch = deferred + [PostgresStatement(sql, parameters)]
             deferred = []
@@ -223,6 +241,7 @@ public final class PostgresConnection {
     @discardableResult
     public func pipeline(_ statements: [PostgresStatement]) throws -> [[PostgresRow]] {
         guard !statements.isEmpty else { return [] }
+        queuePending()
         let batch = deferred + statements
         if !deferred.isEmpty {
             deferred = []
@@ -309,6 +328,7 @@ public final class PostgresConnection {
     public func transaction<T>(isolation: Isolation = .readCommitted, readOnly: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
         precondition(savepointDepth == 0, "PostgresConnection.transaction called inside a transaction")
         // BEGIN goes out with the first statement (and an empty transaction's BEGIN with its COMMIT).
+        pendingStatements = nil
         deferred = [PostgresStatement("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")")]
         let value: T
         do {
@@ -324,6 +344,7 @@ public final class PostgresConnection {
             abandonTransaction()
             throw error
         }
+        pendingStatements = nil
         return value
     }
 
@@ -331,6 +352,7 @@ public final class PostgresConnection {
     private func abandonTransaction() {
         savepointDepth = 0
         deferred = []
+        pendingStatements = nil
         if PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
     }
 

@@ -70,38 +70,67 @@ enum PostgresFieldIndex {
         try db.execute("DELETE FROM field_index WHERE zone_id = $1", [zoneRowID])
     }
 
+    /// The statement removing the index rows of several records (parallel arrays of zone row IDs and names).
+    static func removal(zoneRowIDs: PostgresArray, recordNames: PostgresArray) -> PostgresStatement {
+        PostgresStatement(
+            "DELETE FROM field_index USING unnest($1::bigint[], $2::text[]) AS u(z, n) WHERE field_index.zone_id = u.z AND field_index.record_name = u.n",
+            [zoneRowIDs, recordNames]
+        )
+    }
+
     /// One statement for all of a record's rows (`unnest` of parallel arrays); `nil` when it has none.
     private static func insertion(_ record: StoredRecord) -> PostgresStatement? {
-        var names: [String] = []
-        var ordinals: [Int64] = []
-        var integers: [Int64?] = []
-        var reals: [Double?] = []
-        var longitudes: [Double?] = []
-        var texts: [String?] = []
-        for (name, value) in record.fields {
-            for (ordinal, member) in PostgresQueryEvaluator.members(value).enumerated() {
-                let column = column(of: member)
-                guard column.integer != nil || column.real != nil || column.text != nil else { continue }
-                names.append(name)
-                ordinals.append(Int64(ordinal))
-                integers.append(column.integer)
-                reals.append(column.real)
-                longitudes.append(column.longitude)
-                texts.append(column.text)
+        var rows = Rows()
+        rows.add(record)
+        return rows.insertion
+    }
+
+    /// The index rows of any number of records, inserted by one statement (`unnest` of parallel arrays).
+    struct Rows {
+        private var zones: [Int64] = []
+        private var records: [String] = []
+        private var types: [String] = []
+        private var names: [String] = []
+        private var ordinals: [Int64] = []
+        private var integers: [Int64?] = []
+        private var reals: [Double?] = []
+        private var longitudes: [Double?] = []
+        private var texts: [String?] = []
+
+        /// Adds a record's rows: one per scalar field value and per list member (bytes and assets have none).
+        mutating func add(_ record: StoredRecord) {
+            for (name, value) in record.fields {
+                for (ordinal, member) in PostgresQueryEvaluator.members(value).enumerated() {
+                    let column = column(of: member)
+                    guard column.integer != nil || column.real != nil || column.text != nil else { continue }
+                    zones.append(record.zoneRowID)
+                    records.append(record.recordName)
+                    types.append(record.recordType)
+                    names.append(name)
+                    ordinals.append(Int64(ordinal))
+                    integers.append(column.integer)
+                    reals.append(column.real)
+                    longitudes.append(column.longitude)
+                    texts.append(column.text)
+                }
             }
         }
-        guard !names.isEmpty else { return nil }
-        return PostgresStatement(
-            """
-            INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vr2, vt)
-            SELECT $1, $2, $3, f, o, i, r, r2, t
-            FROM unnest($4::text[], $5::int[], $6::bigint[], $7::float8[], $8::float8[], $9::text[]) AS u(f, o, i, r, r2, t)
-            """,
-            [
-                record.zoneRowID, record.recordName, record.recordType, PostgresArray(names), PostgresArray(ordinals),
-                PostgresArray(integers), PostgresArray(reals), PostgresArray(longitudes), PostgresArray(texts),
-            ]
-        )
+
+        /// The statement inserting every row added; `nil` when there are none.
+        var insertion: PostgresStatement? {
+            guard !names.isEmpty else { return nil }
+            return PostgresStatement(
+                """
+                INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vr2, vt)
+                SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::float8[],
+                    $8::float8[], $9::text[])
+                """,
+                [
+                    PostgresArray(zones), PostgresArray(records), PostgresArray(types), PostgresArray(names), PostgresArray(ordinals),
+                    PostgresArray(integers), PostgresArray(reals), PostgresArray(longitudes), PostgresArray(texts),
+                ]
+            )
+        }
     }
 
     /// The column a scalar is stored in (none for bytes and assets); a location fills two.

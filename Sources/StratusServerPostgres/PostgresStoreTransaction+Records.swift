@@ -77,75 +77,44 @@ extension PostgresStoreTransaction {
         }
     }
 
-    /// Queues the record's row, its references and its index rows: they go out with the next
-    /// statement, so a whole batch's writes share a round trip (a flush every few hundred statements).
+    /// Buffers the record's row, its references and its index rows (`writes`): a batch's records go
+    /// out as one multi-row statement per table, ahead of the next statement sent (or the `COMMIT`).
     func putRecord(_ record: StoredRecord, references: [ReferenceEdge]) throws {
         try lockZone(record.zoneRowID)
         let body = try SQLStoredRows.encodeFields(record.fields)
-        var batch = [
-            PostgresStatement(
-                """
-                INSERT INTO records (\(Self.recordColumns))
-                VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12)
-                ON CONFLICT (zone_id, record_name) DO UPDATE SET
-                    record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false,
-                    fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by,
-                    created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by,
-                    modified_device = excluded.modified_device
-                """,
-                [
-                    record.zoneRowID, record.recordName, record.recordType, record.changeTag, record.changeSequence, body,
-                    record.created.timestamp, record.created.userRecordName, record.created.deviceID,
-                    record.modified.timestamp, record.modified.userRecordName, record.modified.deviceID,
-                ]
-            ),
-            PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [record.zoneRowID, record.recordName]),
-        ]
-        for edge in references {
-            batch.append(
-                PostgresStatement(
-                    """
-                    INSERT INTO record_refs (zone_id, target_name, source_name, field_name, action) VALUES ($1, $2, $3, $4, $5)
-                    ON CONFLICT (zone_id, target_name, source_name, field_name) DO UPDATE SET action = excluded.action
-                    """,
-                    [edge.sourceZoneRowID, edge.targetRecordName, edge.sourceRecordName, edge.fieldName, edge.action.rawValue]
-                )
-            )
-        }
-        batch += PostgresFieldIndex.replacing(record)
-        try enqueueWrites(batch)
+        try renderIfBuffered(named: record.recordName, inZone: record.zoneRowID)
+        writes.put(record, body: body, references: references)
+        try flushIfFull()
         cache.wrote(record)
     }
 
     func deleteRecord(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) throws {
         try lockZone(zoneRowID)
         cache.forget(named: name, inZone: zoneRowID)
-        try enqueueWrites([
-            PostgresStatement(
-                """
-                UPDATE records SET deleted = true, fields = NULL, seq = $1, change_tag = $2, modified_at = $3, modified_by = $4,
-                    modified_device = $5
-                WHERE zone_id = $6 AND record_name = $7
-                """,
-                [
-                    sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID,
-                    name,
-                ]
-            ),
-            PostgresStatement("DELETE FROM record_refs WHERE zone_id = $1 AND source_name = $2", [zoneRowID, name]),
-            PostgresFieldIndex.removal(recordName: name, zoneRowID: zoneRowID),
-        ])
+        try renderIfBuffered(named: name, inZone: zoneRowID)
+        writes.delete(named: name, inZone: zoneRowID, modified: modified, sequence: sequence)
+        try flushIfFull()
     }
 
-    /// Writes whose results nobody reads, queued (`PostgresConnection.enqueue`); errors surface
-    /// with the next statement or the `COMMIT` and fail the transaction (or retry it), as any database error.
-    private func enqueueWrites(_ statements: [PostgresStatement]) throws {
-        for statement in statements { db.enqueue(statement) }
-        if db.queuedCount >= Self.maximumQueuedStatements { try tracking { try db.flush() } }
+    /// A record written twice before the buffer went out: the first write is queued as statements
+    /// first (no round trip), so each rendering names every record once and keeps the writes' order.
+    private func renderIfBuffered(named name: String, inZone zoneRowID: Int64) throws {
+        guard writes.contains(named: name, inZone: zoneRowID) else { return }
+        for statement in writes.take() { db.enqueue(statement) }
     }
+
+    /// Sends the buffered writes once they reach ``maximumBufferedRecords``; the statements they
+    /// become go out in one pipeline with whatever is queued. Errors surface here or with the next
+    /// statement or the `COMMIT` and fail the transaction (or retry it), as any database error.
+    private func flushIfFull() throws {
+        if writes.count >= Self.maximumBufferedRecords || db.queuedCount >= Self.maximumQueuedStatements { try tracking { try db.flush() } }
+    }
+
+    /// Records buffered at most before they are sent: a rendering's parameters (the records' fields
+    /// as hex text among them) stay a few megabytes at most.
+    static let maximumBufferedRecords = 1_000
 
     /// Queued statements sent at the latest in one pipeline: their replies (about 30 bytes each) stay
-    /// well within the socket buffers while libpq, in blocking mode, is still sending. A batch of 200
-    /// records without references queues about 800.
+    /// well within the socket buffers while libpq, in blocking mode, is still sending.
     static let maximumQueuedStatements = 1_000
 }

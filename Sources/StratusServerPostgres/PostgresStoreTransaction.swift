@@ -26,6 +26,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     private(set) var transientFailure: PostgresError?
     /// Records and zone counters known under this transaction's zone locks.
     var cache = PostgresWriteCache()
+    /// Record writes not sent yet: rendered as multi-row statements right before the connection sends anything.
+    var writes = PostgresRecordWrites()
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
@@ -36,6 +38,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         self.db = db
         self.isWriting = writing
         self.pushChannel = pushChannel
+        // The connection forgets this when the transaction ends (the cycle it makes is broken then).
+        if writing { db.pendingStatements = { self.writes.take() } }
     }
 
     // MARK: Statements
@@ -281,15 +285,19 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     /// Runs `body` in a savepoint. If it rolls back, so do the zone locks taken inside it
     /// (PostgreSQL releases row locks of an aborted subtransaction): they are taken again when next needed.
-    /// What it knew (`cache`) rolls back with it.
+    /// What it knew (`cache`) rolls back with it, and so do the record writes buffered since
+    /// (`writes`): those buffered before it are buffered again, as whatever of them went out inside
+    /// the savepoint (rendered after its `SAVEPOINT`) is undone or dropped unsent with it.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         let lockedBefore = lockedZones
         let mark = cache.mark()
+        let writesBefore = writes
         do {
             return try db.savepoint(body)
         } catch {
             lockedZones = lockedBefore
             cache.rollBack(to: mark)
+            writes = writesBefore
             throw error
         }
     }

@@ -1,0 +1,143 @@
+import Foundation
+import StratusPostgres
+import StratusServer
+import StratusServerSQL
+import StratusWire
+
+/// A write transaction's record writes not yet sent, turned into one multi-row statement per table.
+///
+/// `putRecord` and `deleteRecord` add here instead of queuing four or more statements per record;
+/// ``take()`` renders the lot as at most six statements (`unnest` of parallel arrays): the
+/// records upsert, the tombstones, the old references and index rows removed, the new ones
+/// inserted. The transaction hands them to its connection right before anything is sent
+/// (`PostgresConnection.pendingStatements`), so every read, savepoint flush and the `COMMIT`
+/// sees them. Each record appears at most once (a second write of the same record first renders
+/// what is buffered), so the statements' order within one rendering does not matter.
+struct PostgresRecordWrites {
+    private struct Tombstone {
+        var zoneRowID: Int64
+        var name: String
+        var sequence: Int64
+        var modified: StoredRecord.Stamp
+    }
+
+    private var keys: Set<PostgresWriteCache.RecordKey> = []
+    private var records: [(record: StoredRecord, body: Data)] = []
+    private var edges: [ReferenceEdge] = []
+    private var tombstones: [Tombstone] = []
+
+    /// How many records are buffered.
+    var count: Int { keys.count }
+
+    /// Whether the record is buffered already (then what is buffered must be rendered first).
+    func contains(named name: String, inZone zoneRowID: Int64) -> Bool {
+        keys.contains(PostgresWriteCache.RecordKey(zoneRowID: zoneRowID, name: name))
+    }
+
+    /// Buffers a record's row (its `fields` encoded as `body`) and its outgoing references.
+    mutating func put(_ record: StoredRecord, body: Data, references recordReferences: [ReferenceEdge]) {
+        keys.insert(PostgresWriteCache.RecordKey(zoneRowID: record.zoneRowID, name: record.recordName))
+        records.append((record, body))
+        var seen: [ReferenceKey: Int] = [:]
+        var own: [ReferenceEdge] = []
+        // One row per (target, field): a later edge replaces an earlier one, as `ON CONFLICT … DO UPDATE` did one by one.
+        for edge in recordReferences {
+            let key = ReferenceKey(target: edge.targetRecordName, field: edge.fieldName)
+            if let index = seen[key] { own[index] = edge } else { seen[key] = own.count; own.append(edge) }
+        }
+        edges += own
+    }
+
+    /// Buffers a record's tombstone: the row marked deleted, its references and index rows removed.
+    mutating func delete(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) {
+        keys.insert(PostgresWriteCache.RecordKey(zoneRowID: zoneRowID, name: name))
+        tombstones.append(Tombstone(zoneRowID: zoneRowID, name: name, sequence: sequence, modified: modified))
+    }
+
+    private struct ReferenceKey: Hashable {
+        var target: String
+        var field: String
+    }
+
+    /// The buffered writes as statements (none when nothing is buffered); the buffer is emptied.
+    mutating func take() -> [PostgresStatement] {
+        guard !keys.isEmpty else { return [] }
+        defer { self = PostgresRecordWrites() }
+        var statements: [PostgresStatement] = []
+        if !records.isEmpty { statements.append(upsert()) }
+        if !tombstones.isEmpty { statements.append(tombstoning()) }
+        let zones = PostgresArray(keys.map(\.zoneRowID))
+        let names = PostgresArray(keys.map(\.name))
+        statements.append(
+            PostgresStatement(
+                """
+                DELETE FROM record_refs USING unnest($1::bigint[], $2::text[]) AS u(z, n)
+                WHERE record_refs.zone_id = u.z AND record_refs.source_name = u.n
+                """,
+                [zones, names]
+            )
+        )
+        if !edges.isEmpty { statements.append(referencing()) }
+        statements.append(PostgresFieldIndex.removal(zoneRowIDs: zones, recordNames: names))
+        var index = PostgresFieldIndex.Rows()
+        for (record, _) in records { index.add(record) }
+        if let insertion = index.insertion { statements.append(insertion) }
+        return statements
+    }
+
+    private func upsert() -> PostgresStatement {
+        PostgresStatement(
+            """
+            INSERT INTO records (\(SQLStoredRows.recordColumns))
+            SELECT z, n, t, tag, s, false, f, ca, cb, cd, ma, mb, md
+            FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::bigint[], $8::text[],
+                $9::text[], $10::bigint[], $11::text[], $12::text[]) AS u(z, n, t, tag, s, f, ca, cb, cd, ma, mb, md)
+            ON CONFLICT (zone_id, record_name) DO UPDATE SET
+                record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false,
+                fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by,
+                created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by,
+                modified_device = excluded.modified_device
+            """,
+            [
+                PostgresArray(records.map(\.record.zoneRowID)), PostgresArray(records.map(\.record.recordName)),
+                PostgresArray(records.map(\.record.recordType)), PostgresArray(records.map(\.record.changeTag)),
+                PostgresArray(records.map(\.record.changeSequence)), PostgresArray(records.map { $0.body.postgresText }),
+                PostgresArray(records.map(\.record.created.timestamp)), PostgresArray(records.map(\.record.created.userRecordName)),
+                PostgresArray(records.map(\.record.created.deviceID)), PostgresArray(records.map(\.record.modified.timestamp)),
+                PostgresArray(records.map(\.record.modified.userRecordName)), PostgresArray(records.map(\.record.modified.deviceID)),
+            ]
+        )
+    }
+
+    private func tombstoning() -> PostgresStatement {
+        PostgresStatement(
+            """
+            UPDATE records SET deleted = true, fields = NULL, seq = u.s, change_tag = u.tag, modified_at = u.ma, modified_by = u.mb,
+                modified_device = u.md
+            FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::text[]) AS u(z, n, s, tag, ma, mb, md)
+            WHERE records.zone_id = u.z AND records.record_name = u.n
+            """,
+            [
+                PostgresArray(tombstones.map(\.zoneRowID)), PostgresArray(tombstones.map(\.name)), PostgresArray(tombstones.map(\.sequence)),
+                PostgresArray(tombstones.map { ChangeTags.tag(for: $0.sequence, at: $0.modified.timestamp) }),
+                PostgresArray(tombstones.map(\.modified.timestamp)), PostgresArray(tombstones.map(\.modified.userRecordName)),
+                PostgresArray(tombstones.map(\.modified.deviceID)),
+            ]
+        )
+    }
+
+    private func referencing() -> PostgresStatement {
+        PostgresStatement(
+            """
+            INSERT INTO record_refs (zone_id, target_name, source_name, field_name, action)
+            SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+            ON CONFLICT (zone_id, target_name, source_name, field_name) DO UPDATE SET action = excluded.action
+            """,
+            [
+                PostgresArray(edges.map(\.sourceZoneRowID)), PostgresArray(edges.map(\.targetRecordName)),
+                PostgresArray(edges.map(\.sourceRecordName)), PostgresArray(edges.map(\.fieldName)),
+                PostgresArray(edges.map(\.action.rawValue)),
+            ]
+        )
+    }
+}
