@@ -80,7 +80,7 @@ enum ServeCommand {
         Nodes sharing a database must share it too (e.g. an NFS mount), so that an asset
         uploaded through one node downloads from every other.
 
-        \(limitsUsage)
+        \(ServeLimitFlags.usage)
 
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
@@ -101,7 +101,7 @@ enum ServeCommand {
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
                 "query-candidate-limit",
-            ] + limitFlags
+            ] + ServeLimitFlags.names
         ).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
     }
 
@@ -125,7 +125,7 @@ enum ServeCommand {
         try applyStorage(options, dataDirectory: dataDirectory, logger: logger, to: &serviceConfiguration)
         try applyQuotas(options, to: &serviceConfiguration)
         try applyPushLimits(options, to: &serviceConfiguration.push)
-        try applyLimits(options, http: &configuration, service: &serviceConfiguration)
+        try ServeLimitFlags.apply(options, http: &configuration, service: &serviceConfiguration)
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let metrics = MetricsRegistry()
         try startAPNsDelivery(options, service: service, metrics: metrics, logger: logger)
@@ -139,7 +139,7 @@ enum ServeCommand {
 
         let console = makeConsole(options, service: service, store: store, configuration: serviceConfiguration, metrics: metrics, logger: logger)
         let router = ServerRoutes.makeRouter(
-            logger: logger, metrics: metrics, metricsAccess: metricsAccess(options), service: service,
+            logger: logger, metrics: metrics, metricsAccess: ServeLimitFlags.metricsAccess(options), service: service,
             readiness: ReadinessCheck(store: store), console: console)
         let server = HTTPServer(configuration: configuration, responder: router, logger: logger, metrics: metrics)
         try server.start()

@@ -137,7 +137,7 @@ public struct Database: Sendable {
         saving recordsToSave: [Record], deleting recordIDsToDelete: [RecordID],
         savePolicy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = true
     ) async throws -> ModifyResults {
-        let recordsToSave = try await uploadingAssets(of: recordsToSave)
+        let recordsToSave = try await AssetUploader(client: client, scope: scope).uploadingAssets(of: recordsToSave)
         var items: [ModifyItem] = recordsToSave.map { .save($0, $0.saveOperation(policy: savePolicy)) }
         items += recordIDsToDelete.map { .delete($0, .forceDelete(RecordID(recordName: $0.recordName))) }
         var results = ModifyResults(saveResults: [:], deleteResults: [:])

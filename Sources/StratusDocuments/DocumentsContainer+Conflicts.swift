@@ -138,14 +138,14 @@ extension DocumentsContainer {
         guard !pending.isEmpty else { return }
         var records: [StratusClient.Record] = []
         var temporary: [URL] = []
-        defer { for file in temporary { try? FileManager.default.removeItem(at: file) } }
+        defer { ChunkSnapshots.remove(temporary) }
         for version in pending {
             var record = StratusClient.Record(recordType: DocumentRecord.versionType, recordID: version.record.recordID)
             let copy = VersionCopies.file(version.record.recordName, in: versionsFolder)
             var assets: [Asset] = []
             for (index, hash) in version.record.chunkHashes.enumerated() {
                 let length = DocumentRecord.chunkLength(index, size: version.record.size, chunkSize: version.record.chunkSize)
-                let chunk = try snapshotChunk(index, of: version.record.path, chunkSize: version.record.chunkSize, length: length, expecting: hash) {
+                let chunk = try chunks.snapshot(index, of: version.record.path, chunkSize: version.record.chunkSize, length: length, expecting: hash) {
                     try ChunkedFile.open(copy)
                 }
                 guard let chunk else {

@@ -7,29 +7,10 @@ import StratusWire
 extension DocumentsContainer {
     /// Applies the reserved zone's changes since the stored token; the token moves only when all applied.
     func fetchChanges(into report: inout DocumentsSyncReport) async throws {
-        let token = try state.meta("token").map(SyncToken.init(rawValue:))
-        let changes: Database.RecordZoneChanges
-        do {
-            changes = try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: token)
-        } catch let error as StratusError where token != nil && [.changeTokenExpired, .invalidArguments].contains(error.code) {
-            // An expired token, or one this server never issued (a new server at this address): fetch everything.
-            configuration.logger.info("fetching every document again: \(error)")
-            try state.setMeta("token", nil)
-            changes = try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: nil)
-        }
+        let changes = try await zoneChanges()
         var failure: (any Error)?
         tokenHeld = false
-        var documents: [DocumentRecord] = []
-        var versions: [DocumentRecord] = []
-        for (id, result) in changes.modificationResultsByID.sorted(by: { $0.key.recordName < $1.key.recordName }) {
-            do {
-                let record = try decoded(try result.get())
-                if record.isVersion { versions.append(record) } else { documents.append(record) }
-            } catch {
-                // A malformed or unsafe record (a path with '..', an absurd size…) is never applied; the rest are.
-                configuration.logger.warning("skipping record '\(DocumentPath.printable(id.recordName))': \(error)")
-            }
-        }
+        let (documents, versions) = decodedRecords(of: changes)
         defer { discardPrefetched() }
         try await prefetch(documents)
         var colliding: [DocumentRecord] = []
@@ -68,6 +49,35 @@ extension DocumentsContainer {
         if let failure { throw failure }
         // A change skipped because the local file changed meanwhile comes again with the next fetch.
         if !tokenHeld { try state.setMeta("token", changes.changeToken.rawValue) }
+    }
+
+    /// The zone's changes since the stored token; everything again when the server refuses the token.
+    private func zoneChanges() async throws -> Database.RecordZoneChanges {
+        let token = try state.meta("token").map(SyncToken.init(rawValue:))
+        do {
+            return try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: token)
+        } catch let error as StratusError where token != nil && [.changeTokenExpired, .invalidArguments].contains(error.code) {
+            // An expired token, or one this server never issued (a new server at this address): fetch everything.
+            configuration.logger.info("fetching every document again: \(error)")
+            try state.setMeta("token", nil)
+            return try await database.allRecordZoneChanges(inZoneWith: DocumentRecord.zoneID(), since: nil)
+        }
+    }
+
+    /// The changed records, checked, by record name: documents and conflict versions apart.
+    private func decodedRecords(of changes: Database.RecordZoneChanges) -> (documents: [DocumentRecord], versions: [DocumentRecord]) {
+        var documents: [DocumentRecord] = []
+        var versions: [DocumentRecord] = []
+        for (id, result) in changes.modificationResultsByID.sorted(by: { $0.key.recordName < $1.key.recordName }) {
+            do {
+                let record = try decoded(try result.get())
+                if record.isVersion { versions.append(record) } else { documents.append(record) }
+            } catch {
+                // A malformed or unsafe record (a path with '..', an absurd size…) is never applied; the rest are.
+                configuration.logger.warning("skipping record '\(DocumentPath.printable(id.recordName))': \(error)")
+            }
+        }
+        return (documents, versions)
     }
 
     /// Applies one changed `Document` record: a move, a download, or a placeholder.

@@ -88,10 +88,10 @@ extension DocumentsContainer {
         var document = mine
         document.path = server.path
         let moves = !DocumentPath.sameSpelling(server.path, plan.entry.path)
-        guard !moves || tree.isFree(server.path), let chunks = try chunkAssets(for: document, at: plan.entry.path, heldBy: server) else {
+        guard !moves || tree.isFree(server.path), let chunks = try self.chunks.assets(for: document, at: plan.entry.path, heldBy: server) else {
             return false
         }
-        defer { for file in chunks.temporary { try? FileManager.default.removeItem(at: file) } }
+        defer { ChunkSnapshots.remove(chunks.temporary) }
         var retry = serverRecord
         document.write(into: &retry, chunks: chunks.assets)
         guard let saved = try? await database.save(retry) else { return false }

@@ -178,4 +178,152 @@ extension DocumentsContainer {
             }
         }
     }
+
+    // MARK: Uploading
+
+    /// A new file's plan; its record name is saved (a pending row) before anything is sent, so an upload
+    /// interrupted after the server committed is retried under the same name instead of making a twin.
+    func planCreation(_ change: LocalChangeDetector.Change, entry: DiskEntry, digest: FileDigest) throws -> Plan {
+        let document = DocumentRecord(
+            recordName: UUID().uuidString, path: entry.path, size: entry.size, contentHash: digest.contentHash,
+            modified: Date(timeIntervalSince1970: Double(entry.mtimeNs) / 1e9), device: configuration.deviceName,
+            chunkSize: configuration.chunkSize, chunkHashes: digest.chunkHashes)
+        try state.save(LocalDocument(record: document, downloaded: true, inode: entry.inode, mtimeNs: entry.mtimeNs))
+        return Plan(change: change, entry: entry, base: document, digest: digest)
+    }
+
+    /// What the record says after the plan: the base with the new path and, with a digest, the new content.
+    func describe(_ plan: Plan) -> DocumentRecord {
+        var document = plan.base
+        document.path = plan.entry.path
+        guard let digest = plan.digest else { return document }
+        document.size = plan.entry.size
+        document.contentHash = digest.contentHash
+        document.chunkHashes = digest.chunkHashes
+        document.chunkSize = configuration.chunkSize
+        document.modified = Date(timeIntervalSince1970: Double(plan.entry.mtimeNs) / 1e9)
+        document.device = configuration.deviceName
+        return document
+    }
+
+    /// Sends plans in bounded batches (at most 200 records and about 64 MB of copied-out chunks at once);
+    /// returns the first failure that is not a conflict (conflicts are settled here).
+    func upload(_ plans: [Plan], into report: inout DocumentsSyncReport) async throws -> (any Error)? {
+        var batch: [Upload] = []
+        var firstError: (any Error)?
+        defer { Self.removeTemporaryFiles(of: batch) }
+        for plan in plans {
+            guard let upload = try prepare(plan) else { continue }
+            batch.append(upload)
+            if batch.count >= Database.maximumOperationsPerRequest || batch.reduce(0, { $0 + $1.bytes }) >= Self.batchBytes {
+                let failed = try await save(batch, into: &report)
+                firstError = firstError ?? failed
+                Self.removeTemporaryFiles(of: batch)
+                batch = []
+            }
+        }
+        let failed = try await save(batch, into: &report)
+        return firstError ?? failed
+    }
+
+    /// How many bytes of new chunks one upload batch copies out at most (one chunk more may push it over).
+    private static let batchBytes: Int64 = 64 << 20
+
+    static func removeTemporaryFiles(of uploads: [Upload]) {
+        ChunkSnapshots.remove(uploads.flatMap(\.temporaryFiles))
+    }
+
+    /// The record to save for a plan; `nil` when the file changed since the scan (the next sync sends it).
+    private func prepare(_ plan: Plan) throws -> Upload? {
+        let document = describe(plan)
+        let confirmed = plan.base.changeTag != nil
+        var record =
+            confirmed
+            ? try plan.base.baseRecord() : StratusClient.Record(recordType: DocumentRecord.documentType, recordID: document.recordID)
+        if plan.digest == nil, confirmed {
+            document.writePath(into: &record)
+            return Upload(plan: plan, record: record, document: document, temporaryFiles: [], bytes: 0, chunks: 0)
+        }
+        guard let chunks = try chunks.assets(for: document, at: plan.entry.path, heldBy: plan.base) else { return nil }
+        document.write(into: &record, chunks: chunks.assets)
+        return Upload(
+            plan: plan, record: record, document: document, temporaryFiles: chunks.temporary, bytes: chunks.bytes,
+            chunks: chunks.temporary.count)
+    }
+
+    /// Saves one batch; returns the first failure that is not a conflict (conflicts are handled here).
+    ///
+    /// - Throws: `StratusError` ``StratusError/Code/zoneNotFound`` when the server has no documents zone.
+    private func save(_ uploads: [Upload], into report: inout DocumentsSyncReport) async throws -> (any Error)? {
+        guard !uploads.isEmpty else { return nil }
+        var firstError: (any Error)?
+        let results = try await Self.saveConcurrently(uploads.map(\.record), in: database, lanes: configuration.concurrentTransfers)
+        for upload in uploads {
+            switch results[upload.record.recordID] {
+            case .success(let savedRecord)?:
+                try recordSaved(upload, record: savedRecord, into: &report)
+            case .failure(let error)? where error.code == .serverRecordChanged:
+                guard let server = error.serverRecord else { throw error }
+                try await conflicted(upload.plan, serverRecord: server, into: &report)
+            case .failure(let error)? where error.code == .unknownItem && upload.plan.base.changeTag != nil:
+                try recordLost(upload)
+            case .failure(let error)? where error.code == .zoneNotFound:
+                throw error
+            case .failure(let error)?:
+                configuration.logger.warning("cannot upload '\(upload.plan.entry.path)': \(error)")
+                firstError = firstError ?? error
+            case nil:
+                firstError = firstError ?? DocumentsError(.badRecord, "the server did not answer for '\(upload.plan.entry.path)'")
+            }
+        }
+        return firstError
+    }
+
+    /// Saves records in `lanes` concurrent `modifyRecords` calls (the SDK sends one asset at a time per call).
+    private static func saveConcurrently(
+        _ records: [StratusClient.Record], in database: Database, lanes: Int
+    ) async throws
+        -> [RecordID: Result<StratusClient.Record, StratusError>]
+    {
+        let size = max(1, (records.count + max(1, lanes) - 1) / max(1, lanes))
+        let groups = stride(from: 0, to: records.count, by: size).map { Array(records[$0..<min($0 + size, records.count)]) }
+        return try await withThrowingTaskGroup(of: Database.ModifyResults.self) { group in
+            for records in groups {
+                group.addTask {
+                    try await database.modifyRecords(saving: records, deleting: [], savePolicy: .ifServerRecordUnchanged, atomically: false)
+                }
+            }
+            var merged: [RecordID: Result<StratusClient.Record, StratusError>] = [:]
+            for try await results in group { merged.merge(results.saveResults) { first, _ in first } }
+            return merged
+        }
+    }
+
+    private func recordSaved(_ upload: Upload, record: StratusClient.Record, into report: inout DocumentsSyncReport) throws {
+        var document = upload.document
+        document.changeTag = record.recordChangeTag
+        if let stored = try? decoded(record) { document.chunks = stored.chunks }
+        let entry = upload.plan.entry
+        try state.save(LocalDocument(record: document, downloaded: true, inode: entry.inode, mtimeNs: entry.mtimeNs))
+        report.bytesUploaded += upload.bytes
+        report.chunksUploaded += upload.chunks
+        if case .renamed(let row, _, let digest) = upload.plan.change, !DocumentPath.sameSpelling(row.path, entry.path) {
+            announce(.renamed(from: row.path, to: entry.path), into: &report)
+            if digest != nil { announce(.uploaded(path: entry.path, bytes: upload.bytes), into: &report) }
+        } else {
+            announce(.uploaded(path: entry.path, bytes: upload.bytes), into: &report)
+        }
+    }
+
+    /// An update whose record the server no longer has (deleted elsewhere while this device changed it,
+    /// or lost by the server): the edit wins — the row becomes pending and is created again, under the
+    /// same name, in the next pass of this sync.
+    private func recordLost(_ upload: Upload) throws {
+        var document = upload.document
+        document.changeTag = nil
+        document.chunks = []
+        let entry = upload.plan.entry
+        try state.save(LocalDocument(record: document, downloaded: true, inode: entry.inode, mtimeNs: entry.mtimeNs))
+        needsAnotherPass = true
+    }
 }

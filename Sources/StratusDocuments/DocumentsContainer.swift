@@ -1,6 +1,7 @@
 public import Foundation
 public import StratusClient
 public import StratusLogging
+import StratusWire
 
 /// A documents container: a local directory kept in sync with the user's private database.
 ///
@@ -90,9 +91,8 @@ public actor DocumentsContainer {
     /// Rename hints from inotify (old path → new path), consumed by the next scan.
     var moveHints: [String: String] = [:]
     var lastOperation: Task<Void, Never>?
-    var watcher: DirectoryWatcher?
-    var watchTasks: [Task<Void, Never>] = []
-    var syncPending = false
+    /// The watcher and the syncs it runs (``startWatching()``).
+    var watch = FolderWatch()
     /// Whether this fetch skipped a change (the local file changed meanwhile), so the token must not move.
     var tokenHeld = false
     /// Content this fetch downloaded ahead, by record and content hash.
@@ -203,6 +203,80 @@ public actor DocumentsContainer {
         lock?.release()
     }
 
+    // MARK: Watching
+
+    /// Syncs on its own: after inotify reports a change (debounced), every ``Configuration/rescanInterval``,
+    /// and — with ``Configuration/observesPushes`` — when the server pushes a change of the documents zone.
+    ///
+    /// Call ``stopWatching()`` (or ``close()``) to stop. Errors of these syncs are logged and retried at
+    /// the next event or rescan.
+    ///
+    /// ```swift
+    /// try await documents.startWatching()
+    /// ```
+    ///
+    /// - Throws: ``DocumentsError/Code/watcher`` when inotify cannot be set up; `StratusError` when the
+    ///   zone subscription cannot be saved; ``DocumentsError/Code/readOnly`` for a read-only container.
+    public func startWatching() async throws {
+        try requireWritable("watch")
+        guard !watch.isWatching else { return }
+        let watcher = try DirectoryWatcher(directory: directory) { [weak self] events in
+            guard let self else { return }
+            Task { await self.noticed(events) }
+        }
+        watch.start(watcher)
+        if configuration.observesPushes {
+            do {
+                try await listenToPushes()
+            } catch {
+                stopWatching()
+                throw error
+            }
+        }
+        if let interval = configuration.rescanInterval {
+            watch.rescan(every: interval) { [weak self] in
+                guard let self else { return false }
+                await self.syncLogged()
+                return true
+            }
+        }
+    }
+
+    /// Stops the watcher and the periodic rescan.
+    public func stopWatching() {
+        watch.stop()
+    }
+
+    private func noticed(_ events: [DirectoryWatcher.Event]) {
+        for case .moved(let from, let to) in events { moveHints[from] = to }
+        watch.notice(debounce: configuration.debounce) { [weak self] in
+            guard let self else { return }
+            await self.settleWatch()
+            await self.syncLogged()
+        }
+    }
+
+    private func settleWatch() { watch.settle() }
+
+    /// Subscribes to the documents zone and syncs (debounced) on each of its pushes.
+    private func listenToPushes() async throws {
+        _ = try await serialized { try await self.ensureZone() }
+        let zoneID = DocumentRecord.zoneID()
+        try await database.save(Subscription(subscriptionID: DocumentRecord.zoneName, subscriptionType: .zone, zoneID: zoneID))
+        let notifications = container.notifications(configuration: configuration.notifications)
+        watch.listen(to: notifications, zoneName: zoneID.zoneName, logger: configuration.logger) { [weak self] in
+            await self?.noticed([])
+        }
+    }
+
+    private func syncLogged() async {
+        do {
+            try await sync()
+        } catch {
+            configuration.logger.warning("documents sync failed: \(error)")
+        }
+    }
+
     // MARK: Coordinated access
 
     /// Reads a document while the sync engine cannot replace it.
@@ -289,6 +363,9 @@ public actor DocumentsContainer {
             tree: tree, temporaryFolder: temporaryFolder, coordinator: coordinator, timeout: configuration.downloadTimeout,
             transport: configuration.transport)
     }
+
+    /// Copies chunks out for uploads.
+    var chunks: ChunkSnapshots { ChunkSnapshots(tree: tree, coordinator: coordinator, temporaryFolder: temporaryFolder) }
 }
 
 /// A prefetched download is for one record at one content hash.

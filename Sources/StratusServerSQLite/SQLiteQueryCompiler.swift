@@ -163,19 +163,61 @@ struct SQLiteQueryCompiler {
     ///   - applyingFilters: `false` for the trial scan that measures how many rows pass the filters.
     ///   - limit: The most rows.
     func keys(_ filters: [SQLiteQueryFilter], _ strategy: Strategy, applyingFilters: Bool, limit: Int) -> SQLFragment {
+        let (alias, joinsFirstSort) = rowSource(of: strategy)
+        let keys = plan.sorts.enumerated().map { index, sort in sortKey(sort, joined: index == 0 && joinsFirstSort, alias: alias) }
+        // NB: with one zone the zone key is constant, and leaving it out lets a continuation seek
+        // straight to its position in the index (an `OR` over (zone, name) made every page rescan
+        // the zone from its start: paging 100,000 records took 28 s).
+        let singleZone = plan.zoneRowIDs.count == 1
+        let ties = tieKeys(alias: alias, singleZone: singleZone)
+        let needsRecord =
+            alias != "r"
+            && ((applyingFilters && filters.contains(where: \.needsRecord)) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
+
+        var inner = SQLFragment("SELECT \(alias).zone_id AS zone_id, \(alias).record_name AS record_name")
+        for (index, key) in keys.enumerated() { inner.append(SQLFragment(", ") + key.expression + SQLFragment(" AS k\(index)")) }
+        appendRows(of: strategy, joinsFirstSort: joinsFirstSort, alias: alias, needsRecord: needsRecord, to: &inner)
+        if applyingFilters {
+            for filter in filters { inner.append(SQLFragment(" AND ") + filter.check(alias)) }
+        }
+        if case .scan = strategy, let first = plan.sorts.first, first.relativeLocation == nil, let key = keys.first, key.expression.arguments.isEmpty {
+            // A filter on the first sort field bounds the scan of its index.
+            for filter in filters {
+                if let bound = filter.bound, bound.field == first.field {
+                    inner.append(SQLFragment(" AND ") + bound.condition(key.expression.sql))
+                }
+            }
+        }
+        if let after = plan.after {
+            inner.append(SQLFragment(" AND ") + keyset(keys + ties, after: after, includesZone: !singleZone))
+        }
+        let innerOrder =
+            keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
+            + ties.map { $0.expression.sql + ($0.ascending ? " ASC" : " DESC") }
+        inner.append(" ORDER BY " + innerOrder.joined(separator: ", "))
+        inner.append(" LIMIT ?", .integer(Int64(limit)))
+        return inner
+    }
+
+    /// The alias of the rows the inner query reads (`d` a driver, `s0` the first sort field's index
+    /// rows, `r` the records), and whether a scan reads the first sort field's index rows.
+    private func rowSource(of strategy: Strategy) -> (alias: String, joinsFirstSort: Bool) {
         let joinsFirstSort: Bool
         if case .scan = strategy, let first = plan.sorts.first, case .field = first.field {
             joinsFirstSort = true
         } else {
             joinsFirstSort = false
         }
-        let alias: String
         switch strategy {
-        case .drive: alias = "d"
-        case .scan where joinsFirstSort: alias = "s0"
-        case .scan, .empty: alias = "r"
+        case .drive: return ("d", joinsFirstSort)
+        case .scan where joinsFirstSort: return ("s0", joinsFirstSort)
+        case .scan, .empty: return ("r", joinsFirstSort)
         }
-        let keys = plan.sorts.enumerated().map { index, sort in sortKey(sort, joined: index == 0 && joinsFirstSort, alias: alias) }
+    }
+
+    /// The keys that break ties after the sorts: the zone (left out for one zone) and the record name
+    /// (left out when a sort is on it: names are unique within a zone).
+    private func tieKeys(alias: String, singleZone: Bool) -> [SortKey] {
         let ascending = plan.sorts.first?.ascending ?? true
         var ties = [
             SortKey(expression: SQLFragment(alias + ".zone_id"), ascending: ascending, nullable: false),
@@ -184,17 +226,13 @@ struct SQLiteQueryCompiler {
         if plan.sorts.contains(where: { $0.field == .system(.recordName) }) {
             ties.removeLast()  // names are unique within a zone: the zone alone breaks ties
         }
-        // NB: with one zone the zone key is constant, and leaving it out lets a continuation seek
-        // straight to its position in the index (an `OR` over (zone, name) made every page rescan
-        // the zone from its start: paging 100,000 records took 28 s).
-        let singleZone = plan.zoneRowIDs.count == 1
         if singleZone { ties.removeFirst() }
-        let needsRecord =
-            alias != "r"
-            && ((applyingFilters && filters.contains(where: \.needsRecord)) || plan.sorts.contains { if case .system = $0.field { true } else { false } })
+        return ties
+    }
 
-        var inner = SQLFragment("SELECT \(alias).zone_id AS zone_id, \(alias).record_name AS record_name")
-        for (index, key) in keys.enumerated() { inner.append(SQLFragment(", ") + key.expression + SQLFragment(" AS k\(index)")) }
+    /// `FROM` the strategy's rows (joined to `records` when the query needs its columns) `WHERE` they are
+    /// the plan's zones and record type.
+    private func appendRows(of strategy: Strategy, joinsFirstSort: Bool, alias: String, needsRecord: Bool, to inner: inout SQLFragment) {
         switch strategy {
         case .drive(let driver):
             inner.append(SQLFragment(driver.mayRepeat ? " FROM (SELECT DISTINCT zone_id, record_name FROM (" : " FROM (") + driver.select)
@@ -224,26 +262,6 @@ struct SQLiteQueryCompiler {
             inner.append(SQLFragment(" WHERE ") + .zones("r.zone_id", plan.zoneRowIDs))
             inner.append(" AND r.record_type = ? AND r.deleted = 0", .text(plan.recordType))
         }
-        if applyingFilters {
-            for filter in filters { inner.append(SQLFragment(" AND ") + filter.check(alias)) }
-        }
-        if case .scan = strategy, let first = plan.sorts.first, first.relativeLocation == nil, let key = keys.first, key.expression.arguments.isEmpty {
-            // A filter on the first sort field bounds the scan of its index.
-            for filter in filters {
-                if let bound = filter.bound, bound.field == first.field {
-                    inner.append(SQLFragment(" AND ") + bound.condition(key.expression.sql))
-                }
-            }
-        }
-        if let after = plan.after {
-            inner.append(SQLFragment(" AND ") + keyset(keys + ties, after: after, includesZone: !singleZone))
-        }
-        let innerOrder =
-            keys.enumerated().map { index, key in "\(index + 3)" + (key.ascending ? " ASC" : " DESC") }
-            + ties.map { $0.expression.sql + ($0.ascending ? " ASC" : " DESC") }
-        inner.append(" ORDER BY " + innerOrder.joined(separator: ", "))
-        inner.append(" LIMIT ?", .integer(Int64(limit)))
-        return inner
     }
 
     private func sortKey(_ sort: QuerySort, joined: Bool, alias: String) -> SortKey {

@@ -43,98 +43,129 @@ struct SQLiteQueryFilter {
     static let earthDiameter = 2 * GeoDistance.earthRadius
 
     init(_ filter: QueryFilter, plan: QueryPlan) {
-        let zones = plan.zoneRowIDs
-        let comparator = filter.comparator
         switch filter.field {
-        case .system(let system):
-            let column = "r." + Self.column(system)
-            let condition = Self.condition(comparator, filter.value)
-            let positive = condition(column)
-            let check = comparator.isNegative ? positive.negated : positive
-            self.check = { _ in check }
-            needsRecord = true
-            drivers = []
-            bound = nil
-            if !comparator.isNegative {
-                drivers = [
-                    Driver(
-                        select: SQLFragment("SELECT zone_id, record_name FROM records INDEXED BY \(Self.index(system)) WHERE ") + .zones("zone_id", zones)
-                            + SQLFragment(" AND record_type = ? AND deleted = 0 AND ", [.text(plan.recordType)])
-                            + condition(Self.column(system)),
-                        mayRepeat: false
-                    )
-                ]
-                bound = (filter.field, condition)
-            }
-        case .field(let name, let type):
+        case .system(let system): self = Self.onSystemField(system, filter, plan: plan)
+        case .field(let name, let type): self = Self.onField(name, isList: type.isList, filter, plan: plan)
+        }
+    }
+
+    private init(
+        check: @escaping (String) -> SQLFragment, needsRecord: Bool, drivers: [Driver],
+        bound: (field: QueryField, condition: (String) -> SQLFragment)? = nil
+    ) {
+        self.check = check
+        self.needsRecord = needsRecord
+        self.drivers = drivers
+        self.bound = bound
+    }
+
+    /// A system field compares the `records` column directly.
+    private static func onSystemField(_ system: SystemFieldName, _ filter: QueryFilter, plan: QueryPlan) -> SQLiteQueryFilter {
+        let comparator = filter.comparator
+        let condition = Self.condition(comparator, filter.value)
+        let positive = condition("r." + Self.column(system))
+        let check = comparator.isNegative ? positive.negated : positive
+        guard !comparator.isNegative else { return SQLiteQueryFilter(check: { _ in check }, needsRecord: true, drivers: []) }
+        let driver = Driver(
+            select: SQLFragment("SELECT zone_id, record_name FROM records INDEXED BY \(Self.index(system)) WHERE ") + .zones("zone_id", plan.zoneRowIDs)
+                + SQLFragment(" AND record_type = ? AND deleted = 0 AND ", [.text(plan.recordType)])
+                + condition(Self.column(system)),
+            mayRepeat: false
+        )
+        return SQLiteQueryFilter(check: { _ in check }, needsRecord: true, drivers: [driver], bound: (filter.field, condition))
+    }
+
+    /// The SQL every comparator on one record field is made of.
+    private struct FieldRows {
+        /// `SELECT zone_id, record_name` over the field's value index, up to the condition on `v`.
+        var indexScan: SQLFragment
+        /// `SELECT zone_id, record_name` over the field's tokens, up to the condition on `token`.
+        var tokenScan: SQLFragment
+        /// The correlated value rows of the record aliased as given, up to the condition on `f.v`.
+        var member: (String) -> SQLFragment
+        /// The correlated token rows of the record aliased as given, up to the condition on `t.token`.
+        var tokenRow: (String) -> SQLFragment
+
+        init(name: String, plan: QueryPlan) {
+            let zones = plan.zoneRowIDs
             let scope = SQLFragment(" AND record_type = ? AND field_name = ? AND ", [.text(plan.recordType), .text(name)])
             // NB: INDEXED BY, because without statistics SQLite may prefer the primary key to
             // produce (zone_id, record_name) order for DISTINCT, reading the whole zone.
-            let indexScan = SQLFragment("SELECT zone_id, record_name FROM field_index INDEXED BY field_index_values WHERE ") + .zones("zone_id", zones) + scope
-            let tokenScan =
+            indexScan = SQLFragment("SELECT zone_id, record_name FROM field_index INDEXED BY field_index_values WHERE ") + .zones("zone_id", zones) + scope
+            tokenScan =
                 SQLFragment("SELECT zone_id, record_name FROM field_tokens INDEXED BY field_tokens_search WHERE ") + .zones("zone_id", zones) + scope
-            let member = { (alias: String) in
+            member = { (alias: String) in
                 SQLFragment(
                     "SELECT 1 FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND ",
                     [.text(name)]
                 )
             }
-            let tokenRow = { (alias: String) in
+            tokenRow = { (alias: String) in
                 SQLFragment(
                     "FROM field_tokens t WHERE t.zone_id = \(alias).zone_id AND t.record_name = \(alias).record_name AND t.field_name = ? AND ",
                     [.text(name)]
                 )
             }
-            let isList = type.isList
-            needsRecord = false
-            bound = nil
-            switch comparator {
-            case .containsAnyTokens:
-                let tokens = Self.values(filter.value)
-                check = { SQLFragment("EXISTS (SELECT 1 ") + tokenRow($0) + SQLFragment("t.token IN ") + .list(tokens) + SQLFragment(")") }
-                drivers = [Driver(select: tokenScan + SQLFragment("token IN ") + .list(tokens), mayRepeat: true)]
-            case .containsAllTokens:
-                let tokens = Self.values(filter.value)
-                check = {
-                    SQLFragment("(SELECT count(*) ") + tokenRow($0) + SQLFragment("t.token IN ") + .list(tokens)
-                        + SQLFragment(") = ?", [.integer(Int64(tokens.count))])
-                }
-                drivers = tokens.prefix(4).map { Driver(select: tokenScan + SQLFragment("token = ?", [$0]), mayRepeat: false) }
-            case .listContainsAll, .notListContainsAll:
-                let values = Self.distinct(Self.values(filter.value))
-                if values.isEmpty {
-                    let constant: SQLFragment = comparator == .listContainsAll ? .alwaysTrue : .alwaysFalse
-                    check = { _ in constant }
-                    drivers = []
-                } else {
-                    let test = SQLFragment(comparator == .listContainsAll ? ") = ?" : ") < ?", [.integer(Int64(values.count))])
-                    check = { alias in
-                        SQLFragment(
-                            "(SELECT count(DISTINCT f.v) FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND f.v IN ",
-                            [.text(name)]
-                        ) + .list(values) + test
-                    }
-                    drivers =
-                        comparator == .listContainsAll
-                        ? values.prefix(4).map { Driver(select: indexScan + SQLFragment("v = ?", [$0]), mayRepeat: true) } : []
-                }
-            case .near:
-                let condition = Self.nearCondition(filter)
-                check = { SQLFragment("EXISTS (") + member($0) + condition("f.v", "f.v2") + SQLFragment(")") }
-                drivers = [Driver(select: indexScan + condition("v", "v2"), mayRepeat: isList)]
-            default:
-                let condition = Self.condition(comparator, filter.value)
-                let exists = { SQLFragment("EXISTS (") + member($0) + condition("f.v") + SQLFragment(")") }
-                if comparator.isNegative {
-                    check = { exists($0).negated }
-                    drivers = []
-                } else {
-                    check = exists
-                    drivers = [Driver(select: indexScan + condition("v"), mayRepeat: isList)]
-                    if !isList { bound = (filter.field, condition) }
-                }
-            }
         }
+    }
+
+    /// A record field: checks on its index (or token) rows.
+    private static func onField(_ name: String, isList: Bool, _ filter: QueryFilter, plan: QueryPlan) -> SQLiteQueryFilter {
+        let rows = FieldRows(name: name, plan: plan)
+        let comparator = filter.comparator
+        switch comparator {
+        case .containsAnyTokens:
+            let tokens = Self.values(filter.value)
+            return SQLiteQueryFilter(
+                check: { SQLFragment("EXISTS (SELECT 1 ") + rows.tokenRow($0) + SQLFragment("t.token IN ") + .list(tokens) + SQLFragment(")") },
+                needsRecord: false, drivers: [Driver(select: rows.tokenScan + SQLFragment("token IN ") + .list(tokens), mayRepeat: true)])
+        case .containsAllTokens:
+            let tokens = Self.values(filter.value)
+            return SQLiteQueryFilter(
+                check: {
+                    SQLFragment("(SELECT count(*) ") + rows.tokenRow($0) + SQLFragment("t.token IN ") + .list(tokens)
+                        + SQLFragment(") = ?", [.integer(Int64(tokens.count))])
+                },
+                needsRecord: false,
+                drivers: tokens.prefix(4).map { Driver(select: rows.tokenScan + SQLFragment("token = ?", [$0]), mayRepeat: false) })
+        case .listContainsAll, .notListContainsAll:
+            return listContainsAll(name, filter, rows)
+        case .near:
+            let condition = Self.nearCondition(filter)
+            return SQLiteQueryFilter(
+                check: { SQLFragment("EXISTS (") + rows.member($0) + condition("f.v", "f.v2") + SQLFragment(")") }, needsRecord: false,
+                drivers: [Driver(select: rows.indexScan + condition("v", "v2"), mayRepeat: isList)])
+        default:
+            let condition = Self.condition(comparator, filter.value)
+            let exists = { SQLFragment("EXISTS (") + rows.member($0) + condition("f.v") + SQLFragment(")") }
+            if comparator.isNegative {
+                return SQLiteQueryFilter(check: { exists($0).negated }, needsRecord: false, drivers: [])
+            }
+            return SQLiteQueryFilter(
+                check: exists, needsRecord: false, drivers: [Driver(select: rows.indexScan + condition("v"), mayRepeat: isList)],
+                bound: isList ? nil : (filter.field, condition))
+        }
+    }
+
+    /// `LIST_CONTAINS_ALL` and its negation: a count of the distinct members among the values.
+    private static func listContainsAll(_ name: String, _ filter: QueryFilter, _ rows: FieldRows) -> SQLiteQueryFilter {
+        let comparator = filter.comparator
+        let values = Self.distinct(Self.values(filter.value))
+        if values.isEmpty {
+            let constant: SQLFragment = comparator == .listContainsAll ? .alwaysTrue : .alwaysFalse
+            return SQLiteQueryFilter(check: { _ in constant }, needsRecord: false, drivers: [])
+        }
+        let test = SQLFragment(comparator == .listContainsAll ? ") = ?" : ") < ?", [.integer(Int64(values.count))])
+        return SQLiteQueryFilter(
+            check: { alias in
+                SQLFragment(
+                    "(SELECT count(DISTINCT f.v) FROM field_index f WHERE f.zone_id = \(alias).zone_id AND f.record_name = \(alias).record_name AND f.field_name = ? AND f.v IN ",
+                    [.text(name)]
+                ) + .list(values) + test
+            },
+            needsRecord: false,
+            drivers: comparator == .listContainsAll
+                ? values.prefix(4).map { Driver(select: rows.indexScan + SQLFragment("v = ?", [$0]), mayRepeat: true) } : [])
     }
 
     /// The positive condition of a value comparator on a column expression.

@@ -3,9 +3,9 @@ public import StratusServer
 public import StratusWire
 import StratusCrypto
 import StratusServerCrypto
+import Synchronization
 
-/// Helpers for tests of accounts and authentication: a server that requires credentials,
-/// users with tokens, and requests with exact query parameters and headers.
+/// Helpers for tests of accounts and authentication: the service clock, users with tokens, API tokens.
 ///
 /// ```swift
 /// let server = try await TestCloudKitServer.startAuthenticated()
@@ -14,23 +14,6 @@ import StratusServerCrypto
 /// #expect(reply.status == 200)
 /// ```
 extension TestCloudKitServer {
-    /// Starts a server that requires authentication, with cheap password hashing for speed.
-    ///
-    /// - Parameters:
-    ///   - backend: The storage engine.
-    ///   - containers: Containers to create before serving.
-    ///   - configure: Adjusts the configuration further.
-    public static func startAuthenticated(
-        backend: RecordStoreBackend = .sqlite, containers: [String] = [container],
-        configure: (inout ServiceConfiguration) -> Void = { _ in }
-    ) async throws -> TestCloudKitServer {
-        try await start(backend: backend, containers: containers) { configuration in
-            configuration.authentication.requiresAuthentication = true
-            configuration.authentication.passwordHashing = .minimum
-            configure(&configuration)
-        }
-    }
-
     /// The service clock's current reading, in milliseconds since 1970 (the clock moves 1 ms per reading).
     public var now: Int64 { clock.now() }
 
@@ -82,75 +65,114 @@ extension TestCloudKitServer {
         ).token
     }
 
-    /// What came back from ``exchange(_:method:body:database:query:headers:environment:container:)``.
-    public struct Reply: Sendable {
-        /// The HTTP status.
-        public var status: Int
-        /// Header fields by lowercased name.
-        public var headers: [String: String]
-        /// The body.
-        public var body: Data
+}
 
-        /// The body parsed as JSON (`null` if it is not JSON).
-        public var json: JSONValue { (try? JSONValue(parsing: body)) ?? .null }
-        /// The body as text.
-        public var text: String { String(decoding: body, as: UTF8.self) }
-        /// The `serverErrorCode` of an error body.
-        public var serverErrorCode: String? {
-            if case .object(let object) = json, case .string(let code)? = object["serverErrorCode"] { return code }
-            return nil
+/// Helpers for tests of the sign-in pages: browser-ready API tokens, forms with their
+/// anti-forgery cookie and field, and requests with exactly the `Host` and headers a test chooses.
+///
+/// ```swift
+/// let token = try await server.makeBrowserAPIToken(origins: ["https://app.example.com"])
+/// let form = try await server.signInForm(apiToken: token)
+/// let reply = try await server.submit("/signin", form: form, fields: [("email", "ada@example.com"), ("password", "…")])
+/// ```
+extension TestCloudKitServer {
+    /// An origin tests use for browser apps.
+    public static let appOrigin = "https://app.example.com"
+
+    /// A new API token of the default container that can hand web auth tokens to a browser app:
+    /// with allowed origins, and a sign-in callback if given.
+    public func makeBrowserAPIToken(origins: [String] = [appOrigin], signInCallbackURL: String? = nil) async throws -> String {
+        try await admin().createAPIToken(
+            container: Self.container, environment: .development, name: "browser", signInCallbackURL: signInCallbackURL,
+            allowedOrigins: origins
+        ).token
+    }
+
+    /// A form page as a browser gets it: the page, the anti-forgery cookie it set and the field it carries.
+    public struct SignInForm: Sendable {
+        /// The page.
+        public var page: Reply
+        /// The `stratus-signin` cookie's value (`name=value`), if the page set one.
+        public var cookie: String?
+        /// The hidden `csrf` field's value, if the page has a form.
+        public var csrf: String?
+        /// The API token the form is for.
+        public var apiToken: String
+
+        /// A form from a page already fetched: its cookie and `csrf` field are read from it.
+        public init(page: Reply, apiToken: String) {
+            self.page = page
+            self.cookie = TestCloudKitServer.signInCookie(in: page)
+            self.csrf = TestCloudKitServer.hiddenField("csrf", in: page.text)
+            self.apiToken = apiToken
         }
     }
 
-    /// Sends one request over a fresh socket, with exactly these query parameters (percent-encoded
-    /// as RFC 3986 unreserved characters) and headers.
-    ///
-    /// - Parameters:
-    ///   - operation: Such as `records/modify`, or a path starting with `/` for non-database routes.
-    ///   - method: `POST` by default.
-    ///   - body: The raw body; empty for none.
-    ///   - database: `private` by default.
-    ///   - query: Query parameters in order.
-    ///   - headers: Extra header fields.
-    public func exchange(
-        _ operation: String, method: String = "POST", body: Data = Data(), database: String = "private",
-        query: [(String, String)] = [], headers: [String: String] = [:], environment: String = "development",
-        container: String = container
+    /// `GET /signin?ckAPIToken=…` (with `&create=1` for the sign-up form), or any other form page with `path`.
+    public func signInForm(apiToken: String, create: Bool = false, path: String? = nil) async throws -> SignInForm {
+        let target = path ?? "/signin?ckAPIToken=\(Self.percentEncoded(apiToken))" + (create ? "&create=1" : "")
+        let page = try await exchange(target, method: "GET")
+        return SignInForm(page: page, apiToken: apiToken)
+    }
+
+    /// Posts a form the way the browser that loaded `form` would: with its cookie, its `csrf`
+    /// field and its API token, then `fields`.
+    public func submit(
+        _ path: String, form: SignInForm, fields: [(String, String)], headers: [String: String] = [:]
     ) async throws -> Reply {
-        var target = operation.hasPrefix("/") ? operation : Self.path(operation, database: database, environment: environment, container: container)
-        if !query.isEmpty {
-            target += "?" + query.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
-        }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(http.port)\r\nConnection: close\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-        head += "\r\n"
-        let reply = try await RawHTTPConnection.exchange(port: http.port, bytes: Data(head.utf8) + body, timeout: 30)
-        guard let status = reply.status else { throw TestServerFailure(description: "\(operation): no HTTP response") }
-        var fields: [String: String] = [:]
-        for line in reply.head.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Reply(status: status, headers: fields, body: Data(reply.body))
+        var all = [("ckAPIToken", form.apiToken)]
+        if let csrf = form.csrf { all.append(("csrf", csrf)) }
+        all += fields
+        var extra = ["Content-Type": "application/x-www-form-urlencoded"]
+        if let cookie = form.cookie { extra["Cookie"] = cookie }
+        return try await exchange(path, body: Self.formBody(all), headers: extra.merging(headers) { $1 })
     }
 
-    /// ``exchange(_:method:body:database:query:headers:environment:container:)`` with a text body.
-    public func exchange(
-        _ operation: String, _ body: String, database: String = "private", query: [(String, String)] = [],
-        headers: [String: String] = [:], environment: String = "development"
-    ) async throws -> Reply {
-        try await exchange(operation, body: Data(body.utf8), database: database, query: query, headers: headers, environment: environment)
+    /// `application/x-www-form-urlencoded` of `fields`.
+    public static func formBody(_ fields: [(String, String)]) -> Data {
+        Data(fields.map { "\($0.0)=\(percentEncoded($0.1))" }.joined(separator: "&").utf8)
     }
 
-    /// `/database/1/<container>/<environment>/<database>/<operation>`.
-    public static func path(_ operation: String, database: String, environment: String = "development", container: String = container) -> String {
-        "/database/1/\(container)/\(environment)/\(database)/\(operation)"
+    /// The `stratus-signin=…` pair a page's `Set-Cookie` sets, if any.
+    public static func signInCookie(in reply: Reply) -> String? {
+        guard let header = reply.headers["set-cookie"], header.hasPrefix("stratus-signin=") else { return nil }
+        return header.split(separator: ";").first.map(String.init)
     }
 
-    /// Percent-encodes everything but RFC 3986 unreserved characters.
-    public static func percentEncoded(_ value: String) -> String {
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
+    /// The value of `<input type="hidden" name="<name>" value="…">` in a page.
+    public static func hiddenField(_ name: String, in html: String) -> String? {
+        let marker = #"name="\#(name)" value=""#
+        guard let start = html.range(of: marker)?.upperBound, let end = html[start...].firstIndex(of: "\"") else { return nil }
+        return String(html[start..<end]).replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+}
+
+/// Collects the verification links a server sends, in place of the operator's mail system.
+///
+/// ```swift
+/// let inbox = VerificationInbox()
+/// let server = try await TestCloudKitServer.startAuthenticated { $0.authentication.verificationDelivery = inbox.delivery }
+/// // … sign up …
+/// let link = try #require(inbox.messages.last?.link)
+/// ```
+public final class VerificationInbox: Sendable {
+    private let received = Mutex<[VerificationMessage]>([])
+
+    /// Creates an empty inbox.
+    public init() {}
+
+    /// The delivery that puts each message here.
+    public var delivery: VerificationDelivery {
+        .handler { [self] message in received.withLock { $0.append(message) } }
+    }
+
+    /// Every message so far, oldest first.
+    public var messages: [VerificationMessage] { received.withLock { $0 } }
+
+    /// The path and query of a link (`/verify?…`), for ``TestCloudKitServer/exchange(_:method:body:database:query:headers:environment:container:)``.
+    public static func target(of link: String) -> String? {
+        guard let url = URL(string: link) else { return nil }
+        return url.path + (url.query.map { "?" + $0 } ?? "")
     }
 }

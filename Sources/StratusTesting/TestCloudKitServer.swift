@@ -24,7 +24,7 @@ public enum RecordStoreBackend: String, CaseIterable, Sendable, CustomStringConv
     }
 
     /// Opens a fresh, empty store of this kind inside `directory`.
-    public func makeStore(in directory: TemporaryDirectory) async throws -> any RecordStore {
+    public func makeStore(in directory: TemporaryDirectory) async throws -> any RecordStore & AccountStore {
         switch self {
         case .sqlite: try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"))
         case .postgres: try await PostgresRecordStore.openTemporary(url: try PostgresTestDatabase.url())
@@ -98,14 +98,14 @@ public final class TestCloudKitServer: Sendable {
         configuration.quotas.defaults = .unlimited
         configuration.authentication.requiresAuthentication = false  // open mode, explicitly; startAuthenticated() turns it on
         configure(&configuration)
-        let accounts = store as? any AccountStore
+        let accounts: any AccountStore = store
         let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)
         var router = Router()
         service.register(on: &router)
         let http = try TestHTTPServer(responder: router)
         return TestCloudKitServer(
             store: store, service: service, http: http, directory: directory,
-            administration: accounts.map { AccountAdministration(accounts: $0, configuration: configuration) }, clock: manual
+            administration: AccountAdministration(accounts: accounts, configuration: configuration), clock: manual
         )
     }
 

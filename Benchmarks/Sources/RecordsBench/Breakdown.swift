@@ -52,21 +52,7 @@ enum Breakdown {
             try time("Codable field encode") { for record in records { _ = try WireCoding.encode(record.fields ?? [:]) } }
 
             let start = monotonicNanoseconds()
-            let stored = try await store.write { tx -> [StoredRecord] in
-                try records.map { incoming in
-                    try tx.savepoint {
-                        let name = incoming.recordName ?? ""
-                        _ = try tx.record(named: name, inZone: zone.rowID)
-                        let sequence = try tx.nextChangeSequence(inZone: zone.rowID)
-                        let record = StoredRecord(
-                            zoneRowID: zone.rowID, recordName: name, recordType: incoming.recordType ?? "", changeTag: String(sequence, radix: 36),
-                            fields: incoming.fields ?? [:], created: stamp, modified: stamp, changeSequence: sequence
-                        )
-                        try tx.putRecord(record, references: [])
-                        return record
-                    }
-                }
-            }
+            let stored = try await write(records, to: store, zone: zone.rowID, stamp: stamp)
             samples["store write", default: []].append(Double(monotonicNanoseconds() - start) / 1000 / Double(batch))
 
             let wire = stored.map(wireRecord)
@@ -97,6 +83,27 @@ enum Breakdown {
             "Codable field decode", "feed response encode",
         ]
         return order.map { Line(name: $0, microsecondsPerRecord: samples[$0]?.min() ?? .nan) }
+    }
+
+    /// Saves the records in one transaction, a savepoint each, as `records/modify` does (read, sequence, put).
+    private static func write(
+        _ records: [Record], to store: SQLiteRecordStore, zone: Int64, stamp: StoredRecord.Stamp
+    ) async throws -> [StoredRecord] {
+        try await store.write { tx -> [StoredRecord] in
+            try records.map { incoming in
+                try tx.savepoint {
+                    let name = incoming.recordName ?? ""
+                    _ = try tx.record(named: name, inZone: zone)
+                    let sequence = try tx.nextChangeSequence(inZone: zone)
+                    let record = StoredRecord(
+                        zoneRowID: zone, recordName: name, recordType: incoming.recordType ?? "", changeTag: String(sequence, radix: 36),
+                        fields: incoming.fields ?? [:], created: stamp, modified: stamp, changeSequence: sequence
+                    )
+                    try tx.putRecord(record, references: [])
+                    return record
+                }
+            }
+        }
     }
 
     /// The JSON of a wire record with the keys `wireRecord` sets, built without Codable.

@@ -27,15 +27,18 @@ struct AssetEndpoints: EndpointGroup {
     /// Upload URLs in use or spent on this node (each works once).
     let uploadTickets: UploadTicketLedger
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.on(.assetsUpload) { try await requestAssetUploads($0) }
-        routes.database.on(.assetsRereference) { try await rereferenceAssets($0) }
-        routes.router.route(
+    func register(on operations: inout DatabaseOperations) {
+        operations.on(.assetsUpload) { try await requestAssetUploads($0) }
+        operations.on(.assetsRereference) { try await rereferenceAssets($0) }
+    }
+
+    func register(on router: inout Router) {
+        router.route(
             .post, Self.uploadTemplate, maximumBodySize: configuration.assets.maximumSize, check: { head in .stream(try openUpload(head)) }
         ) { request in
             try await uploadAsset(request)
         }
-        routes.router.route(.get, Self.downloadTemplate) { request in
+        router.route(.get, Self.downloadTemplate) { request in
             try await downloadAsset(request)
         }
     }

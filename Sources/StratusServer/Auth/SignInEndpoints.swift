@@ -18,15 +18,15 @@ struct SignInEndpoints: EndpointGroup {
     let baseURL: PublicBaseURL
     let logger: Logger
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.router.route(.get, Self.signInPath) { request in
+    func register(on router: inout Router) {
+        router.route(.get, Self.signInPath) { request in
             try await signInPage(request)
         }
-        routes.router.route(.post, Self.signInPath, maximumBodySize: Self.formBodyLimit) { request in
+        router.route(.post, Self.signInPath, maximumBodySize: Self.formBodyLimit) { request in
             try await signInSubmitted(SignInSubmission(request))
         }
-        registerSignUp(on: &routes.router)
-        routes.router.route(.post, "/signout", maximumBodySize: Self.formBodyLimit) { request in
+        registerSignUp(on: &router)
+        router.route(.post, "/signout", maximumBodySize: Self.formBodyLimit) { request in
             let fields = SignInPage.formFields(request.body)
             guard let token = fields[Authenticator.webAuthTokenParameter] ?? request.query[Authenticator.webAuthTokenParameter],
                 try await authenticator.signOut(webAuthToken: token)

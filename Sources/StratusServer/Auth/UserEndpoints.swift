@@ -7,8 +7,8 @@ struct UserEndpoints: EndpointGroup {
     let accounts: (any AccountStore)?
     let limits: ServiceLimits
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.on(.usersCaller, .usersCurrent, .usersDiscover, .usersLookupEmail, .usersLookupID, .usersLookupContacts) {
+    func register(on operations: inout DatabaseOperations) {
+        operations.on(.usersCaller, .usersCurrent, .usersDiscover, .usersLookupEmail, .usersLookupID, .usersLookupContacts) {
             try await users($0)
         }
     }

@@ -6,11 +6,11 @@ struct ChangeEndpoints: EndpointGroup {
     let feed: ChangeFeed
     let limits: ServiceLimits
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.on(.recordsChanges) { try await recordChanges($0) }
-        routes.database.on(.changesZone) { try await zoneChanges($0) }
-        routes.database.on(.changesDatabase) { try await databaseChanges($0) }
-        routes.database.on(.zonesChanges) { try await zonesChanges($0) }
+    func register(on operations: inout DatabaseOperations) {
+        operations.on(.recordsChanges) { try await recordChanges($0) }
+        operations.on(.changesZone) { try await zoneChanges($0) }
+        operations.on(.changesDatabase) { try await databaseChanges($0) }
+        operations.on(.zonesChanges) { try await zonesChanges($0) }
     }
 
     /// `records/changes`: one custom zone's changes since a sync token, as `view` shows them when given.

@@ -16,11 +16,11 @@ struct PushEndpoints: EndpointGroup {
     let courier: WebCourier
     let configuration: ServiceConfiguration
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.router.route(.post, Self.deviceTemplate, check: { [admission] head in try admission.screenCredentials(head) }) { request in
+    func register(on router: inout Router) {
+        router.route(.post, Self.deviceTemplate, check: { [admission] head in try admission.screenCredentials(head) }) { request in
             try await handleDevice(request)
         }
-        routes.router.route(.get, Self.courierTemplate) { request in
+        router.route(.get, Self.courierTemplate) { request in
             try await pollCourier(request)
         }
     }

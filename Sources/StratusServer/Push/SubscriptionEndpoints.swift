@@ -7,10 +7,10 @@ struct SubscriptionEndpoints: EndpointGroup {
     let schemas: SchemaCache
     let configuration: ServiceConfiguration
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.on(.subscriptionsList) { try await listSubscriptions($0) }
-        routes.database.on(.subscriptionsLookup) { try await lookupSubscriptions($0) }
-        routes.database.on(.subscriptionsModify) { try await modifySubscriptions($0) }
+    func register(on operations: inout DatabaseOperations) {
+        operations.on(.subscriptionsList) { try await listSubscriptions($0) }
+        operations.on(.subscriptionsLookup) { try await lookupSubscriptions($0) }
+        operations.on(.subscriptionsModify) { try await modifySubscriptions($0) }
     }
 
     /// `subscriptions/list`: the caller's subscriptions in the database, by ID.

@@ -17,10 +17,10 @@ struct RecordEndpoints: EndpointGroup {
     /// Fans out the notifications a committed write queued.
     let fanout: PushFanout
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.on(.recordsModify) { try await modifyRecords($0) }
-        routes.database.on(.recordsLookup) { try await lookupRecords($0) }
-        routes.database.on(.recordsQuery) { try await queryRecords($0) }
+    func register(on operations: inout DatabaseOperations) {
+        operations.on(.recordsModify) { try await modifyRecords($0) }
+        operations.on(.recordsLookup) { try await lookupRecords($0) }
+        operations.on(.recordsQuery) { try await queryRecords($0) }
     }
 
     /// `records/lookup`: one result per requested name, `NOT_FOUND` for missing ones.

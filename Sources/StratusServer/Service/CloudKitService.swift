@@ -64,11 +64,11 @@ public final class CloudKitService: Sendable {
             ? nil : AssetLinks.Signer(tokens: parts.tokens, baseURL: parts.baseURL, configuration: configuration.assets, now: configuration.now)
         assetCollector = AssetGarbageCollector(store: store, files: parts.files, configuration: configuration.assets, now: configuration.now, logger: logger)
         groups = parts.groups(accounts: accounts)
-        var operations = EndpointRoutes(router: Router(logger: logger))
+        var operations = DatabaseOperations()
         for group in groups {
             group.register(on: &operations)
         }
-        database = DatabaseEndpoint(admission: admission, operations: operations.database, assetLinks: assetLinks)
+        database = DatabaseEndpoint(admission: admission, operations: operations, assetLinks: assetLinks)
     }
 
     /// The URL template of every database operation.
@@ -101,12 +101,10 @@ public final class CloudKitService: Sendable {
         if !configuration.authentication.requiresAuthentication {
             router.use(LoopbackHostMiddleware())
         }
-        var routes = EndpointRoutes(router: router)
         for group in groups {
-            group.register(on: &routes)
+            group.register(on: &router)
         }
-        database.register(on: &routes.router)
-        router = routes.router
+        database.register(on: &router)
     }
 
     /// Whether a browser page at `origin` may read the response to `request` (CORS).

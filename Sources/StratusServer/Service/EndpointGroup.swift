@@ -6,19 +6,21 @@ import StratusWire
 /// what its endpoints need, passed in when it is made, and adds its own routes
 /// (Documentation/0021-endpoint-groups.md).
 ///
-/// A group registers plain routes on ``EndpointRoutes/router`` and CloudKit database operations
-/// (`/database/1/{container}/{environment}/{database}/{operation}`) on ``EndpointRoutes/database``;
-/// ``DatabaseEndpoint`` answers the one route of those operations, admits each request
-/// (``RequestAdmission``) and hands it to the group's handler.
+/// A group hands its CloudKit database operations
+/// (`/database/1/{container}/{environment}/{database}/{operation}`) to ``DatabaseOperations``, once,
+/// when the service is made — ``DatabaseEndpoint`` answers the one route of those operations, admits
+/// each request (``RequestAdmission``) and hands it to the group's handler — and registers its plain
+/// routes on the router, once, when the service is served. Each has a default that adds nothing.
 protocol EndpointGroup: Sendable {
-    /// Adds the group's routes and database operations.
-    func register(on routes: inout EndpointRoutes)
+    /// Adds the group's database operations.
+    func register(on operations: inout DatabaseOperations)
+    /// Adds the group's routes that are not database operations.
+    func register(on router: inout Router)
 }
 
-/// What endpoint groups register on: the router, and the database operations' handlers.
-struct EndpointRoutes {
-    var router: Router
-    var database = DatabaseOperations()
+extension EndpointGroup {
+    func register(on operations: inout DatabaseOperations) {}
+    func register(on router: inout Router) {}
 }
 
 /// The handlers of the database operations, by operation, and in the shared database by

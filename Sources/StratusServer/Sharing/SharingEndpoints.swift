@@ -23,14 +23,14 @@ struct SharingEndpoints: EndpointGroup {
     let changes: ChangeEndpoints
     let presenter: ZonePresenter
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.onShared(.zonesList) { try await sharedZonesList($0) }
-        routes.database.onShared(.zonesLookup) { try await sharedZonesLookup($0) }
-        routes.database.onShared(.changesZone) { try await sharedZoneChanges($0) }
-        routes.database.onShared(.changesDatabase) { try await sharedDatabaseChanges($0) }
-        routes.database.onShared(.recordsLookup, .recordsQuery, .recordsChanges, .recordsModify) { try await inSharedZone($0) }
-        routes.database.on(.recordsResolve) { try await resolveShares($0, accept: false) }
-        routes.database.on(.recordsAccept) { try await resolveShares($0, accept: true) }
+    func register(on operations: inout DatabaseOperations) {
+        operations.onShared(.zonesList) { try await sharedZonesList($0) }
+        operations.onShared(.zonesLookup) { try await sharedZonesLookup($0) }
+        operations.onShared(.changesZone) { try await sharedZoneChanges($0) }
+        operations.onShared(.changesDatabase) { try await sharedDatabaseChanges($0) }
+        operations.onShared(.recordsLookup, .recordsQuery, .recordsChanges, .recordsModify) { try await inSharedZone($0) }
+        operations.on(.recordsResolve) { try await resolveShares($0, accept: false) }
+        operations.on(.recordsAccept) { try await resolveShares($0, accept: true) }
     }
 
     /// `zones/list` in the shared database: the zones shared with the caller.

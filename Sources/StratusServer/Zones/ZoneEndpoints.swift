@@ -8,10 +8,10 @@ struct ZoneEndpoints: EndpointGroup {
     let limits: ServiceLimits
     let now: @Sendable () -> Int64
 
-    func register(on routes: inout EndpointRoutes) {
-        routes.database.on(.zonesList) { try await listZones($0) }
-        routes.database.on(.zonesLookup) { try await lookupZones($0) }
-        routes.database.on(.zonesModify) { try await modifyZones($0) }
+    func register(on operations: inout DatabaseOperations) {
+        operations.on(.zonesList) { try await listZones($0) }
+        operations.on(.zonesLookup) { try await lookupZones($0) }
+        operations.on(.zonesModify) { try await modifyZones($0) }
     }
 
     /// `zones/list`: every live zone of the database, the default zone always among them.

@@ -234,10 +234,10 @@ extension ObjectContext {
         var matching = candidates.filter { object in
             guard !object.isDeletedFlag, !object.isInaccessible else { return false }
             guard let predicate = plan.predicate else { return true }
-            return evaluate(predicate, on: object) == true
+            return matcher.evaluate(predicate, on: object) == true
         }
         if !(plan.chain.isEmpty && plan.sortedInSQL) {
-            matching = sort(matching, by: plan.sorts)
+            matching = matcher.sort(matching, by: plan.sorts)
         }
         var ids = matching.dropFirst(max(request.fetchOffset, 0)).map(\.objectID)
         if let limit = request.fetchLimit {
@@ -256,116 +256,110 @@ extension ObjectContext {
         return object
     }
 
-    // MARK: In-memory evaluation
+    /// Evaluates predicates and sorts on this context's objects in memory.
+    var matcher: ObjectMatcher { ObjectMatcher(context: self) }
 
-    /// The value at the end of a key path for `object`, `nil` when a hop is empty.
-    private func pathValue(_ path: ResolvedPath, of object: ManagedObject) -> PropertyValue {
-        var current = object
-        for hop in path.hops {
-            guard let next = toOneID(of: current, at: hop.index) else {
-                if case .attribute = path.terminal { return .attribute(nil) }
-                return .toOne(nil)
-            }
-            current = registeredObject(next)
-        }
-        switch path.terminal {
-        case .attribute(let index, _): return .attribute(attribute(of: current, at: index))
-        case .toOne(let index, _): return .toOne(toOneID(of: current, at: index))
-        case .identity: return .toOne(current.objectID)
-        }
+    // MARK: Typed objects
+
+    /// Inserts a new object of a wrapper type's entity and wraps it.
+    ///
+    /// ```swift
+    /// let book = context.insert(Book.self)
+    /// book.title = "Dune"
+    /// ```
+    ///
+    /// - Parameter type: The wrapper type.
+    /// - Returns: The new object, wrapped.
+    public func insert<Wrapper: ManagedObjectWrapper>(_ type: Wrapper.Type) -> Wrapper {
+        Wrapper(object: insert(entity: Wrapper.entityName))
     }
 
-    /// The predicate's value for `object` in SQL's three-valued logic: `nil` is unknown.
-    func evaluate(_ predicate: ResolvedPredicate, on object: ManagedObject) -> Bool? {
-        switch predicate {
-        case .constant(let value):
-            return value
-        case .comparison(let path, let op, let operand):
-            let value = pathValue(path, of: object)
-            switch op {
-            case .equal: return Self.isSame(value, operand)
-            case .notEqual: return !Self.isSame(value, operand)
-            case .less, .lessOrEqual, .greater, .greaterOrEqual:
-                guard case .attribute(let left?) = value, case .attribute(let right?) = operand,
-                    let order = ValueComparison.compare(left, right)
-                else { return nil }
-                switch op {
-                case .less: return order < 0
-                case .lessOrEqual: return order <= 0
-                case .greater: return order > 0
-                default: return order >= 0
-                }
-            }
-        case .isIn(let path, let operands):
-            let value = pathValue(path, of: object)
-            if value == .attribute(nil) || value == .toOne(nil) { return nil }
-            return operands.contains { Self.isSame(value, $0) }
-        case .string(let path, let op, let pattern, let options):
-            guard case .attribute(.string(let text)?) = pathValue(path, of: object) else { return nil }
-            return ValueComparison.matches(text, op, pattern, options)
-        case .and(let predicates):
-            var result: Bool? = true
-            for predicate in predicates {
-                switch evaluate(predicate, on: object) {
-                case false?: return false
-                case nil: result = nil
-                case true?: break
-                }
-            }
-            return result
-        case .or(let predicates):
-            var result: Bool? = false
-            for predicate in predicates {
-                switch evaluate(predicate, on: object) {
-                case true?: return true
-                case nil: result = nil
-                case false?: break
-                }
-            }
-            return result
-        case .not(let predicate):
-            return evaluate(predicate, on: object).map { !$0 }
-        case .any(let relationship, let predicate):
-            let related = toManyIDs(of: object, relationship).sorted().map(registeredObject)
-            do {
-                try fulfillFaults(related)
-            } catch {
-                preconditionFailure("could not load \(object.objectID).\(relationship.name) in context \"\(name)\": \(error)")
-            }
-            return related.contains { !$0.isDeletedFlag && !$0.isInaccessible && evaluate(predicate, on: $0) == true }
-        }
+    /// The context's object for an ID, wrapped (a fault until used; see ``object(with:)``).
+    ///
+    /// - Parameters:
+    ///   - type: The wrapper type; an ID of another entity stops the program.
+    ///   - objectID: An object ID.
+    /// - Returns: The object, wrapped.
+    public func object<Wrapper: ManagedObjectWrapper>(_ type: Wrapper.Type, with objectID: ObjectID) -> Wrapper {
+        Wrapper(wrapping: object(with: objectID))
     }
 
-    /// SQL's `IS`: `nil` equals only `nil`.
-    private static func isSame(_ value: PropertyValue, _ operand: PropertyValue) -> Bool {
-        switch (value, operand) {
-        case (.attribute(nil), .attribute(nil)), (.toOne(nil), .toOne(nil)), (.toOne(nil), .attribute(nil)):
-            return true
-        case (.attribute(let left?), .attribute(let right?)):
-            return ValueComparison.compare(left, right) == 0
-        case (.toOne(let left?), .toOne(let right?)):
-            return left == right
-        default:
-            return false
-        }
+    /// The context's object for an ID, loaded, checked to exist, and wrapped (see ``existingObject(with:)``).
+    ///
+    /// - Parameters:
+    ///   - type: The wrapper type; an ID of another entity stops the program.
+    ///   - objectID: An object ID.
+    /// - Returns: The object, wrapped.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/objectNotFound`` if no object has the ID, or a store error.
+    public func existingObject<Wrapper: ManagedObjectWrapper>(
+        _ type: Wrapper.Type, with objectID: ObjectID
+    ) throws
+        -> Wrapper
+    {
+        Wrapper(wrapping: try existingObject(with: objectID))
     }
 
-    private func sort(_ objects: [ManagedObject], by sorts: [ResolvedSort]) -> [ManagedObject] {
-        let keyed = objects.map { object in
-            (
-                object,
-                sorts.map { sort -> AttributeValue? in
-                    guard case .attribute(let value) = pathValue(sort.path, of: object) else { return nil }
-                    return value
-                }
-            )
-        }
-        return keyed.sorted { lhs, rhs in
-            for (index, sort) in sorts.enumerated() {
-                let order = ValueComparison.sortOrder(lhs.1[index], rhs.1[index])
-                if order != 0 { return sort.ascending ? order < 0 : order > 0 }
-            }
-            return lhs.0.objectID < rhs.0.objectID
-        }.map(\.0)
+    /// The objects of a wrapper type's entity that meet a condition, in an order, wrapped.
+    ///
+    /// ```swift
+    /// let books = try context.fetch(Book.self, where: PredicateKey<String>("author.name") == "Frank Herbert",
+    ///                               sortedBy: [.ascending("title")])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The wrapper type.
+    ///   - predicate: The condition, or `nil` for every object.
+    ///   - sortDescriptors: The order.
+    ///   - limit: The most results, if any.
+    /// - Returns: The objects, wrapped, as ``fetch(_:)`` finds them.
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func fetch<Wrapper: ManagedObjectWrapper>(
+        _ type: Wrapper.Type, where predicate: FetchPredicate? = nil,
+        sortedBy sortDescriptors: [FetchRequest.SortDescriptor] = [], limit: Int? = nil
+    ) throws -> [Wrapper] {
+        try fetch(
+            FetchRequest(for: type, predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit),
+            as: type)
+    }
+
+    /// The objects a request selects, wrapped.
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch; its entity must be `type`'s (another stops the program, naming both).
+    ///   - type: The wrapper type.
+    /// - Returns: The objects, wrapped, as ``fetch(_:)`` finds them.
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func fetch<Wrapper: ManagedObjectWrapper>(
+        _ request: FetchRequest, as type: Wrapper.Type
+    ) throws
+        -> [Wrapper]
+    {
+        precondition(
+            request.entityName == Wrapper.entityName,
+            "fetch(_:as: \(Wrapper.self).self) with a request for entity \"\(request.entityName)\": "
+                + "\(Wrapper.self) wraps entity \"\(Wrapper.entityName)\"")
+        return try fetch(request).map { Wrapper(object: $0) }
+    }
+
+    /// The number of objects of a wrapper type's entity that meet a condition.
+    ///
+    /// - Parameters:
+    ///   - type: The wrapper type.
+    ///   - predicate: The condition, or `nil` for every object.
+    /// - Returns: The number, as ``count(for:)`` finds it.
+    /// - Throws: ``StoreError`` if the store cannot be read.
+    public func count<Wrapper: ManagedObjectWrapper>(
+        _ type: Wrapper.Type, where predicate: FetchPredicate? = nil
+    )
+        throws -> Int
+    {
+        try count(for: FetchRequest(for: type, predicate: predicate))
+    }
+
+    /// Deletes a wrapped object, applying delete rules (see ``delete(_:)``).
+    ///
+    /// - Parameter wrapper: A wrapped object of this context.
+    public func delete<Wrapper: ManagedObjectWrapper>(_ wrapper: Wrapper) {
+        delete(wrapper.object)
     }
 }

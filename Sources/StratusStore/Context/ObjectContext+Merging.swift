@@ -8,6 +8,38 @@ extension ObjectContext {
     /// With ``MergePolicy/error`` a conflict throws before anything changes; the other
     /// policies resolve each conflict and report it so the child refreshes the object.
     func apply(_ changes: ChangeSet, from child: ObjectContext?) throws -> SaveOutcome {
+        let conflicts = try conflicts(of: changes)
+        let sortedConflicts = conflicts.values.sorted { $0.objectID < $1.objectID }
+        if !conflicts.isEmpty && changes.mergePolicy == .error {
+            throw StoreError.mergeConflict(sortedConflicts, saving: child?.name ?? "a context", into: name)
+        }
+        applyInsertions(changes.inserted)
+        for var update in changes.updated {
+            guard isKnown(update.objectID) else { continue }
+            let object = registeredObject(update.objectID)
+            if let conflict = conflicts[update.objectID] {
+                guard
+                    let resolved = Self.resolve(
+                        update, conflict, changes.mergePolicy,
+                        current: { index in
+                            self.attribute(of: object, at: index)
+                        }, currentToOne: { index in self.toOneID(of: object, at: index) })
+                else { continue }
+                update = resolved
+            }
+            guard !object.isDeletedFlag, !object.isInaccessible else { continue }
+            applyUpdate(update, to: object)
+        }
+        applyDeletions(changes.deleted, conflicts: conflicts, policy: changes.mergePolicy)
+        let merged = MergedChanges(
+            inserted: Set(changes.inserted.map(\.objectID)), updated: Set(changes.updated.map(\.objectID)),
+            deleted: Set(changes.deleted.map(\.objectID)))
+        notifyAutomergingChildren(merged, except: child)
+        return SaveOutcome(resolvedConflicts: sortedConflicts)
+    }
+
+    /// The child's updates and deletions whose base version is not this context's (loaded first).
+    private func conflicts(of changes: ChangeSet) throws -> [ObjectID: MergeConflict] {
         let checked = changes.updated.filter(\.changesValues).map(\.objectID) + changes.deleted.map(\.objectID)
         try fulfillFaults(checked.filter(isKnown).map(registeredObject))
         var conflicts: [ObjectID: MergeConflict] = [:]
@@ -30,30 +62,14 @@ extension ObjectContext {
                     currentVersion: object.currentVersion, isInStore: false)
             }
         }
-        let sortedConflicts = conflicts.values.sorted { $0.objectID < $1.objectID }
-        if !conflicts.isEmpty && changes.mergePolicy == .error {
-            throw StoreError.mergeConflict(sortedConflicts, saving: child?.name ?? "a context", into: name)
-        }
-        applyInsertions(changes.inserted)
-        for var update in changes.updated {
-            guard isKnown(update.objectID) else { continue }
-            let object = registeredObject(update.objectID)
-            if let conflict = conflicts[update.objectID] {
-                guard
-                    let resolved = Self.resolve(
-                        update, conflict, changes.mergePolicy,
-                        current: { index in
-                            self.attribute(of: object, at: index)
-                        }, currentToOne: { index in self.toOneID(of: object, at: index) })
-                else { continue }
-                update = resolved
-            }
-            guard !object.isDeletedFlag, !object.isInaccessible else { continue }
-            applyUpdate(update, to: object)
-        }
-        for deletion in changes.deleted {
+        return conflicts
+    }
+
+    /// Deletes the child's deleted objects here, except a conflicting one unless the policy is ``MergePolicy/objectTrump``.
+    private func applyDeletions(_ deletions: [ChangeSet.Deletion], conflicts: [ObjectID: MergeConflict], policy: MergePolicy) {
+        for deletion in deletions {
             guard isKnown(deletion.objectID) else { continue }
-            if conflicts[deletion.objectID] != nil && changes.mergePolicy != .objectTrump { continue }
+            if conflicts[deletion.objectID] != nil && policy != .objectTrump { continue }
             let object = registeredObject(deletion.objectID)
             guard !object.isDeletedFlag else { continue }
             object.isDeletedFlag = true
@@ -67,11 +83,6 @@ extension ObjectContext {
                 deletedSet.insert(object)
             }
         }
-        let merged = MergedChanges(
-            inserted: Set(changes.inserted.map(\.objectID)), updated: Set(changes.updated.map(\.objectID)),
-            deleted: Set(changes.deleted.map(\.objectID)))
-        notifyAutomergingChildren(merged, except: child)
-        return SaveOutcome(resolvedConflicts: sortedConflicts)
     }
 
     private func applyInsertions(_ insertions: [ChangeSet.Insertion]) {

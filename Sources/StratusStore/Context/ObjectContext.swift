@@ -1,3 +1,4 @@
+public import Foundation
 import Dispatch
 import StratusLogging
 import Synchronization
@@ -61,8 +62,8 @@ public final class ObjectContext: @unchecked Sendable {
     let queue: ContextQueue
     let logger: Logger
     private let hub = NotificationHub()
-    /// Backs ``postsToNotificationCenter``.
-    let postsToNotificationCenterFlag = Atomic<Bool>(false)
+    /// Posts on `NotificationCenter.default` while ``postsToNotificationCenter`` is on.
+    let notificationCenter = NotificationCenterBridge()
 
     /// Settings that may be read and written from any thread.
     private struct Settings {
@@ -291,7 +292,59 @@ public final class ObjectContext: @unchecked Sendable {
 
     func post(_ notification: ObjectContextNotification) {
         hub.post(notification)
-        postToNotificationCenter(notification)
+        notificationCenter.post(notification, from: self)
+    }
+
+    // MARK: NotificationCenter
+
+    /// The name of the objects-did-change notifications a context posts on `NotificationCenter.default`.
+    ///
+    /// Posted only while ``postsToNotificationCenter`` is on; `object` is the context and
+    /// `userInfo` holds the IDs under ``insertedObjectIDsKey``, ``updatedObjectIDsKey`` and
+    /// ``deletedObjectIDsKey``.
+    public static let objectsDidChangeNotification = Notification.Name("StratusStore.ObjectContext.objectsDidChange")
+
+    /// The name of the did-save notifications a context posts on `NotificationCenter.default`.
+    ///
+    /// Posted only while ``postsToNotificationCenter`` is on; `object` is the context and
+    /// `userInfo` holds the (permanent) IDs under ``insertedObjectIDsKey``, ``updatedObjectIDsKey`` and
+    /// ``deletedObjectIDsKey``, and for the root context the ``HistoryToken`` under ``historyTokenKey``.
+    public static let didSaveNotification = Notification.Name("StratusStore.ObjectContext.didSave")
+
+    /// The `userInfo` key of the inserted objects' IDs, a `Set<ObjectID>`.
+    public static let insertedObjectIDsKey = "insertedObjectIDs"
+    /// The `userInfo` key of the updated objects' IDs, a `Set<ObjectID>`.
+    public static let updatedObjectIDsKey = "updatedObjectIDs"
+    /// The `userInfo` key of the deleted objects' IDs, a `Set<ObjectID>`.
+    public static let deletedObjectIDsKey = "deletedObjectIDs"
+    /// The `userInfo` key of the ``HistoryToken`` of a root context's save (absent otherwise).
+    public static let historyTokenKey = "historyToken"
+    /// The `userInfo` key of the whole ``ObjectContextNotification``.
+    public static let notificationKey = "notification"
+
+    /// Whether the context also posts its notifications on `NotificationCenter.default`; `false` by default.
+    ///
+    /// While it is on, every notification the context posts to ``notifications`` (objects-did-change
+    /// and did-save) is also posted as ``objectsDidChangeNotification`` or ``didSaveNotification``,
+    /// with the context as `object`. A context tracks changes for objects-did-change only while
+    /// someone listens, and `NotificationCenter` cannot tell it that: turn this on before making
+    /// the changes you want to hear about. It may be set from any thread.
+    ///
+    /// ```swift
+    /// context.postsToNotificationCenter = true
+    /// let observer = NotificationCenter.default.addObserver(
+    ///     forName: ObjectContext.didSaveNotification, object: context, queue: nil
+    /// ) { notification in
+    ///     let inserted = notification.userInfo?[ObjectContext.insertedObjectIDsKey] as? Set<ObjectID>
+    ///     print("saved", inserted?.count ?? 0, "new objects")
+    /// }
+    /// ```
+    ///
+    /// Observers registered with a `nil` queue run on the context's queue, synchronously, during the
+    /// save or at the end of the `perform` block; they must not wait for the context.
+    public var postsToNotificationCenter: Bool {
+        get { notificationCenter.isOn.load(ordering: .relaxed) }
+        set { notificationCenter.isOn.store(newValue, ordering: .relaxed) }
     }
 
     // MARK: State

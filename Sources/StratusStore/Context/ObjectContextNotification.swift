@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A change in a context, as posted to ``ObjectContext/notifications``.
 ///
 /// ```swift
@@ -62,5 +64,27 @@ public struct ObjectContextNotification: Sendable, Hashable {
         self.insertedObjectIDs = insertedObjectIDs
         self.updatedObjectIDs = updatedObjectIDs
         self.deletedObjectIDs = deletedObjectIDs
+    }
+}
+
+extension ObjectContextNotification {
+    /// Reads the notification a context posted on `NotificationCenter`, or `nil` for another notification.
+    ///
+    /// ```swift
+    /// import Foundation
+    /// import StratusStore
+    ///
+    /// func handle(_ notification: Notification) {
+    ///     guard let change = ObjectContextNotification(notification) else { return }  // not a context's
+    ///     print(change)
+    /// }
+    /// ```
+    ///
+    /// - Parameter notification: A ``ObjectContext/objectsDidChangeNotification`` or ``ObjectContext/didSaveNotification``.
+    public init?(_ notification: Notification) {
+        guard let value = notification.userInfo?[ObjectContext.notificationKey] as? ObjectContextNotification else {
+            return nil
+        }
+        self = value
     }
 }

@@ -90,26 +90,37 @@ struct MigrationPlan {
         return nil
     }
 
-    private mutating func migrateColumns(of entity: Entity, from oldEntity: Entity) {
-        let table = quote(entity.name)
+    /// What the columns of one entity's table become: the old columns kept, renamed, added and filled.
+    private struct ColumnChanges {
         var claimed: Set<String> = []
         var renames: [(from: String, to: String)] = []
         var additions: [String] = []
         var fills: [Step] = []
+    }
+
+    private mutating func migrateColumns(of entity: Entity, from oldEntity: Entity) {
+        var changes = ColumnChanges()
+        planAttributes(of: entity, from: oldEntity, into: &changes)
+        planToOneRelationships(of: entity, from: oldEntity, into: &changes)
+        checkToManyRelationships(of: entity, from: oldEntity, into: &changes)
+        appendColumnSteps(quote(entity.name), changes, dropping: oldEntity)
+    }
+
+    private mutating func planAttributes(of entity: Entity, from oldEntity: Entity, into changes: inout ColumnChanges) {
         for attribute in entity.attributes {
             let label = "\(entity.name).\(attribute.name)"
             guard let (oldName, property) = source(of: attribute.name, renamingIdentifier: attribute.renamingIdentifier, in: oldEntity)
             else {
-                additions.append("\(quote(attribute.name)) \(attribute.type.sqlColumnType)")
+                changes.additions.append("\(quote(attribute.name)) \(attribute.type.sqlColumnType)")
                 if let value = defaultValue(of: attribute) {
-                    fills.append(
+                    changes.fills.append(
                         .fill(table: entity.name, column: attribute.name, value: value, onlyNull: false, sourceTable: oldEntity.name))
                 } else if !attribute.isOptional {
                     problems.append("\(label) was added as a required attribute without a default value")
                 }
                 continue
             }
-            claimed.insert(oldName)
+            changes.claimed.insert(oldName)
             guard case .attribute(_, let oldAttribute) = property else {
                 problems.append("\(label) was a relationship and is now an attribute")
                 continue
@@ -117,16 +128,19 @@ struct MigrationPlan {
             if oldAttribute.type != attribute.type {
                 problems.append("\(label) changed type from \(oldAttribute.type) to \(attribute.type)")
             }
-            if oldName != attribute.name { renames.append((oldName, attribute.name)) }
+            if oldName != attribute.name { changes.renames.append((oldName, attribute.name)) }
             if oldAttribute.isOptional && !attribute.isOptional {
                 if let value = defaultValue(of: attribute) {
-                    fills.append(
+                    changes.fills.append(
                         .fill(table: entity.name, column: attribute.name, value: value, onlyNull: true, sourceTable: oldEntity.name))
                 } else {
                     problems.append("\(label) became required without a default value")
                 }
             }
         }
+    }
+
+    private mutating func planToOneRelationships(of entity: Entity, from oldEntity: Entity, into changes: inout ColumnChanges) {
         for relationship in entity.toOneRelationships {
             let label = "\(entity.name).\(relationship.name)"
             let description = entity.description.relationship(named: relationship.name)
@@ -134,21 +148,24 @@ struct MigrationPlan {
                 let (oldName, property) = source(
                     of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: oldEntity)
             else {
-                additions.append("\(quote(relationship.name)) INTEGER")
+                changes.additions.append("\(quote(relationship.name)) INTEGER")
                 if !relationship.isOptional { problems.append("\(label) was added as a required to-one relationship") }
                 continue
             }
-            claimed.insert(oldName)
+            changes.claimed.insert(oldName)
             guard case .toOne(_, let oldRelationship) = property else {
                 problems.append("\(label) was \(Self.kind(of: property)) and is now a to-one relationship")
                 continue
             }
             checkDestination(relationship, was: oldRelationship, label: label)
-            if oldName != relationship.name { renames.append((oldName, relationship.name)) }
+            if oldName != relationship.name { changes.renames.append((oldName, relationship.name)) }
             if oldRelationship.isOptional && !relationship.isOptional {
                 problems.append("\(label) became a required to-one relationship")
             }
         }
+    }
+
+    private mutating func checkToManyRelationships(of entity: Entity, from oldEntity: Entity, into changes: inout ColumnChanges) {
         for relationship in entity.toManyRelationships {
             let label = "\(entity.name).\(relationship.name)"
             let description = entity.description.relationship(named: relationship.name)
@@ -156,7 +173,7 @@ struct MigrationPlan {
                 let (oldName, property) = source(
                     of: relationship.name, renamingIdentifier: description?.renamingIdentifier, in: oldEntity)
             else { continue }
-            claimed.insert(oldName)
+            changes.claimed.insert(oldName)
             guard case .toMany(let oldRelationship) = property else {
                 problems.append("\(label) was \(Self.kind(of: property)) and is now a to-many relationship")
                 continue
@@ -167,24 +184,28 @@ struct MigrationPlan {
             default: problems.append("\(label) changed between one-to-many and many-to-many")
             }
         }
-        // Renames go through temporary names, so that swapped names work.
+    }
+
+    /// The `ALTER TABLE` steps: renames through temporary names (so that swapped names work), drops of the
+    /// old columns nothing claimed, the final names, the additions, then the fills.
+    private mutating func appendColumnSteps(_ table: String, _ changes: ColumnChanges, dropping oldEntity: Entity) {
         var temporary: [(String, String)] = []
-        for rename in renames {
+        for rename in changes.renames {
             let name = nextTemporaryName()
             steps.append(.sql("ALTER TABLE \(table) RENAME COLUMN \(quote(rename.from)) TO \(quote(name))"))
             temporary.append((name, rename.to))
         }
         let dropped = oldEntity.attributes.map(\.name) + oldEntity.toOneRelationships.map(\.name)
-        for name in dropped where !claimed.contains(name) {
+        for name in dropped where !changes.claimed.contains(name) {
             steps.append(.sql("ALTER TABLE \(table) DROP COLUMN \(quote(name))"))
         }
         for (name, target) in temporary {
             steps.append(.sql("ALTER TABLE \(table) RENAME COLUMN \(quote(name)) TO \(quote(target))"))
         }
-        for addition in additions {
+        for addition in changes.additions {
             steps.append(.sql("ALTER TABLE \(table) ADD COLUMN \(addition)"))
         }
-        steps += fills
+        steps += changes.fills
     }
 
     private func defaultValue(of attribute: AttributeDescription) -> SQLiteValue? {

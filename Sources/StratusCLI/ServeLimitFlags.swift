@@ -3,13 +3,15 @@ import StratusServer
 
 /// The flags of `stratus serve` that keep one client from exhausting the server, and who may read
 /// `/metrics` (issue 14, findings 4, 5 and 17; Documentation/0001-http-transport.md, "Limits").
-extension ServeCommand {
-    static let limitFlags = [
+///
+/// One job: these flags' names, their usage text, and reading them into the configurations.
+enum ServeLimitFlags {
+    static let names = [
         "max-connections", "max-connections-per-address", "connection-timeout", "max-buffered-body-mb",
         "unauthenticated-requests-per-second", "upload-url-lifetime", "metrics-token",
     ]
 
-    static let limitsUsage = """
+    static let usage = """
         --max-connections (4096) caps open connections, parked long-polls included; the open-file
         limit must allow as many. --max-connections-per-address (128; 0: none) caps those of one
         client address: behind a reverse proxy every connection is the proxy's, so raise it there
@@ -24,7 +26,7 @@ extension ServeCommand {
         """
 
     /// Reads the limit flags into the two configurations.
-    static func applyLimits(_ options: Options, http: inout HTTPServerConfiguration, service: inout ServiceConfiguration) throws {
+    static func apply(_ options: Options, http: inout HTTPServerConfiguration, service: inout ServiceConfiguration) throws {
         http.connectionLimit = try options.integer("max-connections", default: 4096, in: 1...1_000_000)
         http.perAddressConnectionLimit = try options.integer("max-connections-per-address", default: 128, in: 0...1_000_000)
         http.connectionTimeout = try options.integer("connection-timeout", default: 30, in: 1...3600)

@@ -1,7 +1,16 @@
 import Foundation
 import StratusWire
 
-extension Database {
+/// Uploads the assets of records being saved (`Asset(fileURL:)`) and puts the receipts in their fields.
+///
+/// One job, the first half of a save with assets: a database's ``Database/modifyRecords(saving:deleting:savePolicy:atomically:)``
+/// hands its records here before it sends them.
+struct AssetUploader: Sendable {
+    /// The connection to the server.
+    let client: ServiceClient
+    /// The database the records are saved in.
+    let scope: DatabaseScope
+
     /// One asset (or asset-list element) waiting to be uploaded.
     private struct PendingUpload {
         var record: Int
@@ -33,14 +42,14 @@ extension Database {
         }
         guard !pending.isEmpty else { return records }
         var updated = records
-        for (zoneID, uploads) in Self.grouped(pending, by: { records[$0.record].recordID.zoneID }) {
-            for chunk in Self.chunks(of: uploads, size: Self.maximumOperationsPerRequest) {
+        for (zoneID, uploads) in Database.grouped(pending, by: { records[$0.record].recordID.zoneID }) {
+            for chunk in Database.chunks(of: uploads, size: Database.maximumOperationsPerRequest) {
                 let tokens = chunk.map {
                     AssetsUpload.Token(
                         recordName: records[$0.record].recordID.recordName, recordType: records[$0.record].recordType, fieldName: $0.field)
                 }
                 let response = try await client.send(
-                    AssetsUpload.self, AssetsUpload.Request(tokens: tokens, zoneID: Self.wireZone(zoneID)), database: scope, idempotent: true)
+                    AssetsUpload.self, AssetsUpload.Request(tokens: tokens, zoneID: Database.wireZone(zoneID)), database: scope, idempotent: true)
                 guard response.tokens.count == chunk.count else {
                     throw StratusError(.serverResponseLost, "assets/upload answered \(response.tokens.count) URLs for \(chunk.count) assets")
                 }
