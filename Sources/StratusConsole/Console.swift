@@ -33,6 +33,9 @@ public final class Console: Sendable {
     let metrics: MetricsRegistry?
     /// The live tail of the request log; add it to the router as middleware (``ConsoleRequestLog``).
     public let requestLog = ConsoleRequestLog()
+    /// The console's headers on every answer, errors included, and its loopback-only switch; add
+    /// it to the router as middleware (``ConsoleGuard``).
+    public var `guard`: ConsoleGuard { ConsoleGuard(loopbackOnly: configuration.loopbackOnly) }
     /// The server's quotas, shown beside usage.
     let quotas: QuotaConfiguration
     let configuration: ConsoleConfiguration
@@ -76,6 +79,7 @@ public final class Console: Sendable {
         router.immediate(.get, Self.basePath + "/{file...}") { request in Self.page(request.parameters["file"] ?? "") }
         registerSession(on: &router)
         registerDatabase(on: &router)
+        registerUsers(on: &router)
         registerTokens(on: &router)
         registerSchema(on: &router)
         registerOperations(on: &router)
