@@ -745,7 +745,7 @@ export async function schemaPage(root) {
       h('p', { class: 'muted', text: 'What a deploy adds to production:' }), preview, deploy, confirmDeploy),
     h('section', { class: 'card', 'aria-labelledby': 'production-title' }, h('h2', { id: 'production-title', text: 'Production' }), production),
     h('section', { class: 'card', 'aria-labelledby': 'reset-title' }, h('h2', { id: 'reset-title', text: 'Reset the development environment' }),
-      h('p', { class: 'muted', id: 'reset-help', text: 'Deletes every development zone, record and subscription of the container and its development schema. Production is not touched. Type the container\'s identifier to confirm.' }),
+      h('p', { class: 'muted', id: 'reset-help', text: 'Deletes every development zone, record and subscription of the container, and puts the production schema back in place of the development one. Production is not touched. Type the container\'s identifier to confirm.' }),
       h('div', { class: 'row' }, field('reset-confirm', 'Container identifier', confirmReset), reset)));
   await load();
 }

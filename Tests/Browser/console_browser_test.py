@@ -184,7 +184,9 @@ def run(browser, stratus, cloudkit, artifacts):
     status, answer = cloudkit.call("zones/list", {})
     check(status == 200 and "NotesZone" not in json.dumps(answer), "a reset empties development (Ada's zone is gone)")
     production = json.loads(stratus.cli("schema", "export", CONTAINER, "--environment", "production"))
-    check("Bookmark" in production.get("recordTypes", {}), "the reset leaves production's schema alone")
+    development = json.loads(stratus.cli("schema", "export", CONTAINER, "--environment", "development"))
+    check("Bookmark" in production.get("recordTypes", {}) and development == production,
+          "the reset leaves production alone and gives development production's schema")
     shot("07b-development-reset")
 
     # Users: disable Ada; her token is refused with the reason; enable her again.

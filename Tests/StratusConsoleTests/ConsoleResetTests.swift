@@ -31,6 +31,10 @@ import Testing
         let created = try await server.cloudKit.exchange(
             "records/modify", body: Data(note("_defaultZone", "p1").utf8), query: query, environment: "production")
         #expect(created.status == 200, "\(created.text)")
+        // A type only development has, made by a write there after the deploy.
+        let draft = note("Notes", "d1").replacingOccurrences(of: #""recordType":"Note""#, with: #""recordType":"Draft""#)
+        let drafted = try await server.cloudKit.exchange("records/modify", draft, query: ada.query)
+        #expect(drafted.status == 200 && drafted.serverErrorCode == nil && !drafted.text.contains("serverErrorCode"), "\(drafted.text)")
         return ada
     }
 
@@ -43,15 +47,21 @@ import Testing
             "POST", Self.resetPath, body: ConsoleTestServer.json(["confirm": Self.container]), cookie: session.cookie, csrf: session.csrf)
         #expect(reply.status == 200, "\(reply.text)")
         #expect(try reply.json()["subscriptions"] as? Int == 1)
-        #expect(try reply.json()["recordTypes"] as? Int == 1)
+        #expect(try reply.json()["recordTypes"] as? Int == 1, "Draft, which production does not have")
         let zones = try await server.cloudKit.exchange("zones/list", "{}", query: ada.query)
         #expect(zones.status == 200 && !zones.text.contains("Notes"))
         let lookup = try await server.cloudKit.exchange("records/lookup", #"{"records":[{"recordName":"n2"}]}"#, query: ada.query)
         #expect(lookup.text.contains("NOT_FOUND"), "the default zone came back empty: \(lookup.text)")
         let subscriptions = try await server.cloudKit.exchange("subscriptions/list", "{}", query: ada.query)
         #expect(!subscriptions.text.contains("s1"))
-        #expect(try await server.cloudKit.store.exportSchema(container: Self.container, environment: .development).recordTypes.isEmpty)
-        #expect(try await server.cloudKit.store.exportSchema(container: Self.container, environment: .production).recordTypes["Note"] != nil)
+        let development = try await server.cloudKit.store.exportSchema(container: Self.container, environment: .development)
+        let production = try await server.cloudKit.store.exportSchema(container: Self.container, environment: .production)
+        #expect(
+            development == production && production.recordTypes["Note"] != nil && production.recordTypes["Draft"] == nil,
+            "development's schema is production's again")
+        let preview = try await server.send("GET", "/console/api/schema/\(Self.container)/preview", cookie: session.cookie)
+        #expect(preview.status == 200)
+        #expect(try (preview.json()["changes"] as? [String])?.isEmpty == true, "nothing to deploy, nothing refused")
         let productionRecord = try await server.cloudKit.store.read { tx -> Bool in
             let database = DatabaseKey(container: Self.container, environment: .production, scope: .private, owner: ada.recordName)
             guard let zone = try tx.zone(named: ZoneID.defaultZoneName, in: database) else { return false }

@@ -1,14 +1,17 @@
-public import StratusWire
+import StratusWire
 
-/// Empties a container's development environment: every zone (with its records and their asset
-/// references), every subscription and the development schema; production is never touched
+/// Empties a container's development environment — every zone (with its records and their asset
+/// references) and every subscription — and puts production's schema back in place of the
+/// development schema, as Apple's CloudKit Console's reset does; production is never touched
 /// (the console's "Reset development", Documentation/0022-console.md).
 ///
 /// Zones go exactly as `zones/modify` deletes them (``RecordStoreWriter/deleteZoneAndContents(_:now:)``),
 /// so every zone leaves a tombstone in its database's change feed and a syncing client learns it
-/// is gone; the default zones come back empty on their next use. Run it inside one
-/// ``RecordStore/write(_:)``: the reset commits whole or not at all. A running node's schema
-/// cache sees the empty schema at the next `records/modify` of the environment (like a schema import).
+/// is gone; the default zones come back empty on their next use. The development schema becomes
+/// production's (not an empty one: a deploy must still find every production type in
+/// development). Run it inside one ``RecordStore/write(_:)``: the reset commits whole or not at
+/// all. A running node's schema cache sees the new schema at the next `records/modify` of the
+/// environment (like a schema import).
 ///
 /// ```swift
 /// let summary = try await store.write { tx in
@@ -24,7 +27,7 @@ public enum DevelopmentReset {
         public var zones = 0
         /// Subscriptions deleted.
         public var subscriptions = 0
-        /// Record types the development schema had.
+        /// Record types of the development schema that production does not have, now gone.
         public var recordTypes = 0
     }
 
@@ -52,8 +55,10 @@ public enum DevelopmentReset {
                 summary.subscriptions += 1
             }
         }
-        summary.recordTypes = try tx.schema(container: container, environment: .development).recordTypes.count
-        try tx.saveSchema(Schema(), container: container, environment: .development)
+        let production = try tx.schema(container: container, environment: .production)
+        let development = try tx.schema(container: container, environment: .development)
+        summary.recordTypes = development.recordTypes.keys.filter { production.recordTypes[$0] == nil }.count
+        try tx.saveSchema(production, container: container, environment: .development)
         return summary
     }
 }
