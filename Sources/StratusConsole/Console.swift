@@ -127,8 +127,10 @@ public final class Console: Sendable {
         _ router: inout Router, _ template: String, maximumBodySize: Int? = nil,
         _ handler: @escaping @Sendable (HTTPRequest, ConsoleCaller) async throws -> HTTPResponse
     ) {
-        // Without a session cookie the body is not even read (the session itself is checked after it).
-        let screen: Router.HeadCheck = { head in
+        // Without a session cookie the body is not even read (the session itself is checked after it);
+        // a console kept to loopback answers a remote peer first, as if it were absent.
+        let screen: Router.HeadCheck = { [consoleGuard = self.guard] head in
+            if try consoleGuard.defersToRouting(head) { return .admit }
             guard head.cookie(named: ConsoleGate.cookieName) != nil else { throw ConsoleGate.signedOut }
             return .admit
         }

@@ -56,6 +56,25 @@ import Testing
         var api = HTTPRequest(method: .post, path: "/database/1/iCloud.x/development/public/zones/list")
         api.remoteAddress = "203.0.113.7"
         #expect(try guardian.prepare(&api) == nil, "the CloudKit API stays reachable")
+        // A change's head check runs before any middleware and before the body is read: a remote
+        // peer without a cookie must get the same 404 there, not the 401 that says a console exists.
+        var router = Router()
+        router.use(server.console.guard)
+        server.console.register(on: &router)
+        var head = HTTPRequest(method: .post, path: "/console/api/tokens", headers: ["Content-Length": "2"])
+        head.remoteAddress = "203.0.113.7"
+        guard case .refuse(let early) = router.admit(head) else {
+            Issue.record("a remote change was admitted to have its body read")
+            return
+        }
+        #expect(early.status.code == 404)
+        #expect(early.headers["Content-Security-Policy"] != nil)
+        head.remoteAddress = "127.0.0.1"
+        head.headers.replaceOrAdd("X-Forwarded-For", "203.0.113.7")
+        guard case .buffer = router.admit(head) else {
+            Issue.record("a local proxy's request is left to routing, where the client's address is known")
+            return
+        }
         // Off by default.
         let open = try await ConsoleTestServer.start()
         defer { Task { await open.stop() } }
