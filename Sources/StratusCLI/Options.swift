@@ -34,7 +34,7 @@ struct Options {
         }
     }
 
-    private static let booleanFlags: Set = ["help", "open", "discoverable", "short", "password-stdin", "no-signup", "behind-proxy"]
+    private static let booleanFlags: Set = ["help", "open", "discoverable", "short", "password-stdin", "no-signup", "behind-proxy", "console-loopback-only"]
 
     /// The flag's value, else `STRATUS_<NAME>` from the environment, else `fallback`.
     func string(_ name: String, default fallback: String) -> String {

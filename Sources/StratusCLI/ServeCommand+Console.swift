@@ -14,6 +14,7 @@ extension ServeCommand {
     ) -> Console {
         var console = ConsoleConfiguration()
         console.secureCookies = !options.string("tls-certificate", default: "").isEmpty || options.flag("behind-proxy")
+        console.loopbackOnly = options.flag("console-loopback-only")
         return Console(
             service: service, records: store, accounts: configuration.authentication.requiresAuthentication ? store : nil,
             console: store, serviceConfiguration: configuration, metrics: metrics, configuration: console, logger: logger

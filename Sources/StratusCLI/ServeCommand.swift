@@ -11,7 +11,7 @@ enum ServeCommand {
         stratus serve [--host 127.0.0.1] [--port 8420] [--data-dir ./.stratus] [--database postgres://…] [--threads 4]
                       [--assets-directory DIR] [--log-level info] [--log-format text|json]
                       [--public-url https://stratus.example.com] [--trusted-proxy ADDRESS[,ADDRESS…]]
-                      [--tls-certificate PEM --tls-key PEM | --behind-proxy]
+                      [--tls-certificate PEM --tls-key PEM | --behind-proxy] [--console-loopback-only]
                       [--backup-every 6h [--backup-keep 14] [--backup-directory DIR]]
                       [--no-signup] [--verification-outbox FILE] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
@@ -43,6 +43,9 @@ enum ServeCommand {
         connections, open ones carry on. With authentication on, a --host other machines can
         reach is refused without TLS — these flags, or --behind-proxy when a reverse proxy
         terminates TLS — and without --public-url.
+        --console-loopback-only keeps the web console (/console) to requests from loopback
+        addresses (through a trusted proxy: the client's address it forwards); anyone else
+        gets 404, as from a server without a console. Reach it through an SSH tunnel.
         --backup-every writes a `stratus backup` archive at that interval (90s, 30m, 6h, 1d) into
         --backup-directory (default: backups/ in the data directory), keeping the newest
         --backup-keep (14); with --database, run it on one node only.
@@ -100,7 +103,7 @@ enum ServeCommand {
             [
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-                "query-candidate-limit",
+                "query-candidate-limit", "console-loopback-only",
             ] + ServeLimitFlags.names
         ).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
     }

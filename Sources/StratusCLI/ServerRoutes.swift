@@ -19,7 +19,10 @@ enum ServerRoutes {
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
         router.use(AccessLogMiddleware(logger: logger))
-        if let console { router.use(console.requestLog) }
+        if let console {
+            router.use(console.requestLog)
+            router.use(console.guard)
+        }
         // The console is same-origin only: no other origin may read its answers.
         router.use(CORSMiddleware { origin, request in !Console.owns(request.path) && service.isOriginAllowed(origin, for: request) })
         OperationalRoutes.register(on: &router, metrics: metrics, metricsAccess: metricsAccess, readiness: readiness)

@@ -3,16 +3,8 @@ import StratusHTTP
 import StratusServer
 import StratusWire
 
-/// Users (accounts, signing out) and API tokens, through ``AccountAdministration``.
+/// API tokens and server-to-server keys, through ``AccountAdministration``.
 extension Console {
-    struct UserAnswer: Encodable {
-        var userRecordName: String
-        var email: String
-        var discoverable: Bool
-        var verified: Bool
-        var createdAt: Int64
-    }
-
     struct TokenAnswer: Encodable {
         var prefix: String
         var container: String
@@ -33,40 +25,21 @@ extension Console {
         var revokedAt: Int64?
     }
 
-    struct Discoverability: Decodable {
-        var discoverable: Bool
-    }
-
     struct NewToken: Decodable {
         var container: String
         var environment: String
         var name: String
     }
 
+    struct NewKey: Decodable {
+        var container: String
+        var environment: String
+        var name: String
+        /// The P-256 public key, PEM (`openssl ec -in eckey.pem -pubout`).
+        var publicKeyPEM: String
+    }
+
     func registerTokens(on router: inout Router) {
-        read(&router, Self.basePath + "/api/users") { [self] _, _ in
-            let users = try await accountAdministration().users()
-            return try .json(
-                users.map {
-                    UserAnswer(
-                        userRecordName: $0.userRecordName, email: $0.emailAddress, discoverable: $0.isDiscoverable, verified: $0.isEmailVerified,
-                        createdAt: $0.createdAt
-                    )
-                })
-        }
-        change(&router, Self.basePath + "/api/users/{user}/signout") { [self] request, caller in
-            let user = try await accountAdministration().user(matching: try request.parameter("user"))
-            let now = configuration.now()
-            try await accounts?.writeAccounts { try $0.revokeSessions(ofUser: user.userRecordName, at: now) }
-            try await audit(caller, "users.signout-all", target: user.emailAddress)
-            return try .json(["signedOut": user.userRecordName])
-        }
-        change(&router, Self.basePath + "/api/users/{user}/discoverable") { [self] request, caller in
-            let body = try Self.decode(Discoverability.self, from: request)
-            let user = try await accountAdministration().setDiscoverable(body.discoverable, forUserMatching: try request.parameter("user"))
-            try await audit(caller, "users.discoverable", target: user.emailAddress, detail: body.discoverable ? "on" : "off")
-            return try .json(["discoverable": body.discoverable])
-        }
         registerKeys(on: &router)
         read(&router, Self.basePath + "/api/tokens") { [self] request, _ in
             let tokens = try await accountAdministration().apiTokens(container: request.query["container"])
@@ -74,10 +47,7 @@ extension Console {
         }
         change(&router, Self.basePath + "/api/tokens") { [self] request, caller in
             let body = try Self.decode(NewToken.self, from: request)
-            guard let environment = Environment(rawValue: body.environment) else {
-                throw HTTPError.badRequest("unknown environment '\(body.environment)'; use 'development' or 'production'")
-            }
-            try await requireContainer(body.container)
+            let environment = try await requireContainer(body.container, environment: body.environment)
             let (token, record) = try await accountAdministration().createAPIToken(
                 container: body.container, environment: environment, name: body.name
             )
@@ -93,17 +63,20 @@ extension Console {
         }
     }
 
-    /// Server-to-server keys: listed and revoked (adding one takes a public key file: `stratus key add`).
+    /// Server-to-server keys: added from a pasted public key (as `stratus key add`), listed and revoked.
     private func registerKeys(on router: inout Router) {
         read(&router, Self.basePath + "/api/keys") { [self] request, _ in
             let keys = try await accountAdministration().serverKeys(container: request.query["container"])
-            return try .json(
-                keys.map {
-                    KeyAnswer(
-                        keyID: $0.keyID, container: $0.container, environment: $0.environment.rawValue, name: $0.name, createdAt: $0.createdAt,
-                        revokedAt: $0.revokedAt
-                    )
-                })
+            return try .json(keys.map(Self.keyAnswer))
+        }
+        change(&router, Self.basePath + "/api/keys") { [self] request, caller in
+            let body = try Self.decode(NewKey.self, from: request)
+            let environment = try await requireContainer(body.container, environment: body.environment)
+            let key = try await accountAdministration().addServerKey(
+                container: body.container, environment: environment, name: body.name, publicKeyPEM: body.publicKeyPEM
+            )
+            try await audit(caller, "keys.add", target: "\(key.container)/\(key.environment.rawValue)", detail: "\(key.keyID) \(key.name)")
+            return try .json(Self.keyAnswer(key))
         }
         change(&router, Self.basePath + "/api/keys/{keyID}/revoke") { [self] request, caller in
             let key = try await accountAdministration().revokeServerKey(try request.parameter("keyID"))
@@ -125,6 +98,22 @@ extension Console {
         guard try await records.read({ try $0.containerExists(container) }) else {
             throw HTTPError(status: .notFound, serverErrorCode: "NOT_FOUND", reason: "container '\(container)' does not exist")
         }
+    }
+
+    /// The environment named `name`, or 400; 404 unless the container exists.
+    func requireContainer(_ container: String, environment name: String) async throws -> Environment {
+        guard let environment = Environment(rawValue: name) else {
+            throw HTTPError.badRequest("unknown environment '\(name)'; use 'development' or 'production'")
+        }
+        try await requireContainer(container)
+        return environment
+    }
+
+    static func keyAnswer(_ key: ServerKeyRecord) -> KeyAnswer {
+        KeyAnswer(
+            keyID: key.keyID, container: key.container, environment: key.environment.rawValue, name: key.name, createdAt: key.createdAt,
+            revokedAt: key.revokedAt
+        )
     }
 
     static func answer(_ record: APITokenRecord, token: String?) -> TokenAnswer {

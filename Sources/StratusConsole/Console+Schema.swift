@@ -4,11 +4,17 @@ import StratusServer
 import StratusWire
 
 /// Schemas: view either environment, replace the development one (additions only, as
-/// `stratus schema import`), preview and deploy to production (as `stratus schema deploy`).
+/// `stratus schema import`), preview and deploy to production (as `stratus schema deploy`);
+/// reset the development environment (``DevelopmentReset``).
 extension Console {
     struct PlanAnswer: Encodable {
         var changes: [String]
         var deployed: Bool
+    }
+
+    /// The typed confirmation of a reset: the container's identifier, typed again.
+    struct ResetConfirmation: Decodable {
+        var confirm: String
     }
 
     func registerSchema(on router: inout Router) {
@@ -44,6 +50,27 @@ extension Console {
             let plan = try await records.deploySchema(container: container)
             try await audit(caller, "schema.deploy", target: "\(container)/production", detail: plan.changes.map(\.description).joined(separator: "; "))
             return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: true))
+        }
+        registerReset(on: &router)
+    }
+
+    /// `POST /console/api/environments/{container}/development/reset` with `{"confirm": container}`:
+    /// the development environment emptied, in one transaction; there is no such route for production.
+    private func registerReset(on router: inout Router) {
+        change(&router, Self.basePath + "/api/environments/{container}/development/reset") { [self] request, caller in
+            let container = try request.parameter("container")
+            let body = try Self.decode(ResetConfirmation.self, from: request)
+            guard body.confirm == container else {
+                throw HTTPError.badRequest("to reset the development environment of '\(container)', type the container's identifier in \"confirm\"")
+            }
+            let now = configuration.now()
+            let summary = try await records.write { tx in try DevelopmentReset.reset(container: container, now: now, in: tx) }
+            try await audit(
+                caller, "environment.reset", target: "\(container)/development",
+                detail:
+                    "\(summary.zones) zone(s) in \(summary.databases) database(s), \(summary.subscriptions) subscription(s), \(summary.recordTypes) record type(s)"
+            )
+            return try .json(summary)
         }
     }
 }

@@ -12,6 +12,8 @@ extension Console {
         var recordBytes: Int64
         var assetBytes: Int64
         var quotaBytes: Int64
+        /// The user's requests admitted by this node since it started (``UserRequestCounts``).
+        var requests: Int64?
     }
 
     struct UsageAnswer: Encodable {
@@ -21,6 +23,8 @@ extension Console {
         var lines: [UsageLine]
         /// Whether more users exist than were read (``usageUserLimit``).
         var truncated: Bool
+        /// Whether the node's request table is full, so users first seen since are not counted.
+        var requestCountsFull: Bool
     }
 
     /// The most users one usage answer reads.
@@ -37,6 +41,7 @@ extension Console {
             let users = try await administration?.users() ?? []
             let limits = quotas.limits(for: container)
             let owners = users.prefix(Self.usageUserLimit).map { ($0.userRecordName, $0.emailAddress) }
+            let requests = service.userRequestCounts.counts(container: container, environment: environment)
             // The counters are read where they are kept: the store's usage primitive (a locking read on PostgreSQL).
             let lines = try await records.write { tx -> [UsageLine] in
                 let publicUsage = try tx.usage(of: DatabaseKey(container: container, environment: environment, scope: .public, owner: DatabaseKey.publicOwner))
@@ -51,7 +56,7 @@ extension Console {
                     lines.append(
                         UsageLine(
                             database: "private", user: email, recordBytes: usage.recordBytes, assetBytes: usage.assetBytes,
-                            quotaBytes: limits.privateBytesPerUser
+                            quotaBytes: limits.privateBytesPerUser, requests: requests[owner] ?? 0
                         ))
                 }
                 return lines
@@ -59,7 +64,7 @@ extension Console {
             return try .json(
                 UsageAnswer(
                     container: container, environment: name, requestsPerSecond: limits.requestsPerSecond, lines: lines,
-                    truncated: users.count > Self.usageUserLimit
+                    truncated: users.count > Self.usageUserLimit, requestCountsFull: service.userRequestCounts.isFull
                 ))
         }
     }

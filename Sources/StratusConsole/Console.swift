@@ -33,6 +33,9 @@ public final class Console: Sendable {
     let metrics: MetricsRegistry?
     /// The live tail of the request log; add it to the router as middleware (``ConsoleRequestLog``).
     public let requestLog = ConsoleRequestLog()
+    /// The console's headers on every answer, errors included, and its loopback-only switch; add
+    /// it to the router as middleware (``ConsoleGuard``).
+    public var `guard`: ConsoleGuard { ConsoleGuard(loopbackOnly: configuration.loopbackOnly) }
     /// The server's quotas, shown beside usage.
     let quotas: QuotaConfiguration
     let configuration: ConsoleConfiguration
@@ -76,6 +79,7 @@ public final class Console: Sendable {
         router.immediate(.get, Self.basePath + "/{file...}") { request in Self.page(request.parameters["file"] ?? "") }
         registerSession(on: &router)
         registerDatabase(on: &router)
+        registerUsers(on: &router)
         registerTokens(on: &router)
         registerSchema(on: &router)
         registerOperations(on: &router)
@@ -123,8 +127,10 @@ public final class Console: Sendable {
         _ router: inout Router, _ template: String, maximumBodySize: Int? = nil,
         _ handler: @escaping @Sendable (HTTPRequest, ConsoleCaller) async throws -> HTTPResponse
     ) {
-        // Without a session cookie the body is not even read (the session itself is checked after it).
-        let screen: Router.HeadCheck = { head in
+        // Without a session cookie the body is not even read (the session itself is checked after it);
+        // a console kept to loopback answers a remote peer first, as if it were absent.
+        let screen: Router.HeadCheck = { [consoleGuard = self.guard] head in
+            if try consoleGuard.defersToRouting(head) { return .admit }
             guard head.cookie(named: ConsoleGate.cookieName) != nil else { throw ConsoleGate.signedOut }
             return .admit
         }

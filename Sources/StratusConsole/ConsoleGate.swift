@@ -62,7 +62,11 @@ final class ConsoleGate: Sendable {
             tokenHash: AccountAdministration.tokenHash(token), administratorID: administrator.id,
             csrfToken: try SecureRandom.base64URLToken(), createdAt: now, expiresAt: now + configuration.sessionLifetime.wholeMilliseconds
         )
-        try await store.writeConsole { try $0.insertConsoleSession(session) }
+        // Each sign-in sweeps the sessions that expired: the table holds live sessions and recent sign-outs only.
+        try await store.writeConsole { tx in
+            _ = try tx.deleteExpiredConsoleSessions(at: now)
+            try tx.insertConsoleSession(session)
+        }
         return (token, ConsoleCaller(administrator: administrator, session: session))
     }
 

@@ -7,26 +7,10 @@ extension ConsoleResources {
     "accounts.js": ConsoleResource(
         contentType: "text/javascript; charset=utf-8",
         text: #####"""
-// Users (sign out everywhere) and API tokens (create: shown once; list; revoke).
+// API tokens (create: shown once; list; revoke) and server-to-server keys.
 import { api } from './api.js';
 import { h, field, select, announce, date, table } from './dom.js';
 import { target } from './target.js';
-
-export async function usersPage(root) {
-  const users = await api('/users');
-  const rows = users.map((user) => h('tr', {},
-    h('td', { text: user.email }), h('td', {}, h('code', { text: user.userRecordName })),
-    h('td', {}, h('input', { type: 'checkbox', checked: user.discoverable, 'aria-label': `${user.email} is discoverable`, onchange: async (event) => {
-      await api(`/users/${encodeURIComponent(user.userRecordName)}/discoverable`, { method: 'POST', body: { discoverable: event.target.checked } });
-      announce(`${user.email} is ${event.target.checked ? '' : 'not '}discoverable`);
-    } })), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: date(user.createdAt) }),
-    h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: async () => {
-      await api(`/users/${encodeURIComponent(user.userRecordName)}/signout`, { method: 'POST' });
-      announce(`Signed ${user.email} out everywhere`);
-    } }, 'Sign out everywhere'))));
-  root.append(h('section', { class: 'card', 'aria-labelledby': 'users-title' }, h('h1', { id: 'users-title', text: 'Users' }),
-    table(['E-mail', 'User record name', 'Discoverable', 'Verified', 'Created', ''], rows, `${users.length} account(s)`)));
-}
 
 export async function tokensPage(root) {
   const containers = await api('/containers');
@@ -46,7 +30,7 @@ export async function tokensPage(root) {
         await api(`/keys/${encodeURIComponent(key.keyID)}/revoke`, { method: 'POST' });
         announce(`Revoked key ${key.keyID}`);
         load();
-      } }, 'Revoke')))), `${serverKeys.length} server-to-server key(s); add one with stratus key add`));
+      } }, 'Revoke')))), `${serverKeys.length} server-to-server key(s)`));
     const tokens = await api(`/tokens?container=${encodeURIComponent(container.value)}`);
     list.replaceChildren(table(['Prefix', 'Name', 'Environment', 'Created', 'Revoked', ''], tokens.map((token) => h('tr', { 'data-prefix': token.prefix },
       h('td', {}, h('code', { text: `${token.prefix}…` })), h('td', { text: token.name }), h('td', { text: token.environment }),
@@ -66,12 +50,29 @@ export async function tokensPage(root) {
       load();
     } catch (failure) { error.textContent = failure.message; }
   };
+  const keyName = h('input', { required: true, placeholder: 'backend' });
+  const keyPEM = h('textarea', { required: true, rows: 5, placeholder: '-----BEGIN PUBLIC KEY-----', 'aria-describedby': 'key-help' });
+  const keyAdded = h('p', { id: 'key-added', 'aria-live': 'polite' });
+  const addKey = async (event) => {
+    event.preventDefault();
+    keyAdded.className = '';
+    try {
+      const key = await api('/keys', { method: 'POST', body: { container: container.value, environment: environment.value, name: keyName.value.trim(), publicKeyPEM: keyPEM.value } });
+      keyAdded.textContent = `Added. Sign requests with the key ID ${key.keyID}`;
+      keyPEM.value = '';
+      load();
+    } catch (failure) { keyAdded.className = 'error'; keyAdded.textContent = failure.message; }
+  };
   container.addEventListener('change', load);
   root.append(h('section', { class: 'card', 'aria-labelledby': 'tokens-title' }, h('h1', { id: 'tokens-title', text: 'API tokens' }),
     h('form', { class: 'row', onsubmit: create }, field('token-container', 'Container', container), field('token-environment', 'Environment', environment),
       field('token-name', 'Name', name), h('button', { type: 'submit', id: 'create-token' }, 'Create token')),
     error, created, list),
-    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', text: 'Server-to-server keys' }), keys));
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', text: 'Server-to-server keys' }),
+      h('form', { onsubmit: addKey }, field('key-name', 'Name', keyName), field('key-pem', 'Public key (PEM)', keyPEM),
+        h('p', { class: 'muted', id: 'key-help', text: 'A P-256 public key: openssl ec -in eckey.pem -pubout. It is added to the container and environment chosen above.' }),
+        h('button', { type: 'submit', id: 'add-key' }, 'Add key')),
+      keyAdded, keys));
   await load();
 }
 
@@ -132,7 +133,8 @@ import { h, announce } from './dom.js';
 import { recordsPage } from './records.js';
 import { zonesPage } from './zones.js';
 import { schemaPage } from './schema.js';
-import { usersPage, tokensPage } from './accounts.js';
+import { tokensPage } from './accounts.js';
+import { usersPage } from './users.js';
 import { operationsPage, auditPage } from './operations.js';
 import { usagePage } from './usage.js';
 
@@ -670,7 +672,8 @@ async function remove(detail, record) {
         contentType: "text/javascript; charset=utf-8",
         text: #####"""
 // Schema: view and edit the development schema (additions only), preview what a deploy adds to
-// production, deploy it (two steps: no dialog to dismiss by accident).
+// production, deploy it (two steps: no dialog to dismiss by accident); reset the development
+// environment (the container's identifier typed as confirmation).
 import { api } from './api.js';
 import { h, field, select, announce } from './dom.js';
 import { target } from './target.js';
@@ -718,6 +721,19 @@ export async function schemaPage(root) {
       message.textContent = failure.message;
     }
   } }, 'Confirm: deploy these changes');
+  const confirmReset = h('input', { autocomplete: 'off', 'aria-describedby': 'reset-help' });
+  const reset = h('button', { type: 'button', class: 'danger', id: 'reset-development', onclick: async () => {
+    try {
+      const summary = await api(`/environments/${encodeURIComponent(container.value)}/development/reset`, { method: 'POST', body: { confirm: confirmReset.value } });
+      confirmReset.value = '';
+      await load();
+      message.className = 'ok';
+      message.textContent = `Development reset: ${summary.zones} zone(s), ${summary.subscriptions} subscription(s), ${summary.recordTypes} record type(s) removed.`;
+    } catch (failure) {
+      message.className = 'error';
+      message.textContent = failure.message;
+    }
+  } }, 'Reset development environment');
   container.addEventListener('change', load);
   root.append(
     h('section', { class: 'card', 'aria-labelledby': 'schema-title' }, h('h1', { id: 'schema-title', text: 'Schema' }),
@@ -727,7 +743,10 @@ export async function schemaPage(root) {
       development, h('button', { type: 'button', id: 'save-schema', onclick: saveDevelopment }, 'Save development schema')),
     h('section', { class: 'card', 'aria-labelledby': 'deploy-title' }, h('h2', { id: 'deploy-title', text: 'Deploy to production' }),
       h('p', { class: 'muted', text: 'What a deploy adds to production:' }), preview, deploy, confirmDeploy),
-    h('section', { class: 'card', 'aria-labelledby': 'production-title' }, h('h2', { id: 'production-title', text: 'Production' }), production));
+    h('section', { class: 'card', 'aria-labelledby': 'production-title' }, h('h2', { id: 'production-title', text: 'Production' }), production),
+    h('section', { class: 'card', 'aria-labelledby': 'reset-title' }, h('h2', { id: 'reset-title', text: 'Reset the development environment' }),
+      h('p', { class: 'muted', id: 'reset-help', text: 'Deletes every development zone, record and subscription of the container, and puts the production schema back in place of the development one. Production is not touched. Type the container\'s identifier to confirm.' }),
+      h('div', { class: 'row' }, field('reset-confirm', 'Container identifier', confirmReset), reset)));
   await load();
 }
 
@@ -810,16 +829,74 @@ export async function usagePage(root) {
     const usage = await api(`/usage/${encodeURIComponent(container.value)}/${environment.value}`);
     body.replaceChildren(
       h('p', { class: 'muted', text: `Request budget: ${usage.requestsPerSecond || 'unlimited'} requests per second for the container.` }),
-      table(['Database', 'User', 'Records', 'Assets', 'Quota', 'Used'], usage.lines.map((line) => h('tr', {},
+      table(['Database', 'User', 'Records', 'Assets', 'Quota', 'Used', 'Requests'], usage.lines.map((line) => h('tr', {},
         h('td', { text: line.database }), h('td', { text: line.user || '—' }), h('td', { text: bytes(line.recordBytes) }),
         h('td', { text: bytes(line.assetBytes) }), h('td', { text: bytes(line.quotaBytes) }),
-        h('td', {}, meter(line.recordBytes + (line.database === 'private' ? line.assetBytes : 0), line.quotaBytes))))),
+        h('td', {}, meter(line.recordBytes + (line.database === 'private' ? line.assetBytes : 0), line.quotaBytes)),
+        h('td', { text: line.requests === undefined || line.requests === null ? '—' : String(line.requests) })))),
+      h('p', { class: 'muted', text: 'Requests: each user\'s requests admitted by this node since it started.' }),
+      usage.requestCountsFull ? h('p', { class: 'muted', text: 'The request table is full: users first seen since are not counted.' }) : '',
       usage.truncated ? h('p', { class: 'muted', text: 'Only the first 500 users are shown.' }) : '');
   };
   container.addEventListener('change', load);
   environment.addEventListener('change', load);
   root.append(h('section', { class: 'card', 'aria-labelledby': 'usage-title' }, h('h1', { id: 'usage-title', text: 'Usage' }),
     h('div', { class: 'row' }, field('usage-container', 'Container', container), field('usage-environment', 'Environment', environment)), body));
+  await load();
+}
+
+"""#####
+    ),
+    "users.js": ConsoleResource(
+        contentType: "text/javascript; charset=utf-8",
+        text: #####"""
+// Users: discoverability, disable and enable, sessions (sign out one or all).
+import { api } from './api.js';
+import { h, announce, date, table } from './dom.js';
+
+const path = (user) => `/users/${encodeURIComponent(user.userRecordName)}`;
+
+async function showSessions(user, panel) {
+  const sessions = await api(`${path(user)}/sessions`);
+  const rows = sessions.map((session) => h('tr', { 'data-session': session.sessionID },
+    h('td', {}, h('code', { text: session.sessionID })), h('td', { text: session.container }),
+    h('td', { text: date(session.createdAt) }), h('td', { text: date(session.lastUsedAt) }), h('td', { text: date(session.revokedAt) }),
+    h('td', {}, session.revokedAt ? null : h('button', { type: 'button', class: 'secondary', onclick: async () => {
+      await api(`${path(user)}/sessions/${encodeURIComponent(session.sessionID)}/signout`, { method: 'POST' });
+      announce(`Signed out session ${session.sessionID} of ${user.email}`);
+      showSessions(user, panel);
+    } }, 'Sign out'))));
+  panel.replaceChildren(h('h2', { id: 'sessions-title', text: `Sessions of ${user.email}` }),
+    table(['Session', 'Container', 'Signed in', 'Last token', 'Signed out', ''], rows, `${sessions.length} session(s)`));
+  panel.hidden = false;
+}
+
+export async function usersPage(root) {
+  const panel = h('section', { class: 'card', id: 'user-sessions', 'aria-labelledby': 'sessions-title', hidden: true });
+  const list = h('div', { id: 'user-list' });
+  const load = async () => {
+    const users = await api('/users');
+    const rows = users.map((user) => h('tr', { 'data-user': user.email },
+      h('td', { text: user.email }), h('td', {}, h('code', { text: user.userRecordName })),
+      h('td', {}, h('input', { type: 'checkbox', checked: user.discoverable, 'aria-label': `${user.email} is discoverable`, onchange: async (event) => {
+        await api(`${path(user)}/discoverable`, { method: 'POST', body: { discoverable: event.target.checked } });
+        announce(`${user.email} is ${event.target.checked ? '' : 'not '}discoverable`);
+      } })), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: user.disabled ? 'disabled' : 'active' }),
+      h('td', { text: date(user.createdAt) }),
+      h('td', { class: 'row' },
+        h('button', { type: 'button', class: 'secondary', onclick: () => showSessions(user, panel) }, 'Sessions'),
+        h('button', { type: 'button', class: 'secondary', onclick: async () => {
+          await api(`${path(user)}/signout`, { method: 'POST' });
+          announce(`Signed ${user.email} out everywhere`);
+        } }, 'Sign out everywhere'),
+        h('button', { type: 'button', class: user.disabled ? 'secondary' : 'danger', 'data-disable': user.email, onclick: async () => {
+          await api(`${path(user)}/disabled`, { method: 'POST', body: { disabled: !user.disabled } });
+          announce(`${user.email} is ${user.disabled ? 'enabled' : 'disabled'}`);
+          load();
+        } }, user.disabled ? 'Enable' : 'Disable'))));
+    list.replaceChildren(table(['E-mail', 'User record name', 'Discoverable', 'Verified', 'State', 'Created', ''], rows, `${users.length} account(s)`));
+  };
+  root.append(h('section', { class: 'card', 'aria-labelledby': 'users-title' }, h('h1', { id: 'users-title', text: 'Users' }), list), panel);
   await load();
 }
 

@@ -49,5 +49,8 @@ enum PostgresAccountSchema {
         migrator.registerMigration("pg-accounts-v2-email-verified") { db in
             try db.execute(SQLAccountSchema.emailVerifiedColumn(.postgres))
         }
+        migrator.registerMigration("pg-accounts-v3-disabled") { db in
+            try db.execute(SQLAccountSchema.disabledColumn(.postgres))
+        }
     }
 }

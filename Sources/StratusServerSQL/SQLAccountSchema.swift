@@ -68,4 +68,12 @@ public enum SQLAccountSchema {
     public static func emailVerifiedColumn(_ dialect: SQLDialect) -> String {
         "ALTER TABLE users ADD COLUMN email_verified_at \(SQLColumnTypes(dialect).integer)"
     }
+
+    /// When an administrator disabled the account; NULL while it is enabled.
+    ///
+    /// - Parameter dialect: The back end's dialect.
+    /// - Returns: The `ALTER TABLE` statement.
+    public static func disabledColumn(_ dialect: SQLDialect) -> String {
+        "ALTER TABLE users ADD COLUMN disabled_at \(SQLColumnTypes(dialect).integer)"
+    }
 }

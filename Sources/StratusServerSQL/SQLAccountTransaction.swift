@@ -31,14 +31,14 @@ public final class SQLAccountTransaction: AccountStoreWriter {
 
     // MARK: Users
 
-    private static let userColumns: SQL = "record_name, email, name_components, discoverable, password_hash, created_at, email_verified_at"
+    private static let userColumns: SQL = "record_name, email, name_components, discoverable, password_hash, created_at, email_verified_at, disabled_at"
 
     private static func user(_ row: any SQLRow) throws -> UserAccount {
         let names: Data = try row[2]
         return UserAccount(
             userRecordName: try row[0], emailAddress: try row[1],
             nameComponents: try JSONDecoder().decode(NameComponents.self, from: names), isDiscoverable: try row[3],
-            passwordHash: try row[4], createdAt: try row[5], emailVerifiedAt: try row[6]
+            passwordHash: try row[4], createdAt: try row[5], emailVerifiedAt: try row[6], disabledAt: try row[7]
         )
     }
 
@@ -69,7 +69,7 @@ public final class SQLAccountTransaction: AccountStoreWriter {
             literal: """
                 INSERT INTO users (\(Self.userColumns))
                 VALUES (\(user.userRecordName), \(user.emailAddress), \(try Self.encode(user.nameComponents)), \(user.isDiscoverable),
-                    \(user.passwordHash), \(user.createdAt), \(user.emailVerifiedAt))
+                    \(user.passwordHash), \(user.createdAt), \(user.emailVerifiedAt), \(user.disabledAt))
                 ON CONFLICT DO NOTHING
                 """
         ) == 1
@@ -86,18 +86,38 @@ public final class SQLAccountTransaction: AccountStoreWriter {
         )
     }
 
+    /// Disables (or, with `nil`, enables) a user; `false` when there is no such user.
+    public func setUserDisabled(recordName: String, at time: Int64?) throws -> Bool {
+        try db.execute(literal: "UPDATE users SET disabled_at = \(time) WHERE record_name = \(recordName)") == 1
+    }
+
     // MARK: Sessions
 
     private static let sessionColumns: SQL = "id, user_record_name, container, keep_signed_in, created_at, newest_token_used_at, revoked_at"
+    /// The session's columns and its account's disabled time, over `web_auth_sessions s LEFT JOIN users u`.
+    private static let joinedSessionColumns: SQL = """
+        s.id, s.user_record_name, s.container, s.keep_signed_in, s.created_at, s.newest_token_used_at, s.revoked_at, u.disabled_at
+        FROM web_auth_sessions s LEFT JOIN users u ON u.record_name = s.user_record_name
+        """
 
-    /// The web auth session with this ID.
+    private static func session(_ row: any SQLRow) throws -> WebAuthSession {
+        WebAuthSession(
+            sessionID: try row[0], userRecordName: try row[1], container: try row[2], keepSignedIn: try row[3],
+            createdAt: try row[4], newestTokenUsedAt: try row[5], revokedAt: try row[6], accountDisabledAt: try row[7]
+        )
+    }
+
+    /// The web auth session with this ID, with its account's disabled time (one read).
     public func session(id: String) throws -> WebAuthSession? {
-        try db.fetchOne(literal: "SELECT \(Self.sessionColumns) FROM web_auth_sessions WHERE id = \(id)") { row in
-            WebAuthSession(
-                sessionID: try row[0], userRecordName: try row[1], container: try row[2], keepSignedIn: try row[3],
-                createdAt: try row[4], newestTokenUsedAt: try row[5], revokedAt: try row[6]
-            )
-        }
+        try db.fetchOne(literal: "SELECT \(Self.joinedSessionColumns) WHERE s.id = \(id)", Self.session)
+    }
+
+    /// The sessions of a user, newest first.
+    public func sessions(ofUser userRecordName: String) throws -> [WebAuthSession] {
+        try db.fetchAll(
+            literal: "SELECT \(Self.joinedSessionColumns) WHERE s.user_record_name = \(userRecordName) ORDER BY s.created_at DESC, s.id",
+            Self.session
+        )
     }
 
     /// Inserts a session.

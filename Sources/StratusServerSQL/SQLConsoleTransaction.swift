@@ -111,6 +111,11 @@ public final class SQLConsoleTransaction: ConsoleStoreWriter {
         ) == 1
     }
 
+    /// Deletes the sessions that expired at or before `time`; returns how many.
+    public func deleteExpiredConsoleSessions(at time: Int64) throws -> Int {
+        try db.execute(literal: "DELETE FROM console_sessions WHERE expires_at <= \(time)")
+    }
+
     /// Appends an audit entry.
     public func appendAudit(_ entry: ConsoleAuditEntry) throws -> Int64 {
         let sequence = try db.fetchOne(

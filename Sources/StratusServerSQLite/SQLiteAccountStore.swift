@@ -29,5 +29,8 @@ enum SQLiteAccountSchema {
         migrator.registerMigration("auth-v3-email-verified") { db in
             try db.execute(sql: SQLAccountSchema.emailVerifiedColumn(.sqlite))
         }
+        migrator.registerMigration("auth-v4-disabled") { db in
+            try db.execute(sql: SQLAccountSchema.disabledColumn(.sqlite))
+        }
     }
 }

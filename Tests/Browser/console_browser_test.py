@@ -177,12 +177,36 @@ def run(browser, stratus, cloudkit, artifacts):
     check("Bookmark" in production.get("recordTypes", {}), "the schema change is deployed to production")
     shot("07-schema-deployed")
 
+    # Reset the development environment: the container's identifier typed as confirmation.
+    browser.type("#reset-confirm", CONTAINER)
+    browser.click("#reset-development")
+    browser.wait_text("#schema-message", lambda text: "Development reset" in text)
+    status, answer = cloudkit.call("zones/list", {})
+    check(status == 200 and "NotesZone" not in json.dumps(answer), "a reset empties development (Ada's zone is gone)")
+    production = json.loads(stratus.cli("schema", "export", CONTAINER, "--environment", "production"))
+    development = json.loads(stratus.cli("schema", "export", CONTAINER, "--environment", "development"))
+    check("Bookmark" in production.get("recordTypes", {}) and development == production,
+          "the reset leaves production alone and gives development production's schema")
+    shot("07b-development-reset")
+
+    # Users: disable Ada; her token is refused with the reason; enable her again.
+    browser.click("nav a[href='#/users']")
+    browser.click(f"button[data-disable='{ADA}']")
+    browser.wait_text(f"tr[data-user='{ADA}']", lambda text: "disabled" in text)
+    status, answer = cloudkit.call("zones/list", {})
+    check(status == 403 and "disabled" in answer.get("reason", ""), "a disabled user's token is refused (403, naming the reason)")
+    shot("07c-user-disabled")
+    browser.click(f"button[data-disable='{ADA}']")
+    browser.wait_text(f"tr[data-user='{ADA}']", lambda text: "active" in text)
+
     for page in ["zones", "users", "usage", "operations", "audit"]:
         browser.click(f"nav a[href='#/{page}']")
         browser.find(f"#{page}-title")
         time.sleep(0.3 if page != "operations" else 2.5)
         shot(f"08-{page}")
-    check("tokens.revoke" in browser.text("#page") and "schema.deploy" in browser.text("#page"), "the audit log shows the changes")
+    audit = browser.text("#page")
+    check(all(action in audit for action in ["tokens.revoke", "schema.deploy", "environment.reset", "users.disable", "users.enable"]),
+          "the audit log shows the changes")
 
     # A non-administrator: Ada's own password opens nothing.
     browser.click("#signout")

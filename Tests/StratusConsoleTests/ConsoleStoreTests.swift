@@ -3,7 +3,7 @@ import StratusServer
 import StratusTesting
 import Testing
 
-/// The console's tables, written once in StratusServerSQL, on every back end.
+/// The console's tables, and the account primitives its Users page adds, written once in StratusServerSQL, on every back end.
 @Suite struct ConsoleStoreTests {
     private func withStore(_ backend: RecordStoreBackend, _ body: (any ConsoleStore) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "stratus-console-store")
@@ -53,6 +53,50 @@ import Testing
             #expect(first.map(\.action) == ["a4", "a3", "a2"])
             let rest = try await store.readConsole { try $0.auditEntries(limit: 3, before: first.last?.sequence) }
             #expect(rest.map(\.action) == ["a1", "a0"])
+        }
+    }
+
+    @Test(arguments: RecordStoreBackend.allCases)
+    func aDisabledAccountIsReadWithItsSessionsAndAnUpdateNeverEnablesIt(_ backend: RecordStoreBackend) async throws {
+        try await withStore(backend) { store in
+            let accounts = try #require(store as? any AccountStore)
+            let ada = UserAccount(userRecordName: "_ada", emailAddress: "ada@example.com", createdAt: 1)
+            let phone = WebAuthSession(sessionID: "s1", userRecordName: "_ada", container: "c", keepSignedIn: false, createdAt: 1, newestTokenUsedAt: 1)
+            let laptop = WebAuthSession(sessionID: "s2", userRecordName: "_ada", container: "c", keepSignedIn: true, createdAt: 2, newestTokenUsedAt: 2)
+            try await accounts.writeAccounts { tx in
+                _ = try tx.insertUser(ada)
+                try tx.insertSession(phone)
+                try tx.insertSession(laptop)
+            }
+            #expect(try await accounts.readAccounts { try $0.sessions(ofUser: "_ada") }.map(\.sessionID) == ["s2", "s1"], "newest first")
+            #expect(try await accounts.readAccounts { try $0.sessions(ofUser: "_bob") }.isEmpty)
+            #expect(try await accounts.writeAccounts { try $0.setUserDisabled(recordName: "_ada", at: 7) })
+            #expect(try await accounts.writeAccounts { try $0.setUserDisabled(recordName: "_nobody", at: 7) } == false)
+            #expect(try await accounts.readAccounts { try $0.user(recordName: "_ada") }?.disabledAt == 7)
+            #expect(try await accounts.readAccounts { try $0.session(id: "s1") }?.accountDisabledAt == 7, "read with the session, in one query")
+            // A stale copy written back (a password rehash, discoverability) keeps the account disabled.
+            var copy = ada
+            copy.isDiscoverable = true
+            let stale = copy
+            try await accounts.writeAccounts { try $0.updateUser(stale) }
+            #expect(try await accounts.readAccounts { try $0.user(recordName: "_ada") }?.disabledAt == 7)
+            #expect(try await accounts.writeAccounts { try $0.setUserDisabled(recordName: "_ada", at: nil) })
+            #expect(try await accounts.readAccounts { try $0.session(id: "s2") }?.accountDisabledAt == nil)
+        }
+    }
+
+    @Test(arguments: RecordStoreBackend.allCases)
+    func expiredConsoleSessionsAreSweptAndLiveOnesKept(_ backend: RecordStoreBackend) async throws {
+        try await withStore(backend) { console in
+            let expired = ConsoleSession(tokenHash: "old", administratorID: "a1", csrfToken: "c1", createdAt: 1, expiresAt: 100)
+            let live = ConsoleSession(tokenHash: "new", administratorID: "a1", csrfToken: "c2", createdAt: 50, expiresAt: 1000)
+            try await console.writeConsole { tx in
+                try tx.insertConsoleSession(expired)
+                try tx.insertConsoleSession(live)
+            }
+            #expect(try await console.writeConsole { try $0.deleteExpiredConsoleSessions(at: 100) } == 1)
+            #expect(try await console.readConsole { try $0.consoleSession(tokenHash: "old") } == nil)
+            #expect(try await console.readConsole { try $0.consoleSession(tokenHash: "new") } == live)
         }
     }
 }

@@ -46,6 +46,7 @@ final class ConsoleTestServer: Sendable {
         )
         var router = Router()
         router.use(console.requestLog)
+        router.use(console.guard)
         let service = cloudKit.service
         router.use(CORSMiddleware { origin, request in !Console.owns(request.path) && service.isOriginAllowed(origin, for: request) })
         service.register(on: &router)

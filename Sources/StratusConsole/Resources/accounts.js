@@ -1,23 +1,7 @@
-// Users (sign out everywhere) and API tokens (create: shown once; list; revoke).
+// API tokens (create: shown once; list; revoke) and server-to-server keys.
 import { api } from './api.js';
 import { h, field, select, announce, date, table } from './dom.js';
 import { target } from './target.js';
-
-export async function usersPage(root) {
-  const users = await api('/users');
-  const rows = users.map((user) => h('tr', {},
-    h('td', { text: user.email }), h('td', {}, h('code', { text: user.userRecordName })),
-    h('td', {}, h('input', { type: 'checkbox', checked: user.discoverable, 'aria-label': `${user.email} is discoverable`, onchange: async (event) => {
-      await api(`/users/${encodeURIComponent(user.userRecordName)}/discoverable`, { method: 'POST', body: { discoverable: event.target.checked } });
-      announce(`${user.email} is ${event.target.checked ? '' : 'not '}discoverable`);
-    } })), h('td', { text: user.verified ? 'yes' : 'no' }), h('td', { text: date(user.createdAt) }),
-    h('td', {}, h('button', { type: 'button', class: 'secondary', onclick: async () => {
-      await api(`/users/${encodeURIComponent(user.userRecordName)}/signout`, { method: 'POST' });
-      announce(`Signed ${user.email} out everywhere`);
-    } }, 'Sign out everywhere'))));
-  root.append(h('section', { class: 'card', 'aria-labelledby': 'users-title' }, h('h1', { id: 'users-title', text: 'Users' }),
-    table(['E-mail', 'User record name', 'Discoverable', 'Verified', 'Created', ''], rows, `${users.length} account(s)`)));
-}
 
 export async function tokensPage(root) {
   const containers = await api('/containers');
@@ -37,7 +21,7 @@ export async function tokensPage(root) {
         await api(`/keys/${encodeURIComponent(key.keyID)}/revoke`, { method: 'POST' });
         announce(`Revoked key ${key.keyID}`);
         load();
-      } }, 'Revoke')))), `${serverKeys.length} server-to-server key(s); add one with stratus key add`));
+      } }, 'Revoke')))), `${serverKeys.length} server-to-server key(s)`));
     const tokens = await api(`/tokens?container=${encodeURIComponent(container.value)}`);
     list.replaceChildren(table(['Prefix', 'Name', 'Environment', 'Created', 'Revoked', ''], tokens.map((token) => h('tr', { 'data-prefix': token.prefix },
       h('td', {}, h('code', { text: `${token.prefix}…` })), h('td', { text: token.name }), h('td', { text: token.environment }),
@@ -57,11 +41,28 @@ export async function tokensPage(root) {
       load();
     } catch (failure) { error.textContent = failure.message; }
   };
+  const keyName = h('input', { required: true, placeholder: 'backend' });
+  const keyPEM = h('textarea', { required: true, rows: 5, placeholder: '-----BEGIN PUBLIC KEY-----', 'aria-describedby': 'key-help' });
+  const keyAdded = h('p', { id: 'key-added', 'aria-live': 'polite' });
+  const addKey = async (event) => {
+    event.preventDefault();
+    keyAdded.className = '';
+    try {
+      const key = await api('/keys', { method: 'POST', body: { container: container.value, environment: environment.value, name: keyName.value.trim(), publicKeyPEM: keyPEM.value } });
+      keyAdded.textContent = `Added. Sign requests with the key ID ${key.keyID}`;
+      keyPEM.value = '';
+      load();
+    } catch (failure) { keyAdded.className = 'error'; keyAdded.textContent = failure.message; }
+  };
   container.addEventListener('change', load);
   root.append(h('section', { class: 'card', 'aria-labelledby': 'tokens-title' }, h('h1', { id: 'tokens-title', text: 'API tokens' }),
     h('form', { class: 'row', onsubmit: create }, field('token-container', 'Container', container), field('token-environment', 'Environment', environment),
       field('token-name', 'Name', name), h('button', { type: 'submit', id: 'create-token' }, 'Create token')),
     error, created, list),
-    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', text: 'Server-to-server keys' }), keys));
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' }, h('h2', { id: 'keys-title', text: 'Server-to-server keys' }),
+      h('form', { onsubmit: addKey }, field('key-name', 'Name', keyName), field('key-pem', 'Public key (PEM)', keyPEM),
+        h('p', { class: 'muted', id: 'key-help', text: 'A P-256 public key: openssl ec -in eckey.pem -pubout. It is added to the container and environment chosen above.' }),
+        h('button', { type: 'submit', id: 'add-key' }, 'Add key')),
+      keyAdded, keys));
   await load();
 }

@@ -4,7 +4,8 @@ import { h, announce } from './dom.js';
 import { recordsPage } from './records.js';
 import { zonesPage } from './zones.js';
 import { schemaPage } from './schema.js';
-import { usersPage, tokensPage } from './accounts.js';
+import { tokensPage } from './accounts.js';
+import { usersPage } from './users.js';
 import { operationsPage, auditPage } from './operations.js';
 import { usagePage } from './usage.js';
 

@@ -1,5 +1,6 @@
 // Schema: view and edit the development schema (additions only), preview what a deploy adds to
-// production, deploy it (two steps: no dialog to dismiss by accident).
+// production, deploy it (two steps: no dialog to dismiss by accident); reset the development
+// environment (the container's identifier typed as confirmation).
 import { api } from './api.js';
 import { h, field, select, announce } from './dom.js';
 import { target } from './target.js';
@@ -47,6 +48,19 @@ export async function schemaPage(root) {
       message.textContent = failure.message;
     }
   } }, 'Confirm: deploy these changes');
+  const confirmReset = h('input', { autocomplete: 'off', 'aria-describedby': 'reset-help' });
+  const reset = h('button', { type: 'button', class: 'danger', id: 'reset-development', onclick: async () => {
+    try {
+      const summary = await api(`/environments/${encodeURIComponent(container.value)}/development/reset`, { method: 'POST', body: { confirm: confirmReset.value } });
+      confirmReset.value = '';
+      await load();
+      message.className = 'ok';
+      message.textContent = `Development reset: ${summary.zones} zone(s), ${summary.subscriptions} subscription(s), ${summary.recordTypes} record type(s) removed.`;
+    } catch (failure) {
+      message.className = 'error';
+      message.textContent = failure.message;
+    }
+  } }, 'Reset development environment');
   container.addEventListener('change', load);
   root.append(
     h('section', { class: 'card', 'aria-labelledby': 'schema-title' }, h('h1', { id: 'schema-title', text: 'Schema' }),
@@ -56,6 +70,9 @@ export async function schemaPage(root) {
       development, h('button', { type: 'button', id: 'save-schema', onclick: saveDevelopment }, 'Save development schema')),
     h('section', { class: 'card', 'aria-labelledby': 'deploy-title' }, h('h2', { id: 'deploy-title', text: 'Deploy to production' }),
       h('p', { class: 'muted', text: 'What a deploy adds to production:' }), preview, deploy, confirmDeploy),
-    h('section', { class: 'card', 'aria-labelledby': 'production-title' }, h('h2', { id: 'production-title', text: 'Production' }), production));
+    h('section', { class: 'card', 'aria-labelledby': 'production-title' }, h('h2', { id: 'production-title', text: 'Production' }), production),
+    h('section', { class: 'card', 'aria-labelledby': 'reset-title' }, h('h2', { id: 'reset-title', text: 'Reset the development environment' }),
+      h('p', { class: 'muted', id: 'reset-help', text: 'Deletes every development zone, record and subscription of the container, and puts the production schema back in place of the development one. Production is not touched. Type the container\'s identifier to confirm.' }),
+      h('div', { class: 'row' }, field('reset-confirm', 'Container identifier', confirmReset), reset)));
   await load();
 }

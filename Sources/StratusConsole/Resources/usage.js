@@ -25,10 +25,13 @@ export async function usagePage(root) {
     const usage = await api(`/usage/${encodeURIComponent(container.value)}/${environment.value}`);
     body.replaceChildren(
       h('p', { class: 'muted', text: `Request budget: ${usage.requestsPerSecond || 'unlimited'} requests per second for the container.` }),
-      table(['Database', 'User', 'Records', 'Assets', 'Quota', 'Used'], usage.lines.map((line) => h('tr', {},
+      table(['Database', 'User', 'Records', 'Assets', 'Quota', 'Used', 'Requests'], usage.lines.map((line) => h('tr', {},
         h('td', { text: line.database }), h('td', { text: line.user || '—' }), h('td', { text: bytes(line.recordBytes) }),
         h('td', { text: bytes(line.assetBytes) }), h('td', { text: bytes(line.quotaBytes) }),
-        h('td', {}, meter(line.recordBytes + (line.database === 'private' ? line.assetBytes : 0), line.quotaBytes))))),
+        h('td', {}, meter(line.recordBytes + (line.database === 'private' ? line.assetBytes : 0), line.quotaBytes)),
+        h('td', { text: line.requests === undefined || line.requests === null ? '—' : String(line.requests) })))),
+      h('p', { class: 'muted', text: 'Requests: each user\'s requests admitted by this node since it started.' }),
+      usage.requestCountsFull ? h('p', { class: 'muted', text: 'The request table is full: users first seen since are not counted.' }) : '',
       usage.truncated ? h('p', { class: 'muted', text: 'Only the first 500 users are shown.' }) : '');
   };
   container.addEventListener('change', load);

@@ -70,11 +70,8 @@ public struct AccountAdministration: Sendable {
     ///
     /// - Throws: ``AccountError`` ``AccountError/Code/notFound``.
     public func user(matching text: String) async throws -> UserAccount {
-        let email = try? Authenticator.normalizedEmail(text)
-        let found = try await authenticator.accounts.readAccounts { tx in
-            try email.flatMap { try tx.user(emailAddress: $0) } ?? tx.user(recordName: text)
-        }
-        guard let found else { throw AccountError(.notFound, "no user has the e-mail address or record name '\(text)'") }
+        let found = try await authenticator.accounts.readAccounts { tx in try Self.user(matching: text, in: tx) }
+        guard let found else { throw Self.noUser(text) }
         return found
     }
 
@@ -85,14 +82,13 @@ public struct AccountAdministration: Sendable {
     ///
     /// - Throws: ``AccountError`` ``AccountError/Code/notFound``.
     public func setDiscoverable(_ discoverable: Bool, forUserMatching text: String) async throws -> UserAccount {
-        let email = try? Authenticator.normalizedEmail(text)
         let updated = try await authenticator.accounts.writeAccounts { tx -> UserAccount? in
-            guard var user = try email.flatMap({ try tx.user(emailAddress: $0) }) ?? tx.user(recordName: text) else { return nil }
+            guard var user = try Self.user(matching: text, in: tx) else { return nil }
             user.isDiscoverable = discoverable
             try tx.updateUser(user)
             return user
         }
-        guard let updated else { throw AccountError(.notFound, "no user has the e-mail address or record name '\(text)'") }
+        guard let updated else { throw Self.noUser(text) }
         return updated
     }
 

@@ -34,6 +34,8 @@ public struct AccountError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let ambiguous = Code(rawValue: "ambiguous")
         /// An argument is malformed (a URL, a PEM key, a name).
         public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// An administrator disabled the account: it cannot sign in until it is enabled again.
+        public static let accountDisabled = Code(rawValue: "accountDisabled")
         /// A verification link could not be handed to ``VerificationDelivery``.
         public static let deliveryFailed = Code(rawValue: "deliveryFailed")
 

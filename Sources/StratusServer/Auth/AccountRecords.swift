@@ -25,13 +25,20 @@ public struct UserAccount: Hashable, Sendable {
     /// `users/lookup/email`.
     public var emailVerifiedAt: Int64?
 
+    /// When an administrator disabled the account (it cannot sign in and its sessions stop
+    /// working), or `nil` while it is enabled.
+    public var disabledAt: Int64?
+
     /// Whether ``emailAddress`` is verified.
     public var isEmailVerified: Bool { emailVerifiedAt != nil }
+
+    /// Whether an administrator disabled the account.
+    public var isDisabled: Bool { disabledAt != nil }
 
     /// Creates an account value.
     public init(
         userRecordName: String, emailAddress: String, nameComponents: NameComponents = NameComponents(),
-        isDiscoverable: Bool = false, passwordHash: String? = nil, createdAt: Int64, emailVerifiedAt: Int64? = nil
+        isDiscoverable: Bool = false, passwordHash: String? = nil, createdAt: Int64, emailVerifiedAt: Int64? = nil, disabledAt: Int64? = nil
     ) {
         self.userRecordName = userRecordName
         self.emailAddress = emailAddress
@@ -40,6 +47,7 @@ public struct UserAccount: Hashable, Sendable {
         self.passwordHash = passwordHash
         self.createdAt = createdAt
         self.emailVerifiedAt = emailVerifiedAt
+        self.disabledAt = disabledAt
     }
 }
 
@@ -63,11 +71,14 @@ public struct WebAuthSession: Hashable, Sendable {
     public var newestTokenUsedAt: Int64
     /// When the session was signed out, if it was.
     public var revokedAt: Int64?
+    /// When the account of ``userRecordName`` was disabled, read with the session (`nil` while it
+    /// is enabled); the session's tokens stop working while it is set.
+    public var accountDisabledAt: Int64?
 
     /// Creates a session value.
     public init(
         sessionID: String, userRecordName: String, container: String, keepSignedIn: Bool, createdAt: Int64,
-        newestTokenUsedAt: Int64, revokedAt: Int64? = nil
+        newestTokenUsedAt: Int64, revokedAt: Int64? = nil, accountDisabledAt: Int64? = nil
     ) {
         self.sessionID = sessionID
         self.userRecordName = userRecordName
@@ -76,6 +87,7 @@ public struct WebAuthSession: Hashable, Sendable {
         self.createdAt = createdAt
         self.newestTokenUsedAt = newestTokenUsedAt
         self.revokedAt = revokedAt
+        self.accountDisabledAt = accountDisabledAt
     }
 }
 

@@ -44,8 +44,11 @@ public protocol AccountStoreReader {
     /// Every account, by e-mail address.
     func users() throws -> [UserAccount]
 
-    /// The session with this ID, revoked or not.
+    /// The session with this ID, revoked or not, with its account's ``WebAuthSession/accountDisabledAt``.
     func session(id: String) throws -> WebAuthSession?
+
+    /// The sessions of a user, revoked or not, newest first.
+    func sessions(ofUser userRecordName: String) throws -> [WebAuthSession]
 
     /// The API token whose SHA-256 is `hash`, revoked or not.
     func apiToken(hash: String) throws -> APITokenRecord?
@@ -65,8 +68,12 @@ public protocol AccountStoreWriter: AccountStoreReader {
     /// Inserts an account; `false` (and nothing written) if its record name or e-mail address is taken.
     func insertUser(_ user: UserAccount) throws -> Bool
 
-    /// Replaces the names, discoverability, password hash and e-mail verification time of an existing account.
+    /// Replaces the names, discoverability, password hash and e-mail verification time of an existing account
+    /// (never ``UserAccount/disabledAt``: only ``setUserDisabled(recordName:at:)`` changes that).
     func updateUser(_ user: UserAccount) throws
+
+    /// Disables an account as of `time`, or enables it again when `time` is `nil`; `false` if there is no such account.
+    func setUserDisabled(recordName: String, at time: Int64?) throws -> Bool
 
     /// Inserts a session.
     func insertSession(_ session: WebAuthSession) throws

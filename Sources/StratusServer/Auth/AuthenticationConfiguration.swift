@@ -105,6 +105,15 @@ public struct SignInLimits: Sendable, Hashable {
     public var attemptsPerAddress = 30
     /// The window for ``attemptsPerAddress``.
     public var addressWindow: Duration = .seconds(60)
+    /// Unsuccessful attempts on one account from all addresses together within ``accountWindow``;
+    /// `nil` (app sign-in's default): no limit across addresses.
+    ///
+    /// It brakes guessing spread over many addresses (a botnet, an IPv6 /64), at a price: whoever
+    /// spends the budget keeps the account's owner out too until the window ends. The console sets it
+    /// (its administrators are few, and `stratus admin` works without signing in).
+    public var failuresPerAccount: Int?
+    /// The window for ``failuresPerAccount``: 1 hour.
+    public var accountWindow: Duration = .seconds(3600)
 
     /// Creates the default limits.
     public init() {}

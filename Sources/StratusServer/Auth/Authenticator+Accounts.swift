@@ -107,6 +107,11 @@ extension Authenticator {
             logger.notice("sign-in failed for \(email) from \(address)")
             throw AccountError(.invalidCredentials, "the e-mail address or the password is wrong")
         }
+        // Told only to whoever knows the password: the account exists, and an administrator turned it off.
+        guard !user.isDisabled else {
+            logger.notice("sign-in refused for \(email) from \(address): the account is disabled")
+            throw AccountError(.accountDisabled, "the account \(email) is disabled; ask the server's administrator")
+        }
         throttle.recordSuccess(account: email, address: address)
         if try hasher.needsRehash(user.passwordHash ?? "") {
             var upgraded = user
@@ -131,8 +136,19 @@ extension Authenticator {
             sessionID: try SecureRandom.hexToken(byteCount: 16), userRecordName: user.userRecordName, container: container,
             keepSignedIn: keepSignedIn, createdAt: now, newestTokenUsedAt: now
         )
-        try await accounts.writeAccounts { try $0.insertSession(session) }
+        // Checked in the transaction that opens the session, so an account disabled meanwhile gets none.
+        let opened = try await accounts.writeAccounts { tx -> Bool in
+            guard let current = try tx.user(recordName: user.userRecordName), !current.isDisabled else { return false }
+            try tx.insertSession(session)
+            return true
+        }
+        guard opened else { throw Self.disabled(user.userRecordName) }
         return try tokens.seal(sessionID: session.sessionID, issuedAt: now)
+    }
+
+    /// The refusal of a disabled (or removed) account's session: 403 `ACCESS_DENIED`, naming the reason.
+    static func disabled(_ userRecordName: String) -> ServiceError {
+        ServiceError(.accessDenied, "the account \(userRecordName) is disabled; ask the server's administrator")
     }
 
     /// Signs out the session a web auth token names; `false` if the token is not one of ours.

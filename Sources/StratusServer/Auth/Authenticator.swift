@@ -162,6 +162,7 @@ final class Authenticator: Sendable {
         _ session: WebAuthSession?, contents: WebAuthTokenCodec.Contents, container: String, _ request: HTTPRequest
     ) throws -> WebAuthSession {
         guard let session else { throw failure("the web auth token names session \(contents.sessionID), which does not exist", request) }
+        guard session.accountDisabledAt == nil else { throw Self.disabled(session.userRecordName) }
         guard session.revokedAt == nil else { throw failure("session \(session.sessionID) was signed out", request) }
         guard session.container == container else {
             throw failure("session \(session.sessionID) was opened for \(session.container), not \(container)", request)

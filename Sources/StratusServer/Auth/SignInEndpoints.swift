@@ -164,6 +164,7 @@ struct SignInEndpoints: EndpointGroup {
             switch error.code {
             case .throttled: throw ServiceError(.throttled, error.message, retryAfter: error.retryAfter)
             case .invalidCredentials: throw ServiceError(.authenticationFailed, error.message)
+            case .accountDisabled: throw ServiceError(.accessDenied, error.message)
             case .deliveryFailed: throw ServiceError(.internalError, error.message)
             default: throw ServiceError.badRequest(error.message)
             }
@@ -174,6 +175,7 @@ struct SignInEndpoints: EndpointGroup {
             switch error.code {
             case .throttled: .tooManyRequests
             case .invalidCredentials: .unauthorized
+            case .accountDisabled: .forbidden
             case .deliveryFailed: .internalServerError
             default: .badRequest
             }

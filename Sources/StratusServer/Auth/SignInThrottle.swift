@@ -11,6 +11,8 @@ import Synchronization
 ///   the pair; a pair is forgotten ``SignInLimits/failureMemory`` after its last failure.
 /// - **Per client address**: at most ``SignInLimits/attemptsPerAddress`` attempts per
 ///   ``SignInLimits/addressWindow``, whatever the account.
+/// - **Per account**, when ``SignInLimits/failuresPerAccount`` is set: at most that many
+///   unsuccessful attempts per ``SignInLimits/accountWindow`` from all addresses together.
 ///
 /// The address is `HTTPRequest.remoteAddress`: the socket's peer, or behind a configured trusted
 /// proxy the client it names (see `TrustedProxies`).
@@ -28,6 +30,7 @@ public final class SignInThrottle: Sendable {
     private struct State {
         var pairs: [String: Failures] = [:]
         var addresses: [String: Window] = [:]
+        var accounts: [String: Window] = [:]
     }
 
     private let limits: SignInLimits
@@ -60,6 +63,7 @@ public final class SignInThrottle: Sendable {
                 let wait = delay(afterFailures: failures.count) - (now - failures.last)
                 if wait > 0 { return Self.seconds(wait) }
             }
+            if let wait = countAccountAttempt(account, now: now, in: &state) { return wait }
             let memory = limits.failureMemory.milliseconds
             let counted = Failures(count: (failures?.count ?? 0) + 1, last: now)
             Self.store(counted, for: key, in: &state.pairs, maximum: maximumEntries) { now - $0.last < memory }
@@ -67,9 +71,27 @@ public final class SignInThrottle: Sendable {
         }
     }
 
-    /// Forgets the failures of `account` from `address` after a successful sign-in from there.
+    /// Counts an attempt on `account` from any address; the seconds to wait if it is over ``SignInLimits/failuresPerAccount``.
+    private func countAccountAttempt(_ account: String, now: Int64, in state: inout State) -> Int? {
+        guard let limit = limits.failuresPerAccount else { return nil }
+        let window = limits.accountWindow.milliseconds
+        var byAccount = state.accounts[account].flatMap { now - $0.start < window ? $0 : nil } ?? Window(start: now, count: 0)
+        if byAccount.count >= limit { return Self.seconds(byAccount.start + window - now) }
+        byAccount.count += 1
+        Self.store(byAccount, for: account, in: &state.accounts, maximum: maximumEntries) { now - $0.start < window }
+        return nil
+    }
+
+    /// Forgets the failures of `account` from `address` after a successful sign-in from there (and
+    /// takes this attempt off the account's count: it was not a failure).
     public func recordSuccess(account: String, address: String) {
-        state.withLock { _ = $0.pairs.removeValue(forKey: Self.pair(account, address)) }
+        state.withLock { state in
+            _ = state.pairs.removeValue(forKey: Self.pair(account, address))
+            if var byAccount = state.accounts[account], byAccount.count > 0 {
+                byAccount.count -= 1
+                state.accounts[account] = byAccount
+            }
+        }
     }
 
     /// The wait, in milliseconds, that `count` failures impose before the next attempt.

@@ -23,6 +23,9 @@ enum OperatorPrincipal {
 }
 
 extension CloudKitService {
+    /// Requests admitted per signed-in user and container environment by this node (the console's usage page).
+    public var userRequestCounts: UserRequestCounts { admission.userRequestCounts }
+
     /// Answers a CloudKit database request for the server's operator — the web console — in
     /// process, through exactly the path an HTTP request takes (schema checks, change tags and
     /// conflicts, quotas, rate limits, push), with credentials replaced by the operator's word.

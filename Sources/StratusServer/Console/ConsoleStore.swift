@@ -51,6 +51,9 @@ public protocol ConsoleStoreWriter: ConsoleStoreReader {
     /// Signs a session out; `false` if no live session has this token hash.
     func revokeConsoleSession(tokenHash: String, at time: Int64) throws -> Bool
 
+    /// Deletes the sessions that expired at or before `time`, signed out or not; returns how many.
+    func deleteExpiredConsoleSessions(at time: Int64) throws -> Int
+
     /// Appends an entry to the audit log and returns its sequence number (ignoring the entry's own).
     func appendAudit(_ entry: ConsoleAuditEntry) throws -> Int64
 }

@@ -17,6 +17,8 @@ final class RequestAdmission: Sendable {
     let authenticator: Authenticator?
     let throttle: RequestThrottle
     let baseURL: PublicBaseURL
+    /// Admitted requests per signed-in user, for the console's usage page.
+    let userRequestCounts = UserRequestCounts()
     private let knownContainers = Mutex<Set<String>>([])
 
     init(
@@ -53,6 +55,10 @@ final class RequestAdmission: Sendable {
         try await throttle.throttle(container: container)
         try throttle.throttle(client: principal, of: request, container: container)
         let caller = principal.userRecordName ?? Principal.anonymousRecordName
+        // The user's own requests only: the console's, made in the user's name, are not theirs.
+        if case .user(let user, _, _) = principal, OperatorPrincipal.principal(for: request) == nil {
+            userRequestCounts.record(container: container, environment: environment, user: user)
+        }
         let owner = scope == .public ? DatabaseKey.publicOwner : caller
         return DatabaseRequest(
             request: request, operation: operation,

@@ -89,8 +89,7 @@ struct ZoneEndpoints: EndpointGroup {
         guard let zone = try tx.zone(named: name, in: database) else {
             throw ServiceError(.zoneNotFound, "zone '\(name)' does not exist")
         }
-        try tx.removeAssetReferences(inZone: zone.rowID, now: now)
-        try tx.deleteZone(zone)
+        try tx.deleteZoneAndContents(zone, now: now)
         var deleted = Zone(zoneID: zone.zoneID)
         deleted.deleted = true
         return deleted
@@ -121,6 +120,17 @@ struct ZonePresenter: Sendable {
 }
 
 extension RecordStoreWriter {
+    /// Deletes a zone as `zones/modify` does: its records' asset references dropped, then the
+    /// zone with its records (a tombstone stays in the database's change feed).
+    ///
+    /// - Parameters:
+    ///   - zone: The zone.
+    ///   - now: The time of the deletion, in milliseconds since 1970.
+    public func deleteZoneAndContents(_ zone: ZoneRow, now: Int64) throws {
+        try removeAssetReferences(inZone: zone.rowID, now: now)
+        try deleteZone(zone)
+    }
+
     /// The live zone named `name` in `database`; the default zone is created on first use.
     func zoneCreatingDefault(named name: String, in database: DatabaseKey, now: Int64) throws -> ZoneRow? {
         if let zone = try zone(named: name, in: database) { return zone }
