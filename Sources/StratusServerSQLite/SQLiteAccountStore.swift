@@ -18,6 +18,13 @@ extension SQLiteRecordStore: AccountStore {
     public func writeAccounts<T: Sendable>(_ body: @escaping @Sendable (any AccountStoreWriter) throws -> T) async throws -> T {
         try await pool.write { db in try body(SQLAccountTransaction(db)) }
     }
+
+    /// Runs `body` in a read transaction on one of the connections that read the credential
+    /// generation, on the caller's thread: the API token and web auth session of each request,
+    /// read without a hop to a reader connection and back; `nil` when both are busy.
+    public func readAccountsInPlace<T: Sendable>(_ body: @Sendable (any AccountStoreReader) throws -> T) throws -> T? {
+        try credentials.readInPlace { db in try db.transaction(.deferred) { db in try body(SQLAccountTransaction(db)) } }
+    }
 }
 
 /// The account tables, added by a migration after the record tables.

@@ -71,15 +71,25 @@ final class SQLiteCredentialGeneration: Sendable {
     /// - Throws: ``SQLiteError`` if the row cannot be read, or `SQLiteStoreCorruption` when it is missing
     ///   or the store is closed.
     func read() throws -> Int64? {
-        for slot in slots {
-            let generation = try slot.connection.withLockIfAvailable { connection -> Int64 in
-                guard let connection else { throw SQLiteStoreCorruption(message: "the credential generation was read after the store closed") }
-                guard let generation = try connection.fetchOne(Int64.self, "SELECT generation FROM credential_generation WHERE id = 1") else {
-                    throw SQLiteStoreCorruption(message: "the credential_generation row is missing")
-                }
-                return generation
+        try readInPlace { connection in
+            guard let generation = try connection.fetchOne(Int64.self, "SELECT generation FROM credential_generation WHERE id = 1") else {
+                throw SQLiteStoreCorruption(message: "the credential_generation row is missing")
             }
-            if let generation { return generation }
+            return generation
+        }
+    }
+
+    /// Runs `body` on the first free connection, on the caller's thread; `nil` if every connection
+    /// is busy. `body` runs in autocommit unless it opens a transaction itself.
+    ///
+    /// - Throws: What `body` throws, or `SQLiteStoreCorruption` when the store is closed.
+    func readInPlace<T: Sendable>(_ body: @Sendable (SQLiteConnection) throws -> T) throws -> T? {
+        for slot in slots {
+            let result = try slot.connection.withLockIfAvailable { connection -> T in
+                guard let connection else { throw SQLiteStoreCorruption(message: "the credential connections were used after the store closed") }
+                return try body(connection)
+            }
+            if let result { return result }
         }
         return nil
     }

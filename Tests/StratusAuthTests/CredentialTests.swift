@@ -76,6 +76,29 @@ import Testing
         }
     }
 
+    @Test func aSessionSignedOutThroughAnotherStoreHandleIsRefusedOnTheVeryNextRequest() async throws {
+        try await withAuthServer { server in
+            let user = try await server.signedInUser("a@example.com")
+            let first = try await server.exchange("zones/list", method: "GET", query: user.query)
+            #expect(first.status == 200)
+            let rotated = try #require(first.headers["x-apple-cloudkit-web-auth-token"])
+            #expect(try await server.exchange("zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", rotated)]).status == 200)
+            // The session is read on the store's own connections, on the request's thread: it must see this commit.
+            let here = try #require(server.store as? SQLiteRecordStore)
+            let found = try here.readAccountsInPlace { try $0.user(recordName: user.recordName) }
+            #expect(found??.userRecordName == user.recordName)
+            // A sign-out by another process (another node, an administrator's tool): its own handle on the file.
+            let other = try await SQLiteRecordStore.open(path: server.directory.path("stratus.sqlite"))
+            try await other.writeAccounts { try $0.revokeSessions(ofUser: user.recordName, at: 1) }
+            try await other.close()
+            for token in [user.webAuthToken, rotated] {
+                let reply = try await server.exchange("zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", token)])
+                #expect(reply.status == 401)
+                #expect(reply.serverErrorCode == "AUTHENTICATION_FAILED")
+            }
+        }
+    }
+
     @Test func everyResponseCarriesAFreshTokenAndPreviousTokensWorkWithinTheGraceWindow() async throws {
         try await withAuthServer { server in
             let user = try await server.signedInUser("a@example.com")

@@ -1,5 +1,6 @@
 import Foundation
 import StratusCrypto
+import StratusServerCrypto
 import Testing
 
 @Suite struct HMACSHA256Tests {
@@ -72,5 +73,33 @@ import Testing
         flipped[flipped.startIndex + 31] ^= 0x80
         #expect(!HMACSHA256.isValidAuthenticationCode(flipped, for: payload, key: key))
         #expect(!HMACSHA256.isValidAuthenticationCode(Data(), for: payload, key: key))
+    }
+
+    /// A prepared key (``HMACSHA256Key``: the padded key's states hashed once) gives the RFC 4231 codes too.
+    @Test(arguments: rfc4231)
+    func aPreparedKeyGivesTheSameCodesAsOneShotHMAC(vector: Vector) {
+        let key = HMACSHA256Key(vector.key)
+        let code = key.authenticationCode(for: vector.data)
+        #expect(code.hex == vector.expectedHex)
+        #expect(key.isValidAuthenticationCode(code, for: vector.data))
+        var flipped = code
+        flipped[flipped.startIndex + 7] ^= 0x01
+        #expect(!key.isValidAuthenticationCode(flipped, for: vector.data))
+        #expect(!key.isValidAuthenticationCode(code.prefix(31), for: vector.data))
+        #expect(!key.isValidAuthenticationCode(code, for: vector.data + Data([0])))
+    }
+
+    /// A prepared key is reusable: codes of many messages, each the one-shot HMAC's, the empty key and message included.
+    @Test func aPreparedKeyKeepsGivingTheOneShotCodes() {
+        for keyLength in [0, 1, 32, 64, 65, 200] {
+            let secret = Data((0..<keyLength).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+            let key = HMACSHA256Key(secret)
+            for messageLength in [0, 1, 55, 56, 57, 64, 120, 1000] {
+                let message = Data((0..<messageLength).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+                #expect(
+                    key.authenticationCode(for: message) == HMACSHA256.authenticationCode(for: message, key: secret),
+                    "key \(keyLength), message \(messageLength)")
+            }
+        }
     }
 }

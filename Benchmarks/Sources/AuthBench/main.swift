@@ -21,7 +21,7 @@
 // signature mode is below half of open mode's throughput.
 //
 //   swift run -c release --package-path Benchmarks AuthBench [--seconds 2] [--rounds 3] [--clients 4] [--threads 4]
-//       [--only "server-to-server"] [--requests N]
+//       [--only "server-to-server"] [--endpoint records/modify] [--requests N]
 import BenchSupport
 import Foundation
 import StratusCrypto
@@ -65,6 +65,9 @@ struct Mode: Sendable {
     /// server refuses to accept twice): a client then stops when its sets run out, instead of
     /// cycling through them.
     var singleUse = false
+    /// For a client that follows the web auth token rotation, as CloudKit JS does: the target of
+    /// the next request, given the token the last reply issued (`X-Apple-CloudKit-Web-Auth-Token`).
+    var rotate: (@Sendable (String) -> String)?
 }
 
 /// CPU time this process has used (user and system, every thread: server and clients), in seconds.
@@ -89,12 +92,14 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
     for index in 0..<clients {
         let thread = Thread {
             var client: LoopbackHTTPClient?
+            var target = mode.target
             let headerSets = mode.headers(index).map { set in set.flatMap { Array("\($0.0): \($0.1)\r\n".utf8) } }
             do {
                 client = try LoopbackHTTPClient(port: mode.port)
                 // Warm the connection and check the credentials once.
-                let reply = try client?.send("POST", mode.target, body: mode.body, rawHeaders: headerSets.first ?? [])
+                let reply = try client?.send("POST", target, body: mode.body, rawHeaders: headerSets.first ?? [])
                 if reply?.status != 200 { throw BenchFailure("\(mode.name): status \(reply?.status ?? 0): \(reply?.text ?? "")") }
+                if let rotate = mode.rotate, let reply { target = try rotated(reply, mode, rotate) }
             } catch { failures.withLock { $0.append("\(error)") } }
             ready.signal()
             go.wait()
@@ -110,8 +115,9 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
                         // The first set warmed the connection; a single-use set is never sent again.
                         if mode.singleUse, requests + 1 >= headerSets.count { break }
                         let headers = headerSets.isEmpty ? [] : headerSets[(requests + 1) % headerSets.count]
-                        let reply = try client.send("POST", mode.target, body: mode.body, rawHeaders: headers)
+                        let reply = try client.send("POST", target, body: mode.body, rawHeaders: headers)
                         guard reply.status == 200 else { throw BenchFailure("\(mode.name): status \(reply.status): \(reply.text)") }
+                        if let rotate = mode.rotate { target = try rotated(reply, mode, rotate) }
                         latencies.append(Double(monotonicNanoseconds() - start) / 1000)
                         requests += 1
                     }
@@ -137,6 +143,27 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
     if let failure = failures.withLock({ $0.first }) { throw BenchFailure(failure) }
     let (requests, latencies) = counts.withLock { ($0.requests, $0.latencies) }
     return (Double(requests) / elapsed, percentile(latencies, 50), percentile(latencies, 99), cpu * 1e6 / Double(max(requests, 1)))
+}
+
+/// The target of the next request of a mode that follows the web auth token rotation.
+func rotated(_ reply: LoopbackHTTPClient.Response, _ mode: Mode, _ rotate: (String) -> String) throws -> String {
+    guard let token = reply.webAuthToken else { throw BenchFailure("\(mode.name): the reply carries no refreshed web auth token") }
+    return rotate(token)
+}
+
+/// Standard base64 percent-encoded for a query value (`+`, `/`, `=`), cheaply: the client's share of a rotated request.
+func percentEncoded(base64 token: String) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(token.utf8.count + 16)
+    for byte in token.utf8 {
+        switch byte {
+        case UInt8(ascii: "+"): bytes += Array("%2B".utf8)
+        case UInt8(ascii: "/"): bytes += Array("%2F".utf8)
+        case UInt8(ascii: "="): bytes += Array("%3D".utf8)
+        default: bytes.append(byte)
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 50) }
@@ -239,8 +266,11 @@ func run() async throws {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
-    // `--only <mode name or prefix>`: measure one mode of the lookup (for profilers).
-    let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    // `--only <mode name or prefix>`: measure one mode of one endpoint (for profilers): of the
+    // lookup, or of the endpoint named by `--endpoint <name or prefix>` (e.g. `records/modify`).
+    func textOption(_ name: String) -> String? { arguments.firstIndex(of: "--\(name)").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+    let only = textOption("only")
+    let onlyEndpoint = textOption("endpoint") ?? "records/lookup"
     if only == nil {
         print(
             String(
@@ -250,6 +280,7 @@ func run() async throws {
 
     let apiQuery = "?" + query([("ckAPIToken", apiToken)])
     let userQuery = "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)])
+    let rotatedQuery = modifyPath + apiQuery + "&ckWebAuthToken="
 
     // Two endpoints: the cheapest read (the worst case for the relative cost of a credential) and a
     // one-record write. An API token alone cannot write, so the write has no API-token row.
@@ -274,6 +305,9 @@ func run() async throws {
                 Mode(name: "open (no auth)", port: open.port, target: modifyPath, body: modifyBody, headers: { _ in [] }),
                 Mode(name: "web auth token", port: secured.port, target: modifyPath + userQuery, body: modifyBody, headers: { _ in [] }),
                 Mode(
+                    name: "web auth token, rotated", port: secured.port, target: modifyPath + userQuery, body: modifyBody, headers: { _ in [] },
+                    rotate: { token in rotatedQuery + percentEncoded(base64: token) }),
+                Mode(
                     name: "server-to-server", port: secured.port, target: modifyPath, body: modifyBody,
                     headers: { _ in signatures(body: modifyBody, path: modifyPath, count: signaturesPerClient) }, singleUse: true),
             ]
@@ -292,7 +326,7 @@ func run() async throws {
     for (endpoint, modes) in endpoints {
         let measured =
             only.map { name in modes.contains { $0.name == name } ? modes.filter { $0.name == name } : modes.filter { $0.name.hasPrefix(name) } } ?? modes
-        if only != nil, endpoint != endpoints[0].name { continue }
+        if only != nil, !endpoint.hasPrefix(onlyEndpoint) { continue }
         var rates: [String: [Double]] = [:]
         var p50s: [String: [Double]] = [:]
         var p99s: [String: [Double]] = [:]

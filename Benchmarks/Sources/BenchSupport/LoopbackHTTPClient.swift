@@ -20,6 +20,8 @@ public final class LoopbackHTTPClient {
         public var status: Int
         /// The body bytes.
         public var body: [UInt8]
+        /// The `X-Apple-CloudKit-Web-Auth-Token` header: the web auth token the server issued for the next request.
+        public var webAuthToken: String?
         /// The body as UTF-8 text, for error messages.
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
@@ -166,6 +168,7 @@ public final class LoopbackHTTPClient {
         }
         var length = 0
         var closes = false
+        var webAuthToken: String?
         var lineStart = 0
         for index in 0..<(bytes.count - 1) where bytes[index] == 13 && bytes[index + 1] == 10 {
             let line = bytes[lineStart..<index]
@@ -177,6 +180,7 @@ public final class LoopbackHTTPClient {
             case "content-length": length = Int(value) ?? 0
             case "transfer-encoding": throw Failure(message: "chunked replies are not supported by this client")
             case "connection": closes = value.lowercased() == "close"
+            case "x-apple-cloudkit-web-auth-token": webAuthToken = value
             default: break
             }
         }
@@ -190,7 +194,7 @@ public final class LoopbackHTTPClient {
             end = 0
         }
         if closes { try connectSocket() }
-        return Response(status: status, body: body)
+        return Response(status: status, body: body, webAuthToken: webAuthToken)
     }
 }
 

@@ -26,11 +26,27 @@ public protocol AccountStore: Sendable {
     /// let before = try accounts.credentialGeneration()
     /// ```
     func credentialGeneration() throws -> Int64?
+
+    /// Runs `body` in a read-only snapshot on the caller's thread if the store can start one at
+    /// once, without waiting for a connection; `nil` when it cannot, and the caller uses
+    /// ``readAccounts(_:)``.
+    ///
+    /// For the few indexed reads every request with a web auth token needs (its API token and
+    /// session, which must be current: a sign-out applies to the next request): microseconds of
+    /// work, which a hop to a reader connection and back would cost several times over.
+    ///
+    /// ```swift
+    /// let user = try accounts.readAccountsInPlace { try $0.user(emailAddress: "ada@example.com") }
+    /// ```
+    func readAccountsInPlace<T: Sendable>(_ body: @Sendable (any AccountStoreReader) throws -> T) throws -> T?
 }
 
 extension AccountStore {
     /// No cheap change stamp: the authenticator reads key and token records on every request.
     public func credentialGeneration() throws -> Int64? { nil }
+
+    /// No read on the caller's thread: every read goes through ``readAccounts(_:)``.
+    public func readAccountsInPlace<T: Sendable>(_ body: @Sendable (any AccountStoreReader) throws -> T) throws -> T? { nil }
 }
 
 /// Read primitives, valid only inside ``AccountStore/readAccounts(_:)`` or ``AccountStore/writeAccounts(_:)``.

@@ -101,8 +101,16 @@ final class Authenticator: Sendable {
         let record: APITokenRecord?
         let session: WebAuthSession?
         if let sessionID = contents?.sessionID {
-            // The session changes with use, so it is read every time, with the token in the same read.
-            (record, session) = try await accounts.readAccounts { tx in (try tx.apiToken(hash: tokenHash), try tx.session(id: sessionID)) }
+            // The session changes with use, so it is read every time, with the token in the same read:
+            // on this thread when the store can (no hop to a reader connection and back), else as usual.
+            let read: @Sendable (any AccountStoreReader) throws -> (APITokenRecord?, WebAuthSession?) = { tx in
+                (try tx.apiToken(hash: tokenHash), try tx.session(id: sessionID))
+            }
+            if let inPlace = try accounts.readAccountsInPlace(read) {
+                (record, session) = inPlace
+            } else {
+                (record, session) = try await accounts.readAccounts(read)
+            }
         } else {
             let generation = (try? accounts.credentialGeneration()) ?? nil
             let accounts = self.accounts
@@ -327,9 +335,9 @@ final class Authenticator: Sendable {
         "_" + SHA256.hash("stratus server-to-server key " + keyID).hexString.prefix(32)
     }
 
-    /// The stored form of an API token: lowercase hex SHA-256.
+    /// The stored form of an API token: lowercase hex SHA-256 (twice per request: screening, then authentication).
     static func hash(_ token: String) -> String {
-        SHA256.hash(token).hexString
+        SHA256Hex.digest(of: token)
     }
 
     /// Logs why authentication failed and returns the opaque error the client sees.
