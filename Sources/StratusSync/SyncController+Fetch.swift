@@ -114,9 +114,17 @@ extension SyncController {
         change.date = now
         try bookkeeping.commit(change, inFlight: machine.inFlight)
         machine.committed(date: now)
+        machine.fetchDropped(batch.dropped)  // their callers wait for the report (``dropsReported(_:)``)
         if !batch.requeue.isEmpty || !batch.dropped.isEmpty { machine.outboxChanged(pending: try bookkeeping.outboxCount()) }
         publish()
         return true
+    }
+
+    /// The delegate has heard of the conflicts of the entries a committed fetch dropped: the
+    /// `save()` and `delete()` calls waiting for them are answered now, never before.
+    func dropsReported(_ seqs: [Int64]) {
+        guard !seqs.isEmpty else { return }
+        for (waiter, wake) in machine.dropsReported(seqs) { waiter.resume(returning: wake) }
     }
 
     /// `entity.cloud.update(from:fetchReferences:)`.
