@@ -114,8 +114,9 @@ extension SyncController {
         change.date = now
         try bookkeeping.commit(change, inFlight: machine.inFlight)
         machine.committed(date: now)
-        machine.fetchDropped(batch.dropped)  // their callers wait for the report (``dropsReported(_:)``)
         if !batch.requeue.isEmpty || !batch.dropped.isEmpty { machine.outboxChanged(pending: try bookkeeping.outboxCount()) }
+        // Last, once nothing can throw: the caller reports the conflicts, then ``dropsReported(_:)``.
+        machine.fetchDropped(batch.dropped)
         publish()
         return true
     }
