@@ -12,7 +12,8 @@ import StratusWire
 enum DemoDeviceCommand {
     static let usage = """
         Usage: stratus demo device --server URL --store DIR --device NAME [--container ID]
-                                   [--network on|off] [--push on|off] ACTION [ARGUMENTS]
+                                   [--network on|off] [--push on|off] [--request-timeout SECONDS]
+                                   ACTION [ARGUMENTS]
 
         One launch of the demo's notes app (folders and notes in a StratusStore file, synced by
         StratusStoreSync): opens the store in DIR (made if missing), starts sync, does ACTION, stops
@@ -26,8 +27,11 @@ enum DemoDeviceCommand {
           show                  print the notes as "title|body|folder" lines (sync does not start)
 
         --network off makes every request fail as with the radio off (changes wait in the outbox;
-        starting sync fails and the launch goes on). --push on (the default) starts push like an app.
-        The container is iCloud.com.example.Demo unless --container says otherwise.
+        starting sync fails and the launch goes on). With the network on, a launch whose changes
+        did not all reach the server (a request failed or ran past --request-timeout, 10 s by
+        default) exits 1 saying so — a change may have arrived with its answer lost; they wait in the outbox for the next launch. --push on (the
+        default) starts push like an app. The container is iCloud.com.example.Demo unless
+        --container says otherwise.
         """
 
     /// Runs one launch; returns the exit status.
@@ -58,8 +62,20 @@ enum DemoDeviceCommand {
             try? await device.sync.stop()
             throw error
         }
+        let status = await device.sync.controller.status
         try await device.sync.stop()
+        try requireUploaded(status, online: !device.network.isOffline)
         return 0
+    }
+
+    /// Online, a launch that leaves changes in the outbox failed: a request that timed out (or
+    /// failed otherwise) must not pass for an upload — a test reading the other device then saw
+    /// stale values and blamed sync. Offline, waiting in the outbox is the point.
+    static func requireUploaded(_ status: SyncStatus, online: Bool) throws {
+        guard online, status.pendingCount > 0 else { return }
+        throw CLIError(
+            "\(status.pendingCount) change(s) were not confirmed by the server and wait in the outbox for the next launch"
+                + (status.lastError.map { ": \($0)" } ?? ""))
     }
 
     /// The device: its sync bookkeeping in DIR, its network switch set by `--network`.
@@ -67,7 +83,7 @@ enum DemoDeviceCommand {
         let network = SwitchableTransport()
         network.isOffline = options.string("network", default: "on") == "off"
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(10)
+        client.requestTimeout = .seconds(try options.integer("request-timeout", default: 10, in: 1...300))
         client.retryPolicy.maximumAttempts = 1
         let name = options.string("device", default: "A")
         let cloud = Container(

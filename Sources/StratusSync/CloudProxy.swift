@@ -39,7 +39,14 @@ public struct CloudProxy: @unchecked Sendable {
     /// Writes the record name into the entity's sync-ID property and the server's modification date
     /// (on this device's clock) into its change-date property.
     ///
-    /// - Returns: The record as saved; `nil` when the change is queued (paused or offline).
+    /// The delegate hears of an outcome before this returns it: `didSave`, and `didResolve` for a
+    /// conflict the policy resolved on the way or for a deletion on another device that won over
+    /// the edit (then this returns `nil`). A change still queued when this returns — paused,
+    /// offline, or the upload stopped before it, such as for a record found gone, which a fetch
+    /// settles next — reaches the delegate later (Documentation/0009, decision 41).
+    ///
+    /// - Returns: The record as saved; `nil` when the change is queued (paused or offline) or a
+    ///   deletion elsewhere won over it.
     /// - Throws: ``SyncError`` when the entity's type is unknown, its sync ID is ignored, or the server refused the record.
     @discardableResult
     public func save() async throws -> Record? {

@@ -115,8 +115,17 @@ extension SyncController {
         try bookkeeping.commit(change, inFlight: machine.inFlight)
         machine.committed(date: now)
         if !batch.requeue.isEmpty || !batch.dropped.isEmpty { machine.outboxChanged(pending: try bookkeeping.outboxCount()) }
+        // Last, once nothing can throw: the caller reports the conflicts, then ``dropsReported(_:)``.
+        machine.fetchDropped(batch.dropped)
         publish()
         return true
+    }
+
+    /// The delegate has heard of the conflicts of the entries a committed fetch dropped: the
+    /// `save()` and `delete()` calls waiting for them are answered now, never before.
+    func dropsReported(_ seqs: [Int64]) {
+        guard !seqs.isEmpty else { return }
+        for (waiter, wake) in machine.dropsReported(seqs) { waiter.resume(returning: wake) }
     }
 
     /// `entity.cloud.update(from:fetchReferences:)`.

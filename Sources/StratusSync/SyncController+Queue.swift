@@ -165,6 +165,8 @@ extension SyncController {
         } catch {
             logger.info("cannot reach the server, changes stay queued: \(error)")
             noteContradiction(error)
+            machine.failed("\(error)")  // the status says why the change waits
+            publish()
             scheduleReconnect()
             return false
         }

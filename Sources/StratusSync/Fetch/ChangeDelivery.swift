@@ -88,7 +88,9 @@ struct ChangeDelivery {
         let afterCommit = afterCommit
         let commit: @Sendable () async throws -> Void = { [sync] in
             guard try await sync.commit(pending) else { return }
+            // The conflicts first, then the answers of the saves waiting for the dropped entries.
             for conflict in pending.discarded { await sync.delegate.syncController(sync, didResolve: conflict) }
+            await sync.dropsReported(pending.dropped)
             try await afterCommit?()
         }
         let changes = changes

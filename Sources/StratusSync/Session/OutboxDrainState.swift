@@ -43,6 +43,12 @@ enum DrainWake: Sendable {
 /// records its outcome in the slots waiting for it; the drain's end wakes every parked caller with
 /// its outcome. A caller registered but not parked when a drain ends keeps its slot (it is about to
 /// request a drain of its own). Cancellation removes a parked caller and wakes it at once.
+///
+/// An entry a fetch dropped (another device's deletion won over the edit) is *reported* first: from
+/// the fetch's commit until the delegate has heard of the conflict (``dropped(_:)``,
+/// ``reported(_:)``) its callers stay parked — past the drain's end too — and the drain cannot
+/// settle it, so a `save()` is never answered before the delegate knows what became of its edit
+/// (Documentation/0009, decision 41).
 struct OutboxDrainState<Waiter> {
     fileprivate enum SlotState {
         /// Registered; the caller has not parked yet.
@@ -68,6 +74,8 @@ struct OutboxDrainState<Waiter> {
     private var slots: [DrainWaitID: Slot] = [:]
     /// The slots waiting for each entry.
     private var bySeq: [Int64: Set<DrainWaitID>] = [:]
+    /// Entries a fetch dropped whose callers wait for the delegate to hear of it.
+    private var reporting: Set<Int64> = []
 
     /// Callers registered and not woken yet.
     var waiting: Int { slots.count }
@@ -118,7 +126,7 @@ struct OutboxDrainState<Waiter> {
     mutating func park(_ id: DrainWaitID, with waiter: Waiter) -> Park {
         guard let slot = slots[id] else { return .resume(waiter, .cancelled) }
         switch slot.state {
-        case .armed where isRunning:
+        case .armed where isRunning || slot.purpose.isReporting(in: reporting):
             slots[id]?.state = .parked(waiter)
             return .parked
         case .armed:
@@ -163,12 +171,37 @@ struct OutboxDrainState<Waiter> {
     /// An entry left the outbox: its outcome goes to every caller waiting for it (an entry leaves
     /// once; what settles it first is what became of it).
     mutating func settled(_ seq: Int64, _ outcome: EntryOutcome) {
-        guard let ids = bySeq.removeValue(forKey: seq) else { return }
+        guard !reporting.contains(seq), let ids = bySeq.removeValue(forKey: seq) else { return }
         for id in ids { slots[id]?.outcome = outcome }
     }
 
+    // MARK: Entries a fetch dropped
+
+    /// A fetch's commit dropped these entries from the outbox (a deletion won over them): their
+    /// callers wait until ``reported(_:)``, and nothing else settles them meanwhile.
+    mutating func dropped(_ seqs: [Int64]) {
+        reporting.formUnion(seqs.filter { bySeq[$0] != nil })
+    }
+
+    /// The delegate has heard of the dropped entries (the conflicts after the fetch's commit): each
+    /// one's callers get ``EntryOutcome/saved(_:)`` with no record; those parked are returned to be
+    /// woken now, in the order they registered.
+    mutating func reported(_ seqs: [Int64]) -> [(Waiter, DrainWake)] {
+        var resume: [(DrainWaitID, Waiter)] = []
+        for seq in seqs where reporting.remove(seq) != nil {
+            for id in bySeq.removeValue(forKey: seq) ?? [] {
+                slots[id]?.outcome = .saved(nil)
+                guard case .parked(let waiter)? = slots[id]?.state else { continue }
+                slots[id] = nil
+                resume.append((id, waiter))
+            }
+        }
+        return resume.sorted { $0.0 < $1.0 }.map { ($0.1, .drained(outcome: .saved(nil), failure: nil)) }
+    }
+
     /// The drain ended (`failure`: what stopped it): every parked caller is returned with its wake,
-    /// in the order they registered; callers registered and not parked keep their slots.
+    /// in the order they registered; callers registered and not parked keep their slots, and so do
+    /// callers of an entry a fetch dropped whose report is under way.
     ///
     /// - Returns: The continuations to resume, and whether one of them was a sync.
     mutating func finished(failure: (any Error)?) -> (resume: [(Waiter, DrainWake)], syncWaited: Bool) {
@@ -177,7 +210,7 @@ struct OutboxDrainState<Waiter> {
         var resume: [(Waiter, DrainWake)] = []
         var syncWaited = false
         for id in slots.keys.sorted() {
-            guard let slot = slots[id], case .parked(let waiter) = slot.state else { continue }
+            guard let slot = slots[id], case .parked(let waiter) = slot.state, !slot.purpose.isReporting(in: reporting) else { continue }
             remove(id)
             if slot.purpose == .sync { syncWaited = true }
             resume.append((waiter, .drained(outcome: slot.outcome, failure: failure)))
@@ -193,6 +226,14 @@ struct OutboxDrainState<Waiter> {
             if bySeq[seq]?.isEmpty == true { bySeq[seq] = nil }
         }
         return slot
+    }
+}
+
+extension DrainPurpose {
+    /// Whether the caller waits for an entry a fetch dropped, whose report is under way.
+    fileprivate func isReporting(in reporting: Set<Int64>) -> Bool {
+        guard case .change(let seq?) = self else { return false }
+        return reporting.contains(seq)
     }
 }
 

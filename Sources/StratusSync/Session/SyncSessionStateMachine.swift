@@ -226,6 +226,14 @@ extension SyncSessionStateMachine {
         outboxChanged(pending: max(0, status.pendingCount - 1))
     }
 
+    /// A fetch's commit dropped these outbox entries (another device's deletion won over them): their
+    /// callers wait for the report (``OutboxDrainState/dropped(_:)``).
+    mutating func fetchDropped(_ seqs: [Int64]) { drain.dropped(seqs) }
+
+    /// The delegate heard of the entries a fetch dropped: the callers to wake now
+    /// (``OutboxDrainState/reported(_:)``).
+    mutating func dropsReported(_ seqs: [Int64]) -> [(DrainWaiter, DrainWake)] { drain.reported(seqs) }
+
     /// The drain ended after running (`failure`: what stopped it, `nil` when the outbox emptied or
     /// the drain was paused or stopped for a fetch): the work ends, and its callers are woken.
     mutating func drainFinished(failure: (any Error)?, pending: Int) -> DrainEnd {

@@ -18,6 +18,8 @@ final class MemoryStore: SyncDelegate {
         var saves: [(String?, (any Error)?)] = []
         var conflicts: [SyncConflict] = []
         var placeholderFolder: Folder?
+        /// `didResolve` waits while this is set (a slow delegate), then records the conflict.
+        var holdsConflictReports = false
     }
 
     let state = Mutex(State())
@@ -85,6 +87,7 @@ final class MemoryStore: SyncDelegate {
     }
 
     func syncController(_ controller: SyncController, didResolve conflict: SyncConflict) async {
+        while state.withLock({ $0.holdsConflictReports }) { try? await Task.sleep(for: .milliseconds(5)) }
         state.withLock { $0.conflicts.append(conflict) }
     }
 }
