@@ -22,6 +22,8 @@ public final class LoopbackHTTPClient {
         public var body: [UInt8]
         /// The body as UTF-8 text, for error messages.
         public var text: String { String(decoding: body, as: UTF8.self) }
+        /// The values of the header fields named in ``LoopbackHTTPClient/capturing``, by lowercase name.
+        public var captured: [String: String] = [:]
     }
 
     /// Why an exchange failed.
@@ -33,6 +35,9 @@ public final class LoopbackHTTPClient {
 
     /// The server's port.
     public let port: UInt16
+    /// Lowercase names of the reply header fields to return in ``Response/captured`` (none by
+    /// default, so measuring clients pay nothing for it).
+    public var capturing: Set<String> = []
     private var fd: Int32 = -1
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
@@ -166,6 +171,7 @@ public final class LoopbackHTTPClient {
         }
         var length = 0
         var closes = false
+        var captured: [String: String] = [:]
         var lineStart = 0
         for index in 0..<(bytes.count - 1) where bytes[index] == 13 && bytes[index + 1] == 10 {
             let line = bytes[lineStart..<index]
@@ -177,7 +183,7 @@ public final class LoopbackHTTPClient {
             case "content-length": length = Int(value) ?? 0
             case "transfer-encoding": throw Failure(message: "chunked replies are not supported by this client")
             case "connection": closes = value.lowercased() == "close"
-            default: break
+            default: if !capturing.isEmpty, capturing.contains(name) { captured[name] = value }
             }
         }
         let headerLength = headerEnd - start
@@ -190,7 +196,7 @@ public final class LoopbackHTTPClient {
             end = 0
         }
         if closes { try connectSocket() }
-        return Response(status: status, body: body)
+        return Response(status: status, body: body, captured: captured)
     }
 }
 
