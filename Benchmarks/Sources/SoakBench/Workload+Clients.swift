@@ -59,13 +59,14 @@ extension Workload {
     /// Assets up and down every 2 s; a sign-in, one lookup and a sign-out every 3 s; a wrong password every 30 s.
     func startAssetsAndSignIns(tokens: () throws -> String) throws {
         every(2, webAuthToken: try tokens()) { session, n in Self.assetRound(session, n) }
-        let apiToken = apiToken
+        let (apiToken, signingIn) = (apiToken, signingIn)
         every(3, webAuthToken: nil) { session, n in
             let form = "ckAPIToken=\(apiToken)&email=\(Session.queryEscaped(SoakServer.email))&password=\(Session.queryEscaped(SoakServer.password))"
             let json = [("Accept", "application/json")]
-            guard let reply = session.expectSuccess("sign-in", "POST", "/signin", body: Array(form.utf8), headers: json),
-                let token = reply.body.jsonString(after: "ckWebAuthToken")
-            else { return }
+            signingIn.lock()
+            let signedIn = session.expectSuccess("sign-in", "POST", "/signin", body: Array(form.utf8), headers: json)
+            signingIn.unlock()
+            guard let reply = signedIn, let token = reply.body.jsonString(after: "ckWebAuthToken") else { return }
             session.webAuthToken = token
             let lookup = #"{"records":[{"recordName":"w1"}],"zoneID":\#(Self.zone)}"#
             session.expectSuccess("signed-in lookup", "POST", session.target("records/lookup"), body: Array(lookup.utf8))
@@ -74,6 +75,8 @@ extension Workload {
             session.expectSuccess("sign-out", "POST", "/signout", body: Array(signOut.utf8), headers: json)
             if n % 10 == 5 {
                 let wrong = "ckAPIToken=\(apiToken)&email=nobody-\(n)%40example.com&password=wrong"
+                signingIn.lock()
+                defer { signingIn.unlock() }
                 session.expectFailure("wrong password", status: 401, code: "AUTHENTICATION_FAILED", "POST", "/signin", body: Array(wrong.utf8), headers: json)
             }
         }

@@ -27,6 +27,9 @@ final class Workload: Sendable {
     let apiToken: String
     let recorder: Recorder
     let pings = PingLog()
+    /// Held while a sign-in runs: its password hash holds 64 MiB for as long as it takes (seconds on
+    /// a loaded machine), so RSS is read between sign-ins, where a leak still shows.
+    let signingIn = NSLock()
     private let stopping = Mutex(false)
     private let running = Mutex(0)
 
@@ -37,6 +40,13 @@ final class Workload: Sendable {
     }
 
     var isStopping: Bool { stopping.withLock { $0 } }
+
+    /// `body` while no sign-in runs.
+    func betweenSignIns<T>(_ body: () throws -> T) rethrows -> T {
+        signingIn.lock()
+        defer { signingIn.unlock() }
+        return try body()
+    }
 
     /// Asks every thread to stop and waits (up to a poll timeout and a bit) until they have.
     func stop() {

@@ -49,7 +49,7 @@ for minute in 1...max(minutes, 1) {
     let due = start + UInt64(minute * sampleSeconds) * 1_000_000_000
     let now = monotonicNanoseconds()
     if due > now { usleep(UInt32((due - now) / 1000)) }
-    let usage = try server.usage()
+    let usage = try workload.betweenSignIns { try server.usage() }
     let sample = Sample(minute: minute, usage: usage, load: loadAverage(), tallies: recorder.drain())
     samples.append(sample)
     print(Report.row(sample))
