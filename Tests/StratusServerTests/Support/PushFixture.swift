@@ -35,6 +35,17 @@ struct CourierDevice: Sendable {
         )
     }
 
+    /// The next notification, polling again while the courier answers empty: fan-out runs after
+    /// the write's commit, so a short poll timeout can pass before it on a slow run (a sanitizer's).
+    /// `patience` is a hang guard only; `nil` once it is spent.
+    func next(patience: Duration = TestTimeScale.scaled(.seconds(60))) async throws -> CourierNotification? {
+        let deadline = ContinuousClock.now + patience
+        repeat {
+            if let notification = try await poll() { return notification }
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
     /// Polls until `count` notifications arrived (each poll returns one), failing on an empty poll.
     func drain(_ count: Int) async throws -> [CourierNotification] {
         var received: [CourierNotification] = []
