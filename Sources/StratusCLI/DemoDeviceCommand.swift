@@ -12,7 +12,7 @@ import StratusWire
 enum DemoDeviceCommand {
     static let usage = """
         Usage: stratus demo device --server URL --store DIR --device NAME [--container ID]
-                                   [--network on|off] [--push on|off] ACTION [ARGUMENTS]
+                                   [--network on|off] [--push on|off] [--request-timeout 10] ACTION [ARGUMENTS]
 
         One launch of the demo's notes app (folders and notes in a StratusStore file, synced by
         StratusStoreSync): opens the store in DIR (made if missing), starts sync, does ACTION, stops
@@ -28,6 +28,8 @@ enum DemoDeviceCommand {
         --network off makes every request fail as with the radio off (changes wait in the outbox;
         starting sync fails and the launch goes on). --push on (the default) starts push like an app.
         The container is iCloud.com.example.Demo unless --container says otherwise.
+        --request-timeout is each request's deadline in seconds (10; a slower build, such as a
+        sanitizer's, needs more).
         """
 
     /// Runs one launch; returns the exit status.
@@ -46,7 +48,8 @@ enum DemoDeviceCommand {
             try await printNotes(store)
             return 0
         }
-        let device = try makeDevice(options, store: store, server: server, directory: directory)
+        let timeout = try options.integer("request-timeout", default: 10, in: 1...3600)
+        let device = try makeDevice(options, store: store, server: server, directory: directory, timeout: timeout)
         do {
             try await device.sync.start(push: options.string("push", default: "on") != "off")
         } catch {
@@ -63,11 +66,11 @@ enum DemoDeviceCommand {
     }
 
     /// The device: its sync bookkeeping in DIR, its network switch set by `--network`.
-    private static func makeDevice(_ options: Options, store: PersistentContainer, server: URL, directory: URL) throws -> DemoDevice {
+    private static func makeDevice(_ options: Options, store: PersistentContainer, server: URL, directory: URL, timeout: Int) throws -> DemoDevice {
         let network = SwitchableTransport()
         network.isOffline = options.string("network", default: "on") == "off"
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(10)
+        client.requestTimeout = .seconds(timeout)
         client.retryPolicy.maximumAttempts = 1
         let name = options.string("device", default: "A")
         let cloud = Container(

@@ -15,6 +15,8 @@ import Testing
             [
                 "demo", "device", "--server", server.http.url("").absoluteString, "--container", TestCloudKitServer.container,
                 "--store", directory.path(device), "--device", device, "--network", network, "--push", push,
+                // The child's request deadline is a hang guard: as long as this build's (a sanitizer's) slowdown needs.
+                "--request-timeout", String(TestTimeScale.scaled(seconds: 10)),
             ] + words
         let result = try await SpawnedCommand.run(stratus, arguments, environment: ProcessInfo.processInfo.environment)
         #expect(result.status == 0, "\(device) \(words): exited \(result.status)\n\(result.output)\n\(result.errorOutput)")

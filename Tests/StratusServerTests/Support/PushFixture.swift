@@ -37,13 +37,14 @@ struct CourierDevice: Sendable {
 
     /// The next notification, polling again while the courier answers empty: fan-out runs after
     /// the write's commit, so a short poll timeout can pass before it on a slow run (a sanitizer's).
-    /// `patience` is a hang guard only; `nil` once it is spent.
-    func next(patience: Duration = TestTimeScale.scaled(.seconds(60))) async throws -> CourierNotification? {
-        let deadline = ContinuousClock.now + patience
-        repeat {
-            if let notification = try await poll() { return notification }
-        } while ContinuousClock.now < deadline
-        return nil
+    /// The 60 s (scaled) are a hang guard only; `nil` once they are spent.
+    func next() async throws -> CourierNotification? {
+        var received: CourierNotification?
+        _ = try await eventually(timeout: .seconds(60)) {
+            received = try await poll()
+            return received != nil
+        }
+        return received
     }
 
     /// Polls until `count` notifications arrived (each poll returns one), failing on an empty poll.
