@@ -43,6 +43,8 @@ let package = Package(
         .executableTarget(name: "SDKBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusKeyValue")]),
         .executableTarget(name: "DocsBench", dependencies: serverStack + [stratus("StratusClient"), stratus("StratusDocuments")]),
         .executableTarget(name: "BackupBench", dependencies: serverStack),
+        // The soak runs the real `stratus` executable (a product of the root package) and talks HTTP only.
+        .executableTarget(name: "SoakBench", dependencies: ["BenchSupport"]),
     ]
 )
 

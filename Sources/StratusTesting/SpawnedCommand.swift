@@ -71,12 +71,22 @@ public enum SpawnedCommand {
         return Result(status: status, output: output, errorOutput: errorOutput)
     }
 
+    /// The sanitizers' settings of this process (`ASAN_OPTIONS`…), which every child gets even when
+    /// given an environment of its own: without them a child built with AddressSanitizer runs
+    /// LeakSanitizer at exit, exits 1 on the Swift runtime's deliberate leaks, and writes its
+    /// reports where `Scripts/test-sanitized.sh` does not look.
+    static let sanitizerSettings = ProcessInfo.processInfo.environment.filter {
+        ["ASAN_OPTIONS", "TSAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"].contains($0.key)
+    }
+
     /// Starts `executable` with its standard output and error written to files, and returns at once.
     ///
-    /// - Parameter environment: The child's whole environment.
+    /// - Parameter environment: The child's whole environment, plus this process's sanitizer settings
+    ///   where it has none of its own.
     public static func start(
         _ executable: String, _ arguments: [String], environment: [String: String], standardOutput: String, standardError: String
     ) throws -> SpawnedProcess {
+        let environment = environment.merging(sanitizerSettings) { given, _ in given }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -24,6 +24,8 @@ public final class LoopbackHTTPClient {
         public var webAuthToken: String?
         /// The body as UTF-8 text, for error messages.
         public var text: String { String(decoding: body, as: UTF8.self) }
+        /// The values of the header fields named in ``LoopbackHTTPClient/capturing``, by lowercase name.
+        public var captured: [String: String] = [:]
     }
 
     /// Why an exchange failed.
@@ -35,6 +37,9 @@ public final class LoopbackHTTPClient {
 
     /// The server's port.
     public let port: UInt16
+    /// Lowercase names of the reply header fields to return in ``Response/captured`` (none by
+    /// default, so measuring clients pay nothing for it).
+    public var capturing: Set<String> = []
     private var fd: Int32 = -1
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
@@ -169,6 +174,7 @@ public final class LoopbackHTTPClient {
         var length = 0
         var closes = false
         var webAuthToken: String?
+        var captured: [String: String] = [:]
         var lineStart = 0
         for index in 0..<(bytes.count - 1) where bytes[index] == 13 && bytes[index + 1] == 10 {
             let line = bytes[lineStart..<index]
@@ -180,8 +186,10 @@ public final class LoopbackHTTPClient {
             case "content-length": length = Int(value) ?? 0
             case "transfer-encoding": throw Failure(message: "chunked replies are not supported by this client")
             case "connection": closes = value.lowercased() == "close"
-            case "x-apple-cloudkit-web-auth-token": webAuthToken = value
-            default: break
+            case "x-apple-cloudkit-web-auth-token":
+                webAuthToken = value
+                if capturing.contains(name) { captured[name] = value }
+            default: if !capturing.isEmpty, capturing.contains(name) { captured[name] = value }
             }
         }
         let headerLength = headerEnd - start
@@ -194,7 +202,7 @@ public final class LoopbackHTTPClient {
             end = 0
         }
         if closes { try connectSocket() }
-        return Response(status: status, body: body, webAuthToken: webAuthToken)
+        return Response(status: status, body: body, webAuthToken: webAuthToken, captured: captured)
     }
 }
 

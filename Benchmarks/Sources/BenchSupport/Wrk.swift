@@ -54,10 +54,13 @@ public enum Shell {
     }
 
     /// Runs `path` with `arguments` to completion and returns standard output.
-    public static func run(_ path: String, _ arguments: [String]) throws -> String {
+    ///
+    /// - Parameter environment: Variables to set in the child, beside this process's own.
+    public static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()

@@ -107,6 +107,18 @@ enum PushAttack {
             #expect(reply.status == 200, "courier answered \(reply.status ?? 0): \(String(decoding: reply.body, as: UTF8.self))")
             return reply.body.isEmpty ? nil : try WireCoding.decode(CourierNotification.self, from: reply.body)
         }
+
+        /// The next notification, polling again while the courier answers empty: fan-out runs after
+        /// the write's commit and can outlast a short poll timeout on a slow run (a sanitizer's).
+        /// The 60 s (scaled) are a hang guard only; `nil` once they are spent.
+        func nextNotification() async throws -> CourierNotification? {
+            var received: CourierNotification?
+            _ = try await eventually(timeout: .seconds(60)) {
+                received = try await notification()
+                return received != nil
+            }
+            return received
+        }
     }
 }
 

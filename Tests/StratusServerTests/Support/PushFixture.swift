@@ -35,6 +35,18 @@ struct CourierDevice: Sendable {
         )
     }
 
+    /// The next notification, polling again while the courier answers empty: fan-out runs after
+    /// the write's commit, so a short poll timeout can pass before it on a slow run (a sanitizer's).
+    /// The 60 s (scaled) are a hang guard only; `nil` once they are spent.
+    func next() async throws -> CourierNotification? {
+        var received: CourierNotification?
+        _ = try await eventually(timeout: .seconds(60)) {
+            received = try await poll()
+            return received != nil
+        }
+        return received
+    }
+
     /// Polls until `count` notifications arrived (each poll returns one), failing on an empty poll.
     func drain(_ count: Int) async throws -> [CourierNotification] {
         var received: [CourierNotification] = []

@@ -101,7 +101,7 @@ final class LifecycleDevice {
             name: name, model: try NotesModel.make(), url: directory.appendingPathComponent("\(name).store"), now: clock)
         try await store.loadPersistentStores()
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
+        client.requestTimeout = TestTimeScale.scaled(.seconds(20))  // a hang guard: a sanitizer's slowdown is not a hang
         client.sleep = { _ in }
         client.retryPolicy = .never
         let crash = CrashTransport(StoreSyncWorld.sharedTransport)
