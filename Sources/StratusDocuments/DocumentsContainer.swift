@@ -224,17 +224,17 @@ public actor DocumentsContainer {
             guard let self else { return }
             Task { await self.noticed(events) }
         }
-        watch.start(watcher)
+        let generation = watch.start(watcher)
         if configuration.observesPushes {
             do {
-                try await listenToPushes()
+                try await listenToPushes(of: generation)
             } catch {
-                stopWatching()
+                if watch.isCurrent(generation) { stopWatching() }  // not a watch started while this one awaited
                 throw error
             }
         }
         if let interval = configuration.rescanInterval {
-            watch.rescan(every: interval) { [weak self] in
+            watch.rescan(every: interval, of: generation) { [weak self] in
                 guard let self else { return false }
                 await self.syncLogged()
                 return true
@@ -242,29 +242,28 @@ public actor DocumentsContainer {
         }
     }
 
-    /// Stops the watcher and the periodic rescan.
+    /// Stops the watcher, the periodic rescan, the push listener and a debounced sync still waiting.
     public func stopWatching() {
         watch.stop()
     }
 
     private func noticed(_ events: [DirectoryWatcher.Event]) {
         for case .moved(let from, let to) in events { moveHints[from] = to }
-        watch.notice(debounce: configuration.debounce) { [weak self] in
-            guard let self else { return }
-            await self.settleWatch()
+        watch.notice(debounce: configuration.debounce) { [weak self] generation in
+            guard let self, await self.settleWatch(generation) else { return }
             await self.syncLogged()
         }
     }
 
-    private func settleWatch() { watch.settle() }
+    private func settleWatch(_ generation: FolderWatch.Generation) -> Bool { watch.settle(generation) }
 
     /// Subscribes to the documents zone and syncs (debounced) on each of its pushes.
-    private func listenToPushes() async throws {
+    private func listenToPushes(of generation: FolderWatch.Generation) async throws {
         _ = try await serialized { try await self.ensureZone() }
         let zoneID = DocumentRecord.zoneID()
         try await database.save(Subscription(subscriptionID: DocumentRecord.zoneName, subscriptionType: .zone, zoneID: zoneID))
         let notifications = container.notifications(configuration: configuration.notifications)
-        watch.listen(to: notifications, zoneName: zoneID.zoneName, logger: configuration.logger) { [weak self] in
+        watch.listen(to: notifications, zoneName: zoneID.zoneName, logger: configuration.logger, of: generation) { [weak self] in
             await self?.noticed([])
         }
     }

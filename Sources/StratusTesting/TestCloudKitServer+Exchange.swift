@@ -13,7 +13,7 @@ extension TestCloudKitServer {
     public struct Reply: Sendable {
         /// The HTTP status.
         public var status: Int
-        /// Header fields by lowercased name.
+        /// Header fields by lowercased name (a repeated field's values joined with `, `).
         public var headers: [String: String]
         /// The body.
         public var body: Data
@@ -48,18 +48,9 @@ extension TestCloudKitServer {
         if !query.isEmpty {
             target += "?" + query.map { "\($0.0)=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
         }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(http.port)\r\nConnection: close\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
-        head += "\r\n"
-        let reply = try await RawHTTPConnection.exchange(port: http.port, bytes: Data(head.utf8) + body, timeout: 30)
-        guard let status = reply.status else { throw TestServerFailure(description: "\(operation): no HTTP response") }
-        var fields: [String: String] = [:]
-        for line in reply.head.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Reply(status: status, headers: fields, body: Data(reply.body))
+        let request = Self.request(method, target, host: "127.0.0.1:\(http.port)", headers: headers.map { ($0.key, $0.value) }, body: body)
+        let reply = try await RawHTTPConnection.exchange(port: http.port, bytes: request)
+        return try Reply(reply, of: operation)
     }
 
     /// ``exchange(_:method:body:database:query:headers:environment:container:)`` with a text body.
@@ -89,28 +80,26 @@ extension TestCloudKitServer {
     public func rawExchange(
         _ method: String, _ target: String, host: String?, headers: [(String, String)] = [], body: Data = Data(), from source: String? = nil
     ) async throws -> Reply {
+        let request = Self.request(method, target, host: host, headers: headers, body: body)
+        let reply =
+            if let source {
+                try await RawHTTPConnection.exchange(port: http.port, bytes: request, from: source)
+            } else {
+                try await RawHTTPConnection.exchange(port: http.port, bytes: request)
+            }
+        return try Reply(reply, of: "\(method) \(target)")
+    }
+
+    /// The bytes of one `Connection: close` request: the request line, `Host` (none if `nil`), the
+    /// header fields in order, `Content-Length` for a body or a POST, and the body.
+    private static func request(_ method: String, _ target: String, host: String?, headers: [(String, String)], body: Data) -> Data {
         var head = "\(method) \(target) HTTP/1.1\r\n"
         if let host { head += "Host: \(host)\r\n" }
         head += "Connection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        let bytes = Data(head.utf8) + body
-        let reply =
-            if let source {
-                try await RawHTTPConnection.exchange(port: http.port, bytes: bytes, from: source)
-            } else {
-                try await RawHTTPConnection.exchange(port: http.port, bytes: bytes)
-            }
-        guard let status = reply.status else { throw TestServerFailure(description: "\(method) \(target): no HTTP response") }
-        var fields: [String: String] = [:]
-        for line in reply.head.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            fields[name] = fields[name].map { $0 + ", " + value } ?? value
-        }
-        return Reply(status: status, headers: fields, body: Data(reply.body))
+        return Data(head.utf8) + body
     }
 
     /// Uploads `bytes` as a client does: `assets/upload` for one field, then a POST of the bytes
@@ -141,5 +130,23 @@ extension TestCloudKitServer {
             throw TestServerFailure(description: "the asset upload answered \(String(decoding: body, as: UTF8.self))")
         }
         return try WireCoding.decode(AssetUploadReceipt.self, from: body).singleFile
+    }
+}
+
+extension TestCloudKitServer.Reply {
+    /// Reads the status line and header fields of `reply`; a field sent more than once is joined
+    /// with `, ` in the order received (RFC 9110, 5.3), so a test sees every value.
+    ///
+    /// - Throws: ``TestServerFailure`` naming `request` when no HTTP response came back.
+    init(_ reply: RawHTTPConnection.Reply, of request: String) throws {
+        guard let status = reply.status else { throw TestServerFailure(description: "\(request): no HTTP response") }
+        var fields: [String: String] = [:]
+        for line in reply.head.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            fields[name] = fields[name].map { $0 + ", " + value } ?? value
+        }
+        self.init(status: status, headers: fields, body: Data(reply.body))
     }
 }

@@ -20,7 +20,7 @@ struct DocumentsFixture {
     /// A device: a documents container over `<tmp>/<name>`, with a transport that counts and can fail.
     func device(
         _ name: String, chunkSize: Int64 = 1 << 20, eager: Bool = true, pushes: Bool = false,
-        transport: CountingTransport = CountingTransport()
+        debounce: Duration = .milliseconds(300), transport: CountingTransport = CountingTransport()
     ) throws -> Device {
         let container = container(transport: transport)
         var options = DocumentsContainer.Configuration()
@@ -32,6 +32,7 @@ struct DocumentsFixture {
         options.notifications.pollTimeout = .seconds(20)
         options.notifications.backoff.initialBackoff = .milliseconds(50)
         options.rescanInterval = nil
+        options.debounce = debounce
         let root = directory.url.appendingPathComponent(name, isDirectory: true)
         return Device(documents: try DocumentsContainer(directory: root, container: container, configuration: options), transport: transport)
     }

@@ -8,29 +8,49 @@ import StratusWire
 /// One job: start, coalesce and stop those tasks. The container owns one (actor-isolated) and hands it
 /// what a sync is; the tasks hold the container weakly, so a container dropped while watching ends them.
 struct FolderWatch {
+    /// One ``start(_:)``: tasks and the debounce mark belong to the watch that made them, so a task of a
+    /// stopped watch (cancelled, but perhaps already past its last check) cannot act on a later one.
+    struct Generation: Hashable, Sendable {
+        fileprivate let number: Int
+    }
+
     private var watcher: DirectoryWatcher?
     private var tasks: [Task<Void, Never>] = []
-    /// Whether a debounced sync is waiting to run.
-    private var pending = false
+    private var generation = Generation(number: 0)
+    /// Whether a debounced sync of the current watch is waiting to run; ``stop()`` clears it, since it
+    /// cancels the task that would have.
+    private(set) var isSyncPending = false
 
     /// Whether a watcher runs.
     var isWatching: Bool { watcher != nil }
 
-    /// Starts with `watcher`.
-    mutating func start(_ watcher: DirectoryWatcher) {
+    /// Starts with `watcher`; returns the new watch's generation, which ``rescan(every:of:_:)`` and
+    /// ``listen(to:zoneName:logger:of:notice:)`` take.
+    mutating func start(_ watcher: DirectoryWatcher) -> Generation {
         self.watcher = watcher
+        generation = Generation(number: generation.number + 1)
+        return generation
     }
 
-    /// Stops the watcher and every task.
+    /// Whether `generation` is the watch that runs now (not stopped, not replaced by another start).
+    func isCurrent(_ generation: Generation) -> Bool {
+        watcher != nil && generation == self.generation
+    }
+
+    /// Stops the watcher and every task, and clears the debounce mark.
     mutating func stop() {
         watcher?.stop()
         watcher = nil
         for task in tasks { task.cancel() }
         tasks = []
+        isSyncPending = false
+        generation = Generation(number: generation.number + 1)
     }
 
-    /// Syncs every `interval` until stopped; `sync` returns `false` when the container is gone.
-    mutating func rescan(every interval: Duration, _ sync: @escaping @Sendable () async -> Bool) {
+    /// Syncs every `interval` until stopped; `sync` returns `false` when the container is gone. Nothing
+    /// starts when `generation` is no longer current (stopped while the container awaited).
+    mutating func rescan(every interval: Duration, of generation: Generation, _ sync: @escaping @Sendable () async -> Bool) {
+        guard isCurrent(generation) else { return }
         tasks.append(
             Task {
                 while !Task.isCancelled {
@@ -40,28 +60,37 @@ struct FolderWatch {
             })
     }
 
-    /// Schedules one sync `debounce` after an event, unless one is already waiting; `run` clears the
-    /// waiting mark (``settle()``) and syncs.
-    mutating func notice(debounce: Duration, _ run: @escaping @Sendable () async -> Void) {
-        guard !pending, watcher != nil else { return }
-        pending = true
+    /// Schedules one sync `debounce` after an event, unless one is already waiting; `run` is given the
+    /// watch's generation, clears the waiting mark with ``settle(_:)`` and syncs only if that returns `true`.
+    mutating func notice(debounce: Duration, _ run: @escaping @Sendable (Generation) async -> Void) {
+        guard !isSyncPending, watcher != nil else { return }
+        isSyncPending = true
         tasks.removeAll { $0.isCancelled }
+        let generation = generation
         tasks.append(
             Task {
                 try? await Task.sleep(for: debounce)
                 guard !Task.isCancelled else { return }
-                await run()
+                await run(generation)
             })
     }
 
-    /// The waiting sync starts: the next event schedules another.
-    mutating func settle() { pending = false }
+    /// The waiting sync of `generation` starts: the next event schedules another. Returns `false` (and
+    /// changes nothing) when that watch was stopped meanwhile: its sync must not run, nor touch the mark
+    /// of a later watch.
+    mutating func settle(_ generation: Generation) -> Bool {
+        guard isCurrent(generation) else { return false }
+        isSyncPending = false
+        return true
+    }
 
-    /// Calls `notice` for each push of the zone `zoneName` (or a resync) until the stream ends.
+    /// Calls `notice` for each push of the zone `zoneName` (or a resync) until the stream ends or the
+    /// watch stops. Nothing starts when `generation` is no longer current.
     mutating func listen(
         to notifications: AsyncThrowingStream<CloudNotification, any Error>, zoneName: String, logger: Logger,
-        notice: @escaping @Sendable () async -> Void
+        of generation: Generation, notice: @escaping @Sendable () async -> Void
     ) {
+        guard isCurrent(generation) else { return }
         tasks.append(
             Task {
                 do {
