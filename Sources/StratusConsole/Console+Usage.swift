@@ -1,5 +1,6 @@
 import Foundation
 import StratusHTTP
+import StratusMetrics
 import StratusServer
 import StratusWire
 
@@ -66,6 +67,21 @@ extension Console {
                     container: container, environment: name, requestsPerSecond: limits.requestsPerSecond, lines: lines,
                     truncated: users.count > Self.usageUserLimit, requestCountsFull: service.userRequestCounts.isFull
                 ))
+        }
+    }
+}
+
+/// Containers, the server's request metrics and the live tail of its request log.
+extension Console {
+    func registerOperations(on router: inout Router) {
+        read(&router, Self.basePath + "/api/containers") { [self] _, _ in
+            try .json(try await records.read { try $0.containers() })
+        }
+        read(&router, Self.basePath + "/api/metrics") { [self] _, _ in
+            .text(metrics?.prometheusText() ?? "", contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        read(&router, Self.basePath + "/api/requests") { [self] request, _ in
+            try .json(requestLog.entries(after: request.query["after"].flatMap { Int64($0) } ?? 0))
         }
     }
 }
