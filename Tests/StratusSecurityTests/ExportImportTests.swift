@@ -141,6 +141,52 @@ import FoundationNetworking
         try await Self.checkServed(source, dataDirectory: hops[hops.count - 1].dataDirectory)
     }
 
+    /// The attack: an operator disabled Ada, then restored a backup or moved the server with
+    /// `stratus export`/`stratus import`; Ada's right password must still open nothing. Bob, never
+    /// disabled, has no `disabledAt` in his line (as in every export made before accounts could be
+    /// disabled) and imports enabled.
+    @Test func aDisabledAccountStaysDisabledThroughExportAndImport() async throws {
+        let scratch = try TemporaryDirectory(prefix: "stratus-export-disabled")
+        defer { scratch.remove() }
+        let exported = scratch.url.appendingPathComponent("export")
+        let server = try await TestCloudKitServer.startAuthenticated()
+        let ada: TestCloudKitServer.SignedInUser
+        let bob: TestCloudKitServer.SignedInUser
+        do {
+            ada = try await server.signedInUser("ada@example.com")
+            bob = try await server.signedInUser("bob@example.com")
+            _ = try await server.admin().setDisabled(true, forUserMatching: "ada@example.com")
+            _ = try await Self.stratus(["export", Self.container, "--output", exported.path], dataDirectory: server.directory.url.path)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        let lines = String(decoding: try Data(contentsOf: exported.appendingPathComponent("users.jsonl")), as: UTF8.self).split(separator: "\n")
+        #expect(lines.filter { $0.contains("disabledAt") }.map { $0.contains("ada@example.com") } == [true], "\(lines)")
+
+        var targets: [[String]] = [["--data-dir", scratch.path("sqlite")]]
+        let postgres = PostgresTestDatabase.isEnabled ? try PostgresScratchDatabase.create() : nil
+        defer { postgres?.drop() }
+        if let postgres { targets.append(["--data-dir", scratch.path("postgres-assets"), "--database", postgres.url]) }
+        for target in targets {
+            let dataDirectory = target[1]
+            let options = Array(target.dropFirst(2))
+            _ = try await Self.stratus(["import", exported.path] + options, dataDirectory: dataDirectory)
+            let token = try await WebServeProcess.stratus(["user", "token", "ada@example.com", Self.container] + options, dataDirectory: dataDirectory)
+            #expect(token.status != 0 && token.output.isEmpty, "no session opens for a disabled account: \(token.output)")
+            try await WebServeProcess.with(target) { served in
+                let refused = try await served.signIn(ada)
+                #expect(refused.status == 403, "\(target): \(refused.head)")
+                let refusal = String(decoding: refused.body, as: UTF8.self)
+                #expect(refusal.contains("disabled") && !refusal.contains("ckWebAuthToken"), "\(refusal)")
+                let admitted = try await served.signIn(bob)
+                #expect(admitted.status == 200, "\(target): \(admitted.head)")
+                #expect(String(decoding: admitted.body, as: UTF8.self).contains("ckWebAuthToken"))
+            }
+        }
+    }
+
     /// The last store, served: the owner's old API token opens it, the records come back with
     /// their change tags, an update with a change tag from the first server saves, the asset
     /// downloads byte for byte, and the reader still sees the shared zone.
@@ -169,6 +215,14 @@ import FoundationNetworking
 }
 
 extension WebServeProcess {
+    /// Signs `user` in with the sign-in endpoint's JSON answer, as an app would.
+    func signIn(_ user: TestCloudKitServer.SignedInUser) async throws -> RawHTTPConnection.Reply {
+        let body = TestCloudKitServer.formBody([("ckAPIToken", user.apiToken), ("email", user.account.emailAddress), ("password", user.password)])
+        let request =
+            "POST /signin HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/x-www-form-urlencoded\r\nAccept: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        return try await exchange(request + String(decoding: body, as: UTF8.self))
+    }
+
     /// POSTs to a database operation of the export tests' container and parses the answer.
     func json(
         _ body: String, operation: String = "records/lookup", database: String = "private", query: [(String, String)]

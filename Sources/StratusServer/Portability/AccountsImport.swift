@@ -77,7 +77,7 @@ enum AccountsImport {
         }
         return UserAccount(
             userRecordName: user.userRecordName, emailAddress: email, nameComponents: user.nameComponents, isDiscoverable: user.isDiscoverable,
-            passwordHash: user.passwordHash, createdAt: user.createdAt, emailVerifiedAt: user.emailVerifiedAt)
+            passwordHash: user.passwordHash, createdAt: user.createdAt, emailVerifiedAt: user.emailVerifiedAt, disabledAt: user.disabledAt)
     }
 
     /// Inserts the account; `false` when the same account (record name and e-mail) is already here.

@@ -112,7 +112,7 @@ enum AccountsExport {
                 Exported.User(
                     userRecordName: user.userRecordName, emailAddress: user.emailAddress, nameComponents: user.nameComponents,
                     isDiscoverable: user.isDiscoverable, passwordHash: user.passwordHash, createdAt: user.createdAt,
-                    emailVerifiedAt: user.emailVerifiedAt))
+                    emailVerifiedAt: user.emailVerifiedAt, disabledAt: user.disabledAt))
         }
         let tokens = try ExportFileWriter(ExportFormat.apiTokensFile, in: directory)
         for token in try tx.apiTokens(container: container).sorted(by: { $0.tokenHash < $1.tokenHash }) {

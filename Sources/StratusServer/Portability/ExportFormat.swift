@@ -200,6 +200,9 @@ enum Exported {
         var passwordHash: String?
         var createdAt: Int64
         var emailVerifiedAt: Int64?
+        /// When the account was disabled; absent for an enabled account (and in exports made before
+        /// accounts could be disabled, which therefore import as enabled).
+        var disabledAt: Int64?
     }
 
     /// A line of `api-tokens.jsonl`: an API token of the container, as its SHA-256 (never the token).
