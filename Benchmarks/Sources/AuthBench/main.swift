@@ -181,195 +181,123 @@ func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thr
     }
 }
 
+/// CPU time of the calling thread, so other work on the machine does not count.
+func threadCPUNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// The floor of the signature mode: microseconds of CPU to verify one of `prepared` (signatures of
+/// the lookup) in process, on one thread, no HTTP.
+func verificationCost(_ signer: Signer, _ prepared: [[(String, String)]]) throws -> Double {
+    let publicKey = signer.key.publicKey
+    let signed = prepared.map { headers in
+        (
+            headers.first { $0.0 == ServerToServerSignature.dateHeaderName }?.1 ?? "",
+            headers.first { $0.0 == ServerToServerSignature.signatureHeaderName }?.1 ?? ""
+        )
+    }
+    let bodyData = Data(body)
+    var count = 0
+    let start = threadCPUNanoseconds()
+    while threadCPUNanoseconds() - start < 1_000_000_000 {
+        let (date, signature) = signed[count % signed.count]
+        guard ServerToServerSignature.isValidSignature(signature, date: date, body: bodyData, path: path, publicKey: publicKey) else {
+            throw BenchFailure("a prepared signature did not verify in process")
+        }
+        count += 1
+    }
+    return Double(threadCPUNanoseconds() - start) / 1000 / Double(count)
+}
+
+/// The value of `--name`, if given.
+func textOption(_ name: String) -> String? { arguments.firstIndex(of: "--\(name)").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+
+/// Each mode's figures over the rounds, by mode name.
+struct Figures {
+    var rates: [String: [Double]] = [:]
+    var p50s: [String: [Double]] = [:]
+    var p99s: [String: [Double]] = [:]
+    var cpus: [String: [Double]] = [:]
+}
+
+/// Measures `modes` for `--rounds` rounds, the modes alternating within each round.
+func measureRounds(_ modes: [Mode]) async throws -> Figures {
+    var figures = Figures()
+    for _ in 1...rounds {
+        for mode in modes {
+            let figure = try await onThread { try measure(mode) }
+            figures.rates[mode.name, default: []].append(figure.perSecond)
+            figures.p50s[mode.name, default: []].append(figure.p50)
+            figures.p99s[mode.name, default: []].append(figure.p99)
+            figures.cpus[mode.name, default: []].append(figure.cpuPerRequest)
+        }
+    }
+    return figures
+}
+
+/// Prints one endpoint's table (medians of rounds, relative to its first mode, open) and the
+/// signature check; returns false when the signature mode is below half of open mode's throughput.
+func printTable(_ endpoint: String, _ modes: [Mode], _ figures: Figures) -> Bool {
+    let baseline = median(figures.rates[modes[0].name] ?? [])
+    let baselineCPU = median(figures.cpus[modes[0].name] ?? [])
+    print("\(endpoint)\n")
+    print("| mode | requests/s | vs open | p50 | p99 | CPU/request | open's CPU / this |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for mode in modes {
+        let rate = median(figures.rates[mode.name] ?? [])
+        let cpu = median(figures.cpus[mode.name] ?? [])
+        print(
+            String(
+                format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs | %.0f µs | %.0f%% |", mode.name, rate, 100 * rate / baseline,
+                median(figures.p50s[mode.name] ?? []), median(figures.p99s[mode.name] ?? []), cpu, 100 * baselineCPU / cpu))
+    }
+    let signature = median(figures.rates["server-to-server"] ?? [])
+    if signature < baseline / 2 {
+        print("\nFAIL: server-to-server signatures cut throughput by more than half (\(Int(signature)) vs \(Int(baseline)) requests/s)\n")
+        return false
+    }
+    print("\nOK: server-to-server signatures keep \(Int(100 * signature / baseline))% of open-mode throughput (limit: 50%)\n")
+    return true
+}
+
 /// The benchmark itself; called from a synchronous top level (below).
+///
+/// `--only <mode name or prefix>` measures one mode of one endpoint (for profilers): of the lookup,
+/// or of the endpoint named by `--endpoint <name or prefix>` (e.g. `records/modify`).
 func run() async throws {
     print(
         "AuthBench: \(rounds) round(s) of \(seconds) s per mode; \(clients) client threads; HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
     )
     print("endpoint: POST \(path) (one record), keep-alive LoopbackHTTPClient\n")
-
-    let open = try await AuthBenchServer(authenticated: false)
-    let secured = try await AuthBenchServer(authenticated: true)
-    let everyRequest = try await AuthBenchServer(authenticated: true, keyGeneration: false)
-    guard let admin = secured.administration else { throw BenchFailure("no account administration") }
-    let user = try await admin.createUser(email: "bench@example.com", password: "bench-password-1", nameComponents: .init(), discoverable: false)
-    let (apiToken, _) = try await admin.createAPIToken(container: container, environment: .development, name: "bench")
-    let webAuthToken = try await admin.webAuthToken(for: user.userRecordName, container: container, keepSignedIn: true)
-    let key = try P256PrivateKey()
-    let keyID = try await admin.addServerKey(container: container, environment: .development, name: "bench", publicKeyPEM: key.publicKey.pemRepresentation)
-        .keyID
-    // The same key under the same ID on the third server, so the same signatures verify there.
-    let keyPEM = key.publicKey.pemRepresentation
-    try await everyRequest.store.writeAccounts { tx in
-        try tx.insertServerKey(
-            ServerKeyRecord(keyID: keyID, container: container, environment: .development, name: "bench", publicKeyPEM: keyPEM, createdAt: 0))
-    }
-    func query(_ items: [(String, String)]) -> String {
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? $0.1)" }.joined(separator: "&")
-    }
-
-    // The record every mode looks up, in each server's public database.
-    let create = Array(
-        #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"bench","recordType":"Note","fields":{"title":{"value":"auth bench","type":"STRING"}}}}]}"#
-            .utf8)
-    let seedWith = query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)])
-    for (port, target, headers) in [
-        (open.port, modifyPath, [(String, String)]()), (secured.port, modifyPath + "?" + seedWith, []),
-        (
-            everyRequest.port, modifyPath,
-            try ServerToServerSignature.headers(keyID: keyID, date: Date(), body: Data(create), path: modifyPath, key: key).map { ($0.key, $0.value) }
-        ),
-    ] {
-        let reply = try LoopbackHTTPClient(port: port).send("POST", target, body: create, headers: headers)
-        guard reply.status == 200, !reply.text.contains("serverErrorCode") else { throw BenchFailure("seeding failed: \(reply.status) \(reply.text)") }
-    }
-
-    // Signatures made ahead of each timed run, as a client would sign each request: a distinct ECDSA
-    // signature per request (the server accepts each signature once, issue 14 finding 14), enough for
-    // a client thread at 20,000 requests/s for the run (or --requests of them).
-    let signaturesPerClient = requestsPerClient > 0 ? requestsPerClient + 1 : max(1_000, seconds * 20_000)
-    @Sendable func signatures(body: [UInt8], path: String, count: Int) -> [[(String, String)]] {
-        let date = Date()
-        return (0..<count).compactMap { _ in
-            try? ServerToServerSignature.headers(keyID: keyID, date: date, body: Data(body), path: path, key: key)
-                .sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        }
-    }
-    let lookupSignatures = signatures(body: body, path: path, count: 64)
-
-    // The floor of the signature mode: verifying one signature in process, on one thread, no HTTP.
-    @Sendable func verificationCost() throws -> Double {
-        let publicKey = key.publicKey
-        let signed = lookupSignatures.map { headers in
-            (
-                headers.first { $0.0 == ServerToServerSignature.dateHeaderName }?.1 ?? "",
-                headers.first { $0.0 == ServerToServerSignature.signatureHeaderName }?.1 ?? ""
-            )
-        }
-        let bodyData = Data(body)
-        var count = 0
-        let start = threadCPUNanoseconds()
-        while threadCPUNanoseconds() - start < 1_000_000_000 {
-            let (date, signature) = signed[count % signed.count]
-            guard ServerToServerSignature.isValidSignature(signature, date: date, body: bodyData, path: path, publicKey: publicKey) else {
-                throw BenchFailure("a prepared signature did not verify in process")
-            }
-            count += 1
-        }
-        return Double(threadCPUNanoseconds() - start) / 1000 / Double(count)
-    }
-
-    /// CPU time of the calling thread, so other work on the machine does not count.
-    @Sendable func threadCPUNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-    // `--only <mode name or prefix>`: measure one mode of one endpoint (for profilers): of the
-    // lookup, or of the endpoint named by `--endpoint <name or prefix>` (e.g. `records/modify`).
-    func textOption(_ name: String) -> String? { arguments.firstIndex(of: "--\(name)").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
+    let fixture = try await startServers()
+    try seed(fixture)
+    let lookupSignatures = fixture.signer.signatures(body: body, path: path, count: 64)
     let only = textOption("only")
     let onlyEndpoint = textOption("endpoint") ?? "records/lookup"
     if only == nil {
-        print(
-            String(
-                format: "in process, one thread: ServerToServerSignature.isValidSignature %.1f µs of CPU per signature\n", try await onThread(verificationCost))
-        )
+        let cost = try await onThread { [signer = fixture.signer] in try verificationCost(signer, lookupSignatures) }
+        print(String(format: "in process, one thread: ServerToServerSignature.isValidSignature %.1f µs of CPU per signature\n", cost))
     }
-
-    let apiQuery = "?" + query([("ckAPIToken", apiToken)])
-    let userQuery = "?" + query([("ckAPIToken", apiToken), ("ckWebAuthToken", webAuthToken)])
-    let rotatedQuery = modifyPath + apiQuery + "&ckWebAuthToken="
-
-    // Two endpoints: the cheapest read (the worst case for the relative cost of a credential) and a
-    // one-record write. An API token alone cannot write, so the write has no API-token row.
-    let endpoints: [(name: String, modes: [Mode])] = [
-        (
-            "records/lookup (public, one record)",
-            [
-                Mode(name: "open (no auth)", port: open.port, target: path, body: body, headers: { _ in [] }),
-                Mode(name: "API token", port: secured.port, target: path + apiQuery, body: body, headers: { _ in [] }),
-                Mode(name: "web auth token", port: secured.port, target: path + userQuery, body: body, headers: { _ in [] }),
-                Mode(
-                    name: "server-to-server", port: secured.port, target: path, body: body,
-                    headers: { _ in signatures(body: body, path: path, count: signaturesPerClient) }, singleUse: true),
-                Mode(
-                    name: "server-to-server, key read every request", port: everyRequest.port, target: path, body: body,
-                    headers: { _ in signatures(body: body, path: path, count: signaturesPerClient) }, singleUse: true),
-            ]
-        ),
-        (
-            "records/modify (public, forceReplace of one record)",
-            [
-                Mode(name: "open (no auth)", port: open.port, target: modifyPath, body: modifyBody, headers: { _ in [] }),
-                Mode(name: "web auth token", port: secured.port, target: modifyPath + userQuery, body: modifyBody, headers: { _ in [] }),
-                Mode(
-                    name: "web auth token, rotated", port: secured.port, target: modifyPath + userQuery, body: modifyBody, headers: { _ in [] },
-                    rotate: { token in rotatedQuery + percentEncoded(base64: token) }),
-                Mode(
-                    name: "server-to-server", port: secured.port, target: modifyPath, body: modifyBody,
-                    headers: { _ in signatures(body: modifyBody, path: modifyPath, count: signaturesPerClient) }, singleUse: true),
-            ]
-        ),
-    ]
-
-    // Warm-up, untimed.
-    for (_, modes) in endpoints {
-        for mode in modes {
-            let warmUp = mode.singleUse ? signatures(body: mode.body, path: mode.target, count: 1) : mode.headers(0)
-            _ = try LoopbackHTTPClient(port: mode.port).send("POST", mode.target, body: mode.body, headers: warmUp.first ?? [])
-        }
-    }
-
+    let endpoints = benchEndpoints(fixture)
+    try warmUp(endpoints, fixture.signer)
     var failed = false
     for (endpoint, modes) in endpoints {
-        let measured =
-            only.map { name in modes.contains { $0.name == name } ? modes.filter { $0.name == name } : modes.filter { $0.name.hasPrefix(name) } } ?? modes
-        if only != nil, !endpoint.hasPrefix(onlyEndpoint) { continue }
-        var rates: [String: [Double]] = [:]
-        var p50s: [String: [Double]] = [:]
-        var p99s: [String: [Double]] = [:]
-        var cpus: [String: [Double]] = [:]
-        for _ in 1...rounds {
+        if let only {
+            guard endpoint.hasPrefix(onlyEndpoint) else { continue }
+            let measured = modes.contains { $0.name == only } ? modes.filter { $0.name == only } : modes.filter { $0.name.hasPrefix(only) }
+            let figures = try await measureRounds(measured)
             for mode in measured {
-                let figure = try await onThread { try measure(mode) }
-                rates[mode.name, default: []].append(figure.perSecond)
-                p50s[mode.name, default: []].append(figure.p50)
-                p99s[mode.name, default: []].append(figure.p99)
-                cpus[mode.name, default: []].append(figure.cpuPerRequest)
+                print("\(mode.name): \(Int(median(figures.rates[mode.name] ?? []))) requests/s, \(Int(median(figures.cpus[mode.name] ?? []))) µs CPU/request")
             }
-        }
-        if only != nil {
-            for mode in measured {
-                print("\(mode.name): \(Int(median(rates[mode.name] ?? []))) requests/s, \(Int(median(cpus[mode.name] ?? []))) µs CPU/request")
-            }
-            continue
-        }
-        let baseline = median(rates[modes[0].name] ?? [])
-        let baselineCPU = median(cpus[modes[0].name] ?? [])
-        print("\(endpoint)\n")
-        print("| mode | requests/s | vs open | p50 | p99 | CPU/request | open's CPU / this |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for mode in modes {
-            let rate = median(rates[mode.name] ?? [])
-            let cpu = median(cpus[mode.name] ?? [])
-            print(
-                String(
-                    format: "| %@ | %.0f | %.0f%% | %.0f µs | %.0f µs | %.0f µs | %.0f%% |", mode.name, rate, 100 * rate / baseline,
-                    median(p50s[mode.name] ?? []), median(p99s[mode.name] ?? []), cpu, 100 * baselineCPU / cpu))
-        }
-        let signature = median(rates["server-to-server"] ?? [])
-        if signature < baseline / 2 {
-            print("\nFAIL: server-to-server signatures cut throughput by more than half (\(Int(signature)) vs \(Int(baseline)) requests/s)\n")
+        } else if !printTable(endpoint, modes, try await measureRounds(modes)) {
             failed = true
-        } else {
-            print("\nOK: server-to-server signatures keep \(Int(100 * signature / baseline))% of open-mode throughput (limit: 50%)\n")
         }
     }
-    await open.stop()
-    await secured.stop()
-    await everyRequest.stop()
+    await fixture.open.stop()
+    await fixture.secured.stop()
+    await fixture.everyRequest.stop()
     if failed { exit(1) }
 }
 
