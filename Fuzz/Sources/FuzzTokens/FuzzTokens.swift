@@ -63,7 +63,8 @@ private func checkPositions(_ reader: inout FuzzBytes, _ input: Data) {
 }
 
 private func checkWebAuth(_ reader: inout FuzzBytes, _ input: Data) {
-    let session = HexBytes.encode(reader.take(16) + Data(repeating: 0, count: 16)).prefix(32)
+    let sessionBytes = reader.take(16) + Data(repeating: 0, count: 16)
+    let session = sessionBytes.withUnsafeBytes { HexBytes.encode($0) }.prefix(32)
     let issuedAt = reader.int64()
     guard let token = try? webAuth.seal(sessionID: String(session), issuedAt: issuedAt) else { return }
     let contents = WebAuthTokenCodec.Contents(sessionID: String(session), issuedAt: issuedAt)
