@@ -249,7 +249,7 @@ let package = Package(
             name: "StratusConsoleTests",
             dependencies: [
                 "StratusConsole", "StratusServer", "StratusServerSQL", "StratusServerSQLite", "StratusServerPostgres", "StratusHTTP",
-                "StratusWire", "StratusTesting", "StratusMetrics", "StratusLogging", "StratusServerCrypto", "StratusCrypto",
+                "StratusWire", "StratusTesting", "StratusMetrics", "StratusLogging", "StratusServerCrypto", "StratusCrypto", "StratusSQLite",
             ]
         ),
         .testTarget(

@@ -48,17 +48,22 @@ extension Console {
         change(&router, Self.basePath + "/api/tokens") { [self] request, caller in
             let body = try Self.decode(NewToken.self, from: request)
             let environment = try await requireContainer(body.container, environment: body.environment)
-            let (token, record) = try await accountAdministration().createAPIToken(
-                container: body.container, environment: environment, name: body.name
-            )
-            try await audit(caller, "tokens.create", target: "\(body.container)/\(body.environment)", detail: "\(record.prefix)… \(body.name)")
+            let target = "\(body.container)/\(body.environment)"
+            let (token, record) = try await auditLog.change(caller, "tokens.create", target: target, detail: body.name) {
+                let created = try await accountAdministration().createAPIToken(container: body.container, environment: environment, name: body.name)
+                return (created, ConsoleAuditLog.Conclusion(target: target, detail: "\(created.1.prefix)… \(body.name)"))
+            }
             return try .json(Self.answer(record, token: token))
         }
         change(&router, Self.basePath + "/api/tokens/{prefix}/revoke") { [self] request, caller in
             let prefix = try request.parameter("prefix")
             guard prefix.count == 8 else { throw HTTPError.badRequest("name a token by the 8 characters the list shows") }
-            let record = try await accountAdministration().revokeAPIToken(prefix)
-            try await audit(caller, "tokens.revoke", target: "\(record.container)/\(record.environment.rawValue)", detail: "\(record.prefix)… \(record.name)")
+            let record = try await auditLog.change(caller, "tokens.revoke", target: "token \(prefix)…") {
+                let record = try await accountAdministration().revokeAPIToken(prefix)
+                return (
+                    record, ConsoleAuditLog.Conclusion(target: "\(record.container)/\(record.environment.rawValue)", detail: "\(record.prefix)… \(record.name)")
+                )
+            }
             return try .json(Self.answer(record, token: nil))
         }
     }
@@ -72,15 +77,20 @@ extension Console {
         change(&router, Self.basePath + "/api/keys") { [self] request, caller in
             let body = try Self.decode(NewKey.self, from: request)
             let environment = try await requireContainer(body.container, environment: body.environment)
-            let key = try await accountAdministration().addServerKey(
-                container: body.container, environment: environment, name: body.name, publicKeyPEM: body.publicKeyPEM
-            )
-            try await audit(caller, "keys.add", target: "\(key.container)/\(key.environment.rawValue)", detail: "\(key.keyID) \(key.name)")
+            let key = try await auditLog.change(caller, "keys.add", target: "\(body.container)/\(body.environment)", detail: body.name) {
+                let key = try await accountAdministration().addServerKey(
+                    container: body.container, environment: environment, name: body.name, publicKeyPEM: body.publicKeyPEM
+                )
+                return (key, ConsoleAuditLog.Conclusion(target: "\(key.container)/\(key.environment.rawValue)", detail: "\(key.keyID) \(key.name)"))
+            }
             return try .json(Self.keyAnswer(key))
         }
         change(&router, Self.basePath + "/api/keys/{keyID}/revoke") { [self] request, caller in
-            let key = try await accountAdministration().revokeServerKey(try request.parameter("keyID"))
-            try await audit(caller, "keys.revoke", target: "\(key.container)/\(key.environment.rawValue)", detail: "\(key.keyID) \(key.name)")
+            let keyID = try request.parameter("keyID")
+            let key = try await auditLog.change(caller, "keys.revoke", target: "key \(keyID)") {
+                let key = try await accountAdministration().revokeServerKey(keyID)
+                return (key, ConsoleAuditLog.Conclusion(target: "\(key.container)/\(key.environment.rawValue)", detail: "\(key.keyID) \(key.name)"))
+            }
             return try .json(["revoked": key.keyID])
         }
     }

@@ -39,12 +39,17 @@ extension Console {
         inner.remoteAddress = request.remoteAddress
         inner.localAddress = request.localAddress
         inner.scheme = request.scheme
-        let response = await service.respond(operator: caller.administrator.emailAddress, actingAs: user, to: inner)
-        if changes, response.status == .ok {
-            let target = "\(container)/\(environment)/\(database)" + (user.map { " of \($0)" } ?? "")
-            try await audit(caller, operation, target: target, detail: Self.summary(of: request.body, answer: response.body))
+        guard changes else { return await service.respond(operator: caller.administrator.emailAddress, actingAs: user, to: inner) }
+        let target = "\(container)/\(environment)/\(database)" + (user.map { " of \($0)" } ?? "")
+        return try await auditLog.change(caller, operation, target: target, detail: Self.summary(of: request.body, answer: Data())) {
+            let response = await service.respond(operator: caller.administrator.emailAddress, actingAs: user, to: inner)
+            let summary = Self.summary(of: request.body, answer: response.body)
+            let conclusion =
+                response.status == .ok
+                ? ConsoleAuditLog.Conclusion(target: target, detail: summary)
+                : ConsoleAuditLog.Conclusion(target: target, detail: "\(summary) — HTTP \(response.status.code)", outcome: .failed)
+            return (response, conclusion)
         }
-        return response
     }
 
     /// The user whose private or shared database is addressed: named by e-mail address or user

@@ -38,17 +38,22 @@ extension Console {
         change(&router, Self.basePath + "/api/schema/{container}/development", maximumBodySize: 4 << 20) { [self] request, caller in
             let container = try request.parameter("container")
             try await requireContainer(container)
-            let plan = try await records.importSchema(try SchemaDeployment.decode(request.body), container: container, environment: .development)
-            if !plan.changes.isEmpty {
-                try await audit(caller, "schema.edit", target: "\(container)/development", detail: plan.changes.map(\.description).joined(separator: "; "))
+            let schema = try SchemaDeployment.decode(request.body)
+            let target = "\(container)/development"
+            let plan = try await auditLog.change(caller, "schema.edit", target: target) {
+                let plan = try await records.importSchema(schema, container: container, environment: .development)
+                let changes = plan.changes.map(\.description).joined(separator: "; ")
+                return (plan, ConsoleAuditLog.Conclusion(target: target, detail: changes.isEmpty ? "no change" : changes))
             }
             return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: false))
         }
         change(&router, Self.basePath + "/api/schema/{container}/deploy") { [self] request, caller in
             let container = try request.parameter("container")
             try await requireContainer(container)
-            let plan = try await records.deploySchema(container: container)
-            try await audit(caller, "schema.deploy", target: "\(container)/production", detail: plan.changes.map(\.description).joined(separator: "; "))
+            let plan = try await auditLog.change(caller, "schema.deploy", target: "\(container)/production") {
+                let plan = try await records.deploySchema(container: container)
+                return (plan, ConsoleAuditLog.Conclusion(target: "\(container)/production", detail: plan.changes.map(\.description).joined(separator: "; ")))
+            }
             return try .json(PlanAnswer(changes: plan.changes.map(\.description), deployed: true))
         }
         registerReset(on: &router)
@@ -64,12 +69,13 @@ extension Console {
                 throw HTTPError.badRequest("to reset the development environment of '\(container)', type the container's identifier in \"confirm\"")
             }
             let now = configuration.now()
-            let summary = try await records.write { tx in try DevelopmentReset.reset(container: container, now: now, in: tx) }
-            try await audit(
-                caller, "environment.reset", target: "\(container)/development",
-                detail:
+            let target = "\(container)/development"
+            let summary = try await auditLog.change(caller, "environment.reset", target: target) {
+                let summary = try await records.write { tx in try DevelopmentReset.reset(container: container, now: now, in: tx) }
+                let detail =
                     "\(summary.zones) zone(s) in \(summary.databases) database(s), \(summary.subscriptions) subscription(s), \(summary.recordTypes) record type(s)"
-            )
+                return (summary, ConsoleAuditLog.Conclusion(target: target, detail: detail))
+            }
             return try .json(summary)
         }
     }

@@ -39,20 +39,29 @@ extension Console {
         change(&router, Self.basePath + "/api/users/{user}/signout") { [self] request, caller in
             let user = try await accountAdministration().user(matching: try request.parameter("user"))
             let now = configuration.now()
-            try await accounts?.writeAccounts { try $0.revokeSessions(ofUser: user.userRecordName, at: now) }
-            try await audit(caller, "users.signout-all", target: user.emailAddress)
+            try await auditLog.change(caller, "users.signout-all", target: user.emailAddress) {
+                try await accounts?.writeAccounts { try $0.revokeSessions(ofUser: user.userRecordName, at: now) }
+                return ((), ConsoleAuditLog.Conclusion(target: user.emailAddress))
+            }
             return try .json(["signedOut": user.userRecordName])
         }
         change(&router, Self.basePath + "/api/users/{user}/discoverable") { [self] request, caller in
             let body = try Self.decode(Discoverability.self, from: request)
-            let user = try await accountAdministration().setDiscoverable(body.discoverable, forUserMatching: try request.parameter("user"))
-            try await audit(caller, "users.discoverable", target: user.emailAddress, detail: body.discoverable ? "on" : "off")
+            let named = try request.parameter("user")
+            let setting = body.discoverable ? "on" : "off"
+            try await auditLog.change(caller, "users.discoverable", target: named, detail: setting) {
+                let user = try await accountAdministration().setDiscoverable(body.discoverable, forUserMatching: named)
+                return ((), ConsoleAuditLog.Conclusion(target: user.emailAddress, detail: setting))
+            }
             return try .json(["discoverable": body.discoverable])
         }
         change(&router, Self.basePath + "/api/users/{user}/disabled") { [self] request, caller in
             let body = try Self.decode(Disablement.self, from: request)
-            let user = try await accountAdministration().setDisabled(body.disabled, forUserMatching: try request.parameter("user"))
-            try await audit(caller, body.disabled ? "users.disable" : "users.enable", target: user.emailAddress)
+            let named = try request.parameter("user")
+            let user = try await auditLog.change(caller, body.disabled ? "users.disable" : "users.enable", target: named) {
+                let user = try await accountAdministration().setDisabled(body.disabled, forUserMatching: named)
+                return (user, ConsoleAuditLog.Conclusion(target: user.emailAddress))
+            }
             return try .json(Self.userAnswer(user))
         }
         read(&router, Self.basePath + "/api/users/{user}/sessions") { [self] request, _ in
@@ -60,10 +69,11 @@ extension Console {
             return try .json(sessions.map(Self.sessionAnswer))
         }
         change(&router, Self.basePath + "/api/users/{user}/sessions/{session}/signout") { [self] request, caller in
-            let (user, session) = try await accountAdministration().endSession(
-                try request.parameter("session"), ofUserMatching: try request.parameter("user")
-            )
-            try await audit(caller, "users.signout-session", target: user.emailAddress, detail: session.sessionID)
+            let (named, sessionID) = (try request.parameter("user"), try request.parameter("session"))
+            let session = try await auditLog.change(caller, "users.signout-session", target: named, detail: sessionID) {
+                let (user, session) = try await accountAdministration().endSession(sessionID, ofUserMatching: named)
+                return (session, ConsoleAuditLog.Conclusion(target: user.emailAddress, detail: session.sessionID))
+            }
             return try .json(Self.sessionAnswer(session))
         }
     }

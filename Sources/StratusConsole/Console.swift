@@ -30,6 +30,8 @@ public final class Console: Sendable {
     let accounts: (any AccountStore)?
     let administration: AccountAdministration?
     let gate: ConsoleGate
+    /// Every change through the console, logged before it is made.
+    let auditLog: ConsoleAuditLog
     let metrics: MetricsRegistry?
     /// The live tail of the request log; add it to the router as middleware (``ConsoleRequestLog``).
     public let requestLog = ConsoleRequestLog()
@@ -62,6 +64,7 @@ public final class Console: Sendable {
         self.accounts = accounts
         self.administration = accounts.map { AccountAdministration(accounts: $0, configuration: serviceConfiguration, logger: logger) }
         self.gate = ConsoleGate(store: console, configuration: configuration, logger: logger)
+        self.auditLog = ConsoleAuditLog(store: console, now: configuration.now, logger: logger)
         self.metrics = metrics
         self.quotas = serviceConfiguration.quotas
         self.configuration = configuration
@@ -154,21 +157,6 @@ public final class Console: Sendable {
         }
     }
 
-    /// Appends to the audit log, after the change committed. An entry the store refuses is
-    /// logged whole at error level, so the change it records is never left without a trace.
-    func audit(_ caller: ConsoleCaller, _ action: String, target: String, detail: String = "") async throws {
-        let entry = ConsoleAuditEntry(
-            at: configuration.now(), administrator: caller.administrator.emailAddress, action: action, target: target, detail: String(detail.prefix(2000))
-        )
-        do {
-            _ = try await gate.store.writeConsole { try $0.appendAudit(entry) }
-        } catch {
-            logger.error(
-                "console audit entry lost (the change itself was made): \(entry.administrator) \(entry.action) \(entry.target) \(entry.detail): \(error)")
-            throw error
-        }
-    }
-
     /// Decodes a JSON body, or 400 naming the problem.
     static func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
         do {
@@ -198,7 +186,7 @@ extension Console {
             guard (request.headers["Content-Type"] ?? "").lowercased().hasPrefix("application/json") else { throw ConsoleGate.forged }
             let body = try Self.decode(SignInBody.self, from: request)
             let (token, caller) = try await gate.signIn(email: body.email, password: body.password, address: request.remoteAddress ?? "unknown")
-            try await audit(caller, "console.signin", target: caller.administrator.emailAddress, detail: "from \(request.remoteAddress ?? "unknown")")
+            try await auditLog.record(caller, "console.signin", target: caller.administrator.emailAddress, detail: "from \(request.remoteAddress ?? "unknown")")
             var response = try HTTPResponse.json(Self.answer(caller))
             response.headers.add("Set-Cookie", gate.setCookie(token, for: request))
             return Self.secured(response)
@@ -206,7 +194,7 @@ extension Console {
         read(&router, Self.basePath + "/api/session") { _, caller in try .json(Self.answer(caller)) }
         change(&router, Self.basePath + "/api/signout") { [self] request, caller in
             try await gate.signOut(caller)
-            try await audit(caller, "console.signout", target: caller.administrator.emailAddress)
+            try await auditLog.record(caller, "console.signout", target: caller.administrator.emailAddress)
             var response = try HTTPResponse.json(["signedOut": true])
             response.headers.add("Set-Cookie", gate.setCookie(nil, for: request))
             return response

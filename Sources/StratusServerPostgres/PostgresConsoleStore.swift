@@ -26,5 +26,8 @@ enum PostgresConsoleSchema {
         migrator.registerMigration("pg-console-v1-admins-sessions-audit") { db in
             try db.execute(SQLConsoleSchema.tables(.postgres))
         }
+        migrator.registerMigration("pg-console-v2-audit-outcome") { db in
+            try db.execute(SQLConsoleSchema.auditOutcome())
+        }
     }
 }

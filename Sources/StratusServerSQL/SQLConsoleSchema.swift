@@ -41,4 +41,13 @@ public enum SQLConsoleSchema {
             );
             """
     }
+
+    /// The audit log's `outcome` column (`started`, `done`, `failed`): entries are written before
+    /// their change and concluded after it; entries written before the column existed were all
+    /// written after their change committed, so they read as `done`.
+    ///
+    /// - Returns: One statement, the same on both back ends.
+    public static func auditOutcome() -> String {
+        "ALTER TABLE console_audit ADD COLUMN outcome TEXT NOT NULL DEFAULT 'done'"
+    }
 }

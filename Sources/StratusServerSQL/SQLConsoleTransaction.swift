@@ -65,12 +65,14 @@ public final class SQLConsoleTransaction: ConsoleStoreWriter {
         let bound = before ?? Int64.max
         return try db.fetchAll(
             literal: """
-                SELECT sequence, at, administrator, action, target, detail FROM console_audit
+                SELECT sequence, at, administrator, action, target, detail, outcome FROM console_audit
                 WHERE sequence < \(bound) ORDER BY sequence DESC LIMIT \(limit)
                 """
         ) { row in
-            ConsoleAuditEntry(
-                sequence: try row[0], at: try row[1], administrator: try row[2], action: try row[3], target: try row[4], detail: try row[5]
+            let outcome: String = try row[6]
+            return ConsoleAuditEntry(
+                sequence: try row[0], at: try row[1], administrator: try row[2], action: try row[3], target: try row[4], detail: try row[5],
+                outcome: ConsoleAuditEntry.Outcome(rawValue: outcome) ?? .started  // only this type writes it; unknown reads as unconcluded
             )
         }
     }
@@ -120,11 +122,21 @@ public final class SQLConsoleTransaction: ConsoleStoreWriter {
     public func appendAudit(_ entry: ConsoleAuditEntry) throws -> Int64 {
         let sequence = try db.fetchOne(
             literal: """
-                INSERT INTO console_audit (at, administrator, action, target, detail)
-                VALUES (\(entry.at), \(entry.administrator), \(entry.action), \(entry.target), \(entry.detail))
+                INSERT INTO console_audit (at, administrator, action, target, detail, outcome)
+                VALUES (\(entry.at), \(entry.administrator), \(entry.action), \(entry.target), \(entry.detail), \(entry.outcome.rawValue))
                 RETURNING sequence
                 """
         ) { row -> Int64 in try row[0] }
         return sequence ?? 0
+    }
+
+    /// Concludes a `started` entry.
+    public func concludeAudit(sequence: Int64, outcome: ConsoleAuditEntry.Outcome, target: String, detail: String) throws -> Bool {
+        try db.execute(
+            literal: """
+                UPDATE console_audit SET outcome = \(outcome.rawValue), target = \(target), detail = \(detail)
+                WHERE sequence = \(sequence) AND outcome = \(ConsoleAuditEntry.Outcome.started.rawValue)
+                """
+        ) == 1
     }
 }

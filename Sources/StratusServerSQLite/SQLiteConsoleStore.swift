@@ -23,5 +23,8 @@ enum SQLiteConsoleSchema {
         migrator.registerMigration("console-v1-admins-sessions-audit") { db in
             try db.execute(sql: SQLConsoleSchema.tables(.sqlite))
         }
+        migrator.registerMigration("console-v2-audit-outcome") { db in
+            try db.execute(sql: SQLConsoleSchema.auditOutcome())
+        }
     }
 }

@@ -57,6 +57,22 @@ import Testing
     }
 
     @Test(arguments: RecordStoreBackend.allCases)
+    func anAuditEntryIsWrittenStartedAndConcludedOnce(_ backend: RecordStoreBackend) async throws {
+        try await withStore(backend) { store in
+            let entry = ConsoleAuditEntry(at: 1, administrator: "ada@example.com", action: "tokens.revoke", target: "token x", detail: "", outcome: .started)
+            let sequence = try await store.writeConsole { try $0.appendAudit(entry) }
+            #expect(try await store.readConsole { try $0.auditEntries(limit: 1, before: nil) }.first?.outcome == .started)
+            #expect(try await store.writeConsole { try $0.concludeAudit(sequence: sequence, outcome: .done, target: "c/development", detail: "ab… ci") })
+            #expect(
+                try await store.writeConsole { try $0.concludeAudit(sequence: sequence, outcome: .failed, target: "other", detail: "late") } == false,
+                "concluded once")
+            #expect(try await store.writeConsole { try $0.concludeAudit(sequence: sequence + 1, outcome: .done, target: "t", detail: "d") } == false)
+            let read = try #require(try await store.readConsole { try $0.auditEntries(limit: 1, before: nil) }.first)
+            #expect(read.outcome == .done && read.target == "c/development" && read.detail == "ab… ci" && read.action == "tokens.revoke")
+        }
+    }
+
+    @Test(arguments: RecordStoreBackend.allCases)
     func aDisabledAccountIsReadWithItsSessionsAndAnUpdateNeverEnablesIt(_ backend: RecordStoreBackend) async throws {
         try await withStore(backend) { store in
             let accounts = try #require(store as? any AccountStore)

@@ -100,12 +100,16 @@ export async function operationsPage(root) {
   return () => clearInterval(timer);
 }
 
+// A change is logged before it is made; one still "started" may or may not have been made.
+const outcomes = { done: 'done', failed: 'failed', started: 'started, not confirmed: check' };
+
 export async function auditPage(root) {
   const entries = await api('/audit?limit=200');
   root.append(h('section', { class: 'card', 'aria-labelledby': 'audit-title' }, h('h1', { id: 'audit-title', text: 'Audit log' }),
-    table(['When', 'Who', 'What', 'Target', 'Detail'], entries.map((entry) => h('tr', {},
+    table(['When', 'Who', 'What', 'Target', 'Outcome', 'Detail'], entries.map((entry) => h('tr', {},
       h('td', { text: date(entry.at) }), h('td', { text: entry.administrator }), h('td', {}, h('code', { text: entry.action })),
-      h('td', { text: entry.target }), h('td', { text: entry.detail }))), `${entries.length} most recent change(s)`)));
+      h('td', { text: entry.target }), h('td', { text: outcomes[entry.outcome] ?? entry.outcome }), h('td', { text: entry.detail }))),
+      `${entries.length} most recent change(s)`)));
 }
 
 """#####

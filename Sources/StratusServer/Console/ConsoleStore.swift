@@ -56,6 +56,11 @@ public protocol ConsoleStoreWriter: ConsoleStoreReader {
 
     /// Appends an entry to the audit log and returns its sequence number (ignoring the entry's own).
     func appendAudit(_ entry: ConsoleAuditEntry) throws -> Int64
+
+    /// Records how the change of a ``ConsoleAuditEntry/Outcome/started`` entry ended, with its
+    /// final target and detail; `false` if no entry has this sequence number or it is no longer
+    /// `started` (an entry is concluded once).
+    func concludeAudit(sequence: Int64, outcome: ConsoleAuditEntry.Outcome, target: String, detail: String) throws -> Bool
 }
 
 /// A person who may sign in to the console.
@@ -104,8 +109,23 @@ public struct ConsoleSession: Sendable, Hashable {
     }
 }
 
-/// One change made through the console: who, what, when.
+/// One change made through the console: who, what, when, and how it ended.
+///
+/// A change is logged *before* it is made, as ``Outcome-swift.enum/started``, and concluded
+/// after: so a change is never made without an entry, and an entry still `started` says the
+/// server stopped (or could not write the conclusion) while the change may or may not have
+/// been made.
 public struct ConsoleAuditEntry: Sendable, Hashable, Codable {
+    /// How the change of an entry ended.
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// Logged, and the change was about to be made; not concluded (yet).
+        case started
+        /// The change was made.
+        case done
+        /// The change was refused or failed; the detail says why.
+        case failed
+    }
+
     /// The log's order; assigned by the store.
     public var sequence: Int64
     /// When, in milliseconds since 1970.
@@ -118,14 +138,19 @@ public struct ConsoleAuditEntry: Sendable, Hashable, Codable {
     public var target: String
     /// A short description (record names, a token's prefix); never a secret.
     public var detail: String
+    /// How the change ended.
+    public var outcome: Outcome
 
     /// Creates an entry.
-    public init(sequence: Int64 = 0, at: Int64, administrator: String, action: String, target: String, detail: String) {
+    public init(
+        sequence: Int64 = 0, at: Int64, administrator: String, action: String, target: String, detail: String, outcome: Outcome = .done
+    ) {
         self.sequence = sequence
         self.at = at
         self.administrator = administrator
         self.action = action
         self.target = target
         self.detail = detail
+        self.outcome = outcome
     }
 }
