@@ -79,7 +79,9 @@ public final class Console: Sendable {
     /// Adds the console's pages and API to `router`.
     public func register(on router: inout Router) {
         router.immediate(.get, Self.basePath) { _ in Self.page("index.html") }
-        router.immediate(.get, Self.basePath + "/{file...}") { request in Self.page(request.parameters["file"] ?? "") }
+        // One segment: the pages are named without `/`, and a deeper path (an API route asked with
+        // the wrong method or one that does not exist) is not theirs to answer (404, or 405 with `Allow`).
+        router.immediate(.get, Self.basePath + "/{file}") { request in Self.page(request.parameters["file"] ?? "") }
         registerSession(on: &router)
         registerDatabase(on: &router)
         registerUsers(on: &router)
