@@ -76,7 +76,7 @@ final class SimWorld: Sendable {
     /// at once), no reconnection timer (the scheduler decides when a device tries again).
     static func container(network: SimNetwork) -> Container {
         var client = ClientConfiguration()
-        client.requestTimeout = .seconds(20)
+        client.requestTimeout = TestTimeScale.scaled(.seconds(20))  // wall-clock: longer under sanitizers
         client.sleep = { _ in }
         client.retryPolicy.maximumAttempts = 2
         // NB: a constant URL; the in-process network never resolves it.
