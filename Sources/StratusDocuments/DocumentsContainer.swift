@@ -220,11 +220,12 @@ public actor DocumentsContainer {
     public func startWatching() async throws {
         try requireWritable("watch")
         guard !watch.isWatching else { return }
-        let watcher = try DirectoryWatcher(directory: directory) { [weak self] events in
-            guard let self else { return }
-            Task { await self.noticed(events) }
+        let generation = try watch.start { generation in
+            try DirectoryWatcher(directory: directory) { [weak self] events in
+                guard let self else { return }
+                Task { await self.noticed(events, of: generation) }
+            }
         }
-        let generation = watch.start(watcher)
         if configuration.observesPushes {
             do {
                 try await listenToPushes(of: generation)
@@ -247,9 +248,10 @@ public actor DocumentsContainer {
         watch.stop()
     }
 
-    private func noticed(_ events: [DirectoryWatcher.Event]) {
+    private func noticed(_ events: [DirectoryWatcher.Event], of generation: FolderWatch.Generation) {
+        guard watch.isCurrent(generation) else { return }  // read by a watcher stopped since
         for case .moved(let from, let to) in events { moveHints[from] = to }
-        watch.notice(debounce: configuration.debounce) { [weak self] generation in
+        watch.notice(debounce: configuration.debounce, of: generation) { [weak self] generation in
             guard let self, await self.settleWatch(generation) else { return }
             await self.syncLogged()
         }
@@ -263,8 +265,8 @@ public actor DocumentsContainer {
         let zoneID = DocumentRecord.zoneID()
         try await database.save(Subscription(subscriptionID: DocumentRecord.zoneName, subscriptionType: .zone, zoneID: zoneID))
         let notifications = container.notifications(configuration: configuration.notifications)
-        watch.listen(to: notifications, zoneName: zoneID.zoneName, logger: configuration.logger, of: generation) { [weak self] in
-            await self?.noticed([])
+        watch.listen(to: notifications, zoneName: zoneID.zoneName, logger: configuration.logger, of: generation) { [weak self] generation in
+            await self?.noticed([], of: generation)
         }
     }
 

@@ -25,13 +25,13 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "docs-folder-watch")
         defer { directory.remove() }
         var watch = FolderWatch()
-        let first = watch.start(try DirectoryWatcher(directory: directory.url) { _ in })
-        watch.notice(debounce: .seconds(3600)) { _ in }
+        let first = try watch.start { _ in try DirectoryWatcher(directory: directory.url) { _ in } }
+        watch.notice(debounce: .seconds(3600), of: first) { _ in }
         #expect(watch.isSyncPending)
         watch.stop()
         #expect(!watch.isSyncPending, "stop cancels the waiting sync, so it clears its mark")
-        let second = watch.start(try DirectoryWatcher(directory: directory.url) { _ in })
-        watch.notice(debounce: .seconds(3600)) { _ in }
+        let second = try watch.start { _ in try DirectoryWatcher(directory: directory.url) { _ in } }
+        watch.notice(debounce: .seconds(3600), of: second) { _ in }
         let staleRuns = watch.settle(first)
         #expect(!staleRuns, "the stopped watch's sync, already past its cancellation check, does not run")
         #expect(watch.isSyncPending, "nor clears the later watch's mark")
@@ -41,5 +41,24 @@ import Testing
         #expect(!watch.isSyncPending)
         watch.stop()
         #expect(!watch.isCurrent(second))
+    }
+
+    @Test func anEventReadByAStoppedWatcherSchedulesNoSyncOfTheNextWatch() throws {
+        let directory = try TemporaryDirectory(prefix: "docs-folder-watch")
+        defer { directory.remove() }
+        var watch = FolderWatch()
+        var handed: FolderWatch.Generation?
+        let first = try watch.start { generation in
+            handed = generation
+            return try DirectoryWatcher(directory: directory.url) { _ in }
+        }
+        #expect(handed == first, "the watcher is built for the generation its events carry")
+        watch.stop()
+        let second = try watch.start { _ in try DirectoryWatcher(directory: directory.url) { _ in } }
+        watch.notice(debounce: .seconds(3600), of: first) { _ in }
+        #expect(!watch.isSyncPending, "an event of the stopped watch, delivered late, schedules nothing")
+        watch.notice(debounce: .seconds(3600), of: second) { _ in }
+        #expect(watch.isSyncPending)
+        watch.stop()
     }
 }

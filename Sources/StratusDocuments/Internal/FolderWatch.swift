@@ -24,12 +24,15 @@ struct FolderWatch {
     /// Whether a watcher runs.
     var isWatching: Bool { watcher != nil }
 
-    /// Starts with `watcher`; returns the new watch's generation, which ``rescan(every:of:_:)`` and
+    /// Starts with the watcher `makeWatcher` builds for the new watch's generation (its events carry
+    /// it, so an event read by a stopped watcher cannot schedule a sync of a later watch); returns the
+    /// generation, which ``notice(debounce:of:_:)``, ``rescan(every:of:_:)`` and
     /// ``listen(to:zoneName:logger:of:notice:)`` take.
-    mutating func start(_ watcher: DirectoryWatcher) -> Generation {
-        self.watcher = watcher
-        generation = Generation(number: generation.number + 1)
-        return generation
+    mutating func start(_ makeWatcher: (Generation) throws -> DirectoryWatcher) rethrows -> Generation {
+        let next = Generation(number: generation.number + 1)
+        watcher = try makeWatcher(next)
+        generation = next
+        return next
     }
 
     /// Whether `generation` is the watch that runs now (not stopped, not replaced by another start).
@@ -60,13 +63,13 @@ struct FolderWatch {
             })
     }
 
-    /// Schedules one sync `debounce` after an event, unless one is already waiting; `run` is given the
-    /// watch's generation, clears the waiting mark with ``settle(_:)`` and syncs only if that returns `true`.
-    mutating func notice(debounce: Duration, _ run: @escaping @Sendable (Generation) async -> Void) {
-        guard !isSyncPending, watcher != nil else { return }
+    /// Schedules one sync `debounce` after an event of the watch `generation`, unless one is already
+    /// waiting or that watch was stopped; `run` is given the generation, clears the waiting mark with
+    /// ``settle(_:)`` and syncs only if that returns `true`.
+    mutating func notice(debounce: Duration, of generation: Generation, _ run: @escaping @Sendable (Generation) async -> Void) {
+        guard !isSyncPending, isCurrent(generation) else { return }
         isSyncPending = true
         tasks.removeAll { $0.isCancelled }
-        let generation = generation
         tasks.append(
             Task {
                 try? await Task.sleep(for: debounce)
@@ -88,14 +91,14 @@ struct FolderWatch {
     /// watch stops. Nothing starts when `generation` is no longer current.
     mutating func listen(
         to notifications: AsyncThrowingStream<CloudNotification, any Error>, zoneName: String, logger: Logger,
-        of generation: Generation, notice: @escaping @Sendable () async -> Void
+        of generation: Generation, notice: @escaping @Sendable (Generation) async -> Void
     ) {
         guard isCurrent(generation) else { return }
         tasks.append(
             Task {
                 do {
                     for try await notification in notifications where notification.zoneID?.zoneName == zoneName || notification.isResync {
-                        await notice()
+                        await notice(generation)
                     }
                 } catch {
                     logger.info("documents stop listening to pushes: \(error)")
