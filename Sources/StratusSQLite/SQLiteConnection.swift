@@ -35,7 +35,7 @@ public final class SQLiteConnection {
     public let logger: Logger
 
     private var handleStorage: OpaquePointer?
-    private var statementCache: [String: SQLiteStatement] = [:]
+    private var statementCache: [StatementKey: SQLiteStatement] = [:]
     private let statementCacheCapacity: Int
     var savepointDepth = 0
 
@@ -190,7 +190,8 @@ public final class SQLiteConnection {
     /// - Throws: ``SQLiteError`` for invalid SQL, or ``SQLiteError/Code/misuse`` if `sql`
     ///   is empty or holds more than one statement.
     public func cachedStatement(sql: String) throws -> SQLiteStatement {
-        if let statement = statementCache[sql] {
+        let key = StatementKey(sql)
+        if let statement = statementCache[key] {
             if statement.isBusy {
                 return try makeStatement(sql, persistent: false)
             }
@@ -204,7 +205,7 @@ public final class SQLiteConnection {
             statementCache.removeAll(keepingCapacity: true)
         }
         if statementCacheCapacity > 0 {
-            statementCache[sql] = statement
+            statementCache[key] = statement
         }
         return statement
     }

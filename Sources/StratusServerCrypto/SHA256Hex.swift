@@ -5,8 +5,6 @@ import StratusCrypto
 /// of an API token): one stack SHA-256 context, no `Data`, no provider lookup (``SHA256`` goes
 /// through OpenSSL's EVP interface and allocates a context per hash).
 package enum SHA256Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// The 64 lowercase hex characters of the SHA-256 of `text`'s UTF-8 bytes.
     package static func digest(of text: String) -> String {
         #if canImport(COpenSSL) && !canImport(CryptoKit)
@@ -15,13 +13,7 @@ package enum SHA256Hex {
             var hash = StackSHA256()
             hash.update(text)
             hash.finalize(into: base)
-            return String(unsafeUninitializedCapacity: SHA256Digest.byteCount * 2) { hex in
-                for (index, byte) in digest.enumerated() {
-                    hex[2 * index] = digits[Int(byte >> 4)]
-                    hex[2 * index + 1] = digits[Int(byte & 0x0F)]
-                }
-                return SHA256Digest.byteCount * 2
-            }
+            return Hex.encode(UnsafeRawBufferPointer(digest))
         }
         #else
         SHA256.hash(text).hexString

@@ -61,6 +61,22 @@ extension SQLPushStore {
         return try executor.fetchAll(literal: statement, Self.subscription(database))
     }
 
+    /// Whether a subscription watches `recordType` changes in `zoneName`: three probes of
+    /// `subscriptions_by_watch`, the watches ``SubscriptionWatch/covering(recordTypes:zoneName:)`` lists.
+    public func hasSubscription(watching recordType: String, in database: DatabaseKey, zoneName: String) throws -> Bool {
+        let index: SQL = executor.dialect == .sqlite ? " INDEXED BY subscriptions_by_watch" : ""
+        let watching = "SELECT 1 FROM subscriptions\(index) WHERE \(Self.inDatabase(database)) AND" as SQL
+        let found = try executor.fetchOne(
+            Int.self,
+            literal: """
+                SELECT CASE WHEN EXISTS (\(watching) record_type = \(recordType) AND zone_name = \(zoneName))
+                    OR EXISTS (\(watching) record_type = \(recordType) AND zone_name IS NULL)
+                    OR EXISTS (\(watching) record_type IS NULL AND zone_name = \(zoneName)) THEN 1 ELSE 0 END
+                """
+        )
+        return found == 1
+    }
+
     /// Inserts or replaces a subscription, with the record type and zone it watches.
     public func putSubscription(_ stored: StoredSubscription) throws {
         let watch = stored.watch

@@ -176,6 +176,32 @@ import Testing
         }
     }
 
+    /// The server remembers the tokens it issued and opened (0006, "Work per request"), but only
+    /// what they name: a token it accepted a moment ago, changed by one character, is refused, and
+    /// the accepted token itself is refused once its account is disabled. (Expiry, sign-out and
+    /// a revoked API token after a successful request: the tests above.)
+    @Test func aTokenAcceptedBeforeIsRefusedWhenChangedOrItsAccountDisabled() async throws {
+        try await withAuthServer { server in
+            let user = try await server.signedInUser("a@example.com")
+            let first = try await server.exchange("zones/list", method: "GET", query: user.query)
+            #expect(first.status == 200)
+            let issued = try #require(first.headers["x-apple-cloudkit-web-auth-token"])
+            for token in [user.webAuthToken, issued] {
+                #expect(try await server.exchange("zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", token)]).status == 200)
+                var characters = Array(token)
+                characters[40] = characters[40] == "A" ? "B" : "A"
+                let changed = try await server.exchange(
+                    "zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", String(characters))]
+                )
+                #expect(changed.status == 401)
+            }
+            _ = try await server.admin().setDisabled(true, forUserMatching: user.recordName)
+            let disabled = try await server.exchange("zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", issued)])
+            #expect(disabled.status == 403)
+            #expect(disabled.serverErrorCode == "ACCESS_DENIED")
+        }
+    }
+
     @Test func userEndpointsWithoutAUserAnswer421WithTheSignInPage() async throws {
         try await withAuthServer { server in
             let token = try await server.makeAPIToken()

@@ -48,4 +48,28 @@ import Testing
         #expect(WebAuthTokenCodec(secret: Data(repeating: 9, count: 32)).open(token) == nil)
         #expect(codec.open(token) != nil)
     }
+
+    /// The codec remembers tokens it sealed or opened by their text, and only what they name:
+    /// a changed copy of a remembered token is checked and refused, tokens beyond what it
+    /// remembers still open by their HMAC, and a token another secret sealed (and remembered)
+    /// does not open here.
+    @Test func rememberedTokensOpenToWhatTheyNameAndNothingElseDoes() throws {
+        let codec = WebAuthTokenCodec(secret: secret, recentCapacity: 4)
+        let sealed = try (0..<10).map { index in
+            let contents = WebAuthTokenCodec.Contents(sessionID: String(repeating: String(format: "%02x", index), count: 16), issuedAt: Int64(index))
+            return (try codec.seal(sessionID: contents.sessionID, issuedAt: contents.issuedAt), contents)
+        }
+        for (token, contents) in sealed {
+            #expect(codec.open(token) == contents)
+            #expect(codec.open(token) == contents)
+            #expect(WebAuthTokenCodec(secret: secret).open(token) == contents)
+            var bytes = try #require(Data(base64Encoded: token))
+            bytes[30] ^= 0x01
+            #expect(codec.open(bytes.base64EncodedString()) == nil)
+        }
+        let other = WebAuthTokenCodec(secret: Data(repeating: 9, count: 32))
+        let foreign = try other.seal(sessionID: String(repeating: "cd", count: 16), issuedAt: 1)
+        #expect(other.open(foreign) != nil)
+        #expect(codec.open(foreign) == nil)
+    }
 }

@@ -56,6 +56,17 @@ func json(_ response: HTTPResponse) throws -> [String: Any] {
         #expect(String(decoding: await send(router, .get, "/a/b/c").body, as: UTF8.self) == "rest:b/c")
     }
 
+    /// Paths split at every `/` byte, even one a combining mark follows (which, read as
+    /// characters, would join the slash into one grapheme), and non-ASCII segments arrive whole.
+    @Test func pathsSplitAtEverySlashByteWhateverFollowsIt() async {
+        var router = Router()
+        router.immediate(.get, "/a/{name}/b") { request in .text("param:" + (request.parameters["name"] ?? "")) }
+        router.immediate(.get, "/a/{rest...}") { request in .text("rest:" + (request.parameters["rest"] ?? "")) }
+        #expect(String(decoding: await send(router, .get, "/a/\u{301}x/b").body, as: UTF8.self) == "param:\u{301}x")
+        #expect(String(decoding: await send(router, .get, "/a/é/\u{301}b").body, as: UTF8.self) == "rest:é/\u{301}b")
+        #expect(String(decoding: await send(router, .get, "//a//ü//b//").body, as: UTF8.self) == "param:ü")
+    }
+
     /// A parameter branch that dead-ends falls back to the catch-all.
     @Test func matchingBacktracksToCatchAll() async {
         var router = Router()

@@ -70,15 +70,6 @@ struct Mode: Sendable {
     var rotate: (@Sendable (String) -> String)?
 }
 
-/// CPU time this process has used (user and system, every thread: server and clients), in seconds.
-func processCPUSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    return user + system
-}
-
 /// Requests per second of `mode` over `seconds`, with `clients` threads, and the process's CPU
 /// time per request (server and client threads together; steadier than throughput while other
 /// work shares the cores).
@@ -149,21 +140,6 @@ func measure(_ mode: Mode) throws -> (perSecond: Double, p50: Double, p99: Doubl
 func rotated(_ reply: LoopbackHTTPClient.Response, _ mode: Mode, _ rotate: (String) -> String) throws -> String {
     guard let token = reply.webAuthToken else { throw BenchFailure("\(mode.name): the reply carries no refreshed web auth token") }
     return rotate(token)
-}
-
-/// Standard base64 percent-encoded for a query value (`+`, `/`, `=`), cheaply: the client's share of a rotated request.
-func percentEncoded(base64 token: String) -> String {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(token.utf8.count + 16)
-    for byte in token.utf8 {
-        switch byte {
-        case UInt8(ascii: "+"): bytes += Array("%2B".utf8)
-        case UInt8(ascii: "/"): bytes += Array("%2F".utf8)
-        case UInt8(ascii: "="): bytes += Array("%3D".utf8)
-        default: bytes.append(byte)
-        }
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 50) }

@@ -258,3 +258,29 @@ extension Array where Element == UInt8 {
         }
     }
 }
+
+/// Standard base64 percent-encoded for a query value (`+`, `/`, `=`), cheaply: the client's share
+/// of a request that carries the web auth token the previous reply issued.
+public func percentEncoded(base64 token: String) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(token.utf8.count + 16)
+    for byte in token.utf8 {
+        switch byte {
+        case UInt8(ascii: "+"): bytes += Array("%2B".utf8)
+        case UInt8(ascii: "/"): bytes += Array("%2F".utf8)
+        case UInt8(ascii: "="): bytes += Array("%3D".utf8)
+        default: bytes.append(byte)
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// CPU time this process has used (user and system, every thread: in-process servers and their
+/// clients), in seconds.
+public func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}

@@ -77,7 +77,7 @@ enum BackendComparison {
         let server = try await BenchServer.start(threads: settings.threads, backend: configuration.backend)
         do {
             try await server.startNodes(configuration.nodes - 1, threads: settings.threads)
-            let client = try LoopbackHTTPClient(port: server.port)
+            let client = try BenchClient(port: server.port)
             try server.createZone("r", client: client)
             let scenarios = Scenarios(client: client, zone: "r")
             var before = PostgresStatistics.snapshot()
@@ -85,7 +85,7 @@ enum BackendComparison {
             figures.createPG = PostgresStatistics.snapshot() - before
 
             // The feed is read through the last node: on three nodes, not the one that wrote.
-            let reader = Scenarios(client: try LoopbackHTTPClient(port: server.ports.last ?? server.port), zone: "r")
+            let reader = Scenarios(client: try BenchClient(port: server.ports.last ?? server.port), zone: "r")
             before = PostgresStatistics.snapshot()
             let feed = try reader.downloadFeed(expecting: settings.records)
             figures.feedPG = PostgresStatistics.snapshot() - before

@@ -29,6 +29,8 @@ final class BenchServer {
     let directory: TemporaryPath
     let store: any RecordStore
     let http: HTTPServer
+    /// The user and API token of a server that requires authentication (`--auth web`); `nil` in open mode.
+    private(set) var webAuth: WebAuthAccount?
     /// Other nodes on the same PostgreSQL schema (``startNodes(_:threads:)``), stopped with this one.
     private(set) var extraNodes: [BenchServer] = []
     var port: UInt16 { http.port }
@@ -41,7 +43,9 @@ final class BenchServer {
         self.http = http
     }
 
-    static func start(threads: Int, backend: Backend = .sqlite) async throws -> BenchServer {
+    /// Starts a node; with `webAuth`, it requires authentication and has one user and one API
+    /// token for the container (``webAuth``), as `stratus serve` with accounts.
+    static func start(threads: Int, backend: Backend = .sqlite, webAuth: Bool = false) async throws -> BenchServer {
         let directory = try TemporaryPath(prefix: "records-bench")
         let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
         let store: any RecordStore
@@ -50,7 +54,11 @@ final class BenchServer {
         case .postgres(let url): store = try await PostgresRecordStore.openTemporary(url: url, connections: 2 * threads, logger: logger)
         }
         _ = try await store.write { try $0.createContainer(container, createdAt: 0) }
-        return try serve(store: store, directory: directory, threads: threads, logger: logger)
+        guard webAuth else { return try serve(store: store, directory: directory, threads: threads, logger: logger) }
+        guard let accounts = store as? any AccountStore else { throw BenchFailure("this back end keeps no accounts") }
+        let (server, administration) = try serve(store: store, accounts: accounts, directory: directory, threads: threads, logger: logger)
+        server.webAuth = try await WebAuthAccount.create(administration, container: container)
+        return server
     }
 
     /// Starts `count` more nodes on this node's PostgreSQL schema, each with its own pool, service and HTTP server.
@@ -65,11 +73,22 @@ final class BenchServer {
     }
 
     private static func serve(store: any RecordStore, directory: TemporaryPath, threads: Int, logger: Logger) throws -> BenchServer {
+        try serve(store: store, accounts: nil, directory: directory, threads: threads, logger: logger).server
+    }
+
+    /// Serves `store`; with `accounts`, requiring authentication (and returning their administration).
+    private static func serve(
+        store: any RecordStore, accounts: (any AccountStore)?, directory: TemporaryPath, threads: Int, logger: Logger
+    ) throws -> (server: BenchServer, administration: AccountAdministration?) {
         var secret = SystemRandomNumberGenerator()
         var configuration = ServiceConfiguration(tokenSecret: Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &secret) }))
         configuration.quotas.defaults = .unlimited
-        configuration.authentication = .openMode  // no accounts: open mode, explicitly
-        let service = CloudKitService(store: store, configuration: configuration, logger: logger)
+        if accounts == nil {
+            configuration.authentication = .openMode  // no accounts: open mode, explicitly
+        } else {
+            configuration.authentication.passwordHashing = .minimum
+        }
+        let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: logger)
         let metrics = MetricsRegistry()
         var router = Router(logger: logger)
         router.use(MetricsMiddleware(registry: metrics))
@@ -84,7 +103,8 @@ final class BenchServer {
         http.threadPoolSize = threads
         let server = HTTPServer(configuration: http, responder: router, logger: logger, metrics: metrics)
         try server.start()
-        return BenchServer(directory: directory, store: store, http: server)
+        let administration = accounts.map { AccountAdministration(accounts: $0, configuration: configuration) }
+        return (BenchServer(directory: directory, store: store, http: server), administration)
     }
 
     /// The request target of a private-database operation.
@@ -92,8 +112,13 @@ final class BenchServer {
         "/database/1/\(container)/development/private/\(operation)"
     }
 
+    /// A new connection to this node, signed in as ``webAuth``'s user (a session of its own) when the node requires it.
+    func connect() async throws -> BenchClient {
+        try BenchClient(port: port, webAuth: try await webAuth?.newSession())
+    }
+
     /// Creates a custom zone over HTTP.
-    func createZone(_ name: String, client: LoopbackHTTPClient) throws {
+    func createZone(_ name: String, client: BenchClient) throws {
         let body = try WireCoding.encode(ZonesModify.Request(operations: [.create(ZoneID(zoneName: name))]))
         let reply = try client.send("POST", Self.path("zones/modify"), body: [UInt8](body))
         guard reply.status == 200, !reply.body.contains("serverErrorCode") else {

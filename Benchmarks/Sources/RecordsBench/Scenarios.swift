@@ -3,12 +3,12 @@ import Foundation
 import StratusWire
 import Synchronization
 
-/// The six measured scenarios. Every one drives the server through ``LoopbackHTTPClient``:
+/// The six measured scenarios. Every one drives the server through ``LoopbackHTTPClient`` (``BenchClient``):
 /// request bodies are encoded with `WireCoding` before the clock starts where they do not
 /// depend on a previous reply; replies are checked cheaply while timed (status, a byte scan
 /// for `serverErrorCode`, the change tag or sync token) and decoded in full afterwards.
 struct Scenarios {
-    let client: LoopbackHTTPClient
+    let client: BenchClient
     let zone: String
 
     // MARK: 1. Batched creates
@@ -111,13 +111,16 @@ struct Scenarios {
     // MARK: 5. Concurrent creates
 
     /// `clients` threads, each with its own connection (to `ports` in turn: nodes of one cluster),
-    /// each creating `perClient` records one per request; records/s.
-    static func concurrentCreates(ports: [UInt16], zone: String, clients: Int, perClient: Int, round: Int) throws -> Double {
-        let elapsed = try parallel(threads: clients) { thread -> (LoopbackHTTPClient, [[UInt8]]) in
+    /// each creating `perClient` records one per request; records/s. With `sessions` (one per
+    /// client), each client is signed in with its own session (web auth, tokens rotated).
+    static func concurrentCreates(
+        ports: [UInt16], zone: String, clients: Int, perClient: Int, round: Int, sessions: [WebAuthAccount.Session] = []
+    ) throws -> Double {
+        let elapsed = try parallel(threads: clients) { thread -> (BenchClient, [[UInt8]]) in
             let bodies = try (0..<perClient).map { index in
                 try Payloads.createBody(prefix: "c\(round)-\(thread)", indices: index..<(index + 1), zone: zone)
             }
-            return (try LoopbackHTTPClient(port: ports[thread % ports.count]), bodies)
+            return (try BenchClient(port: ports[thread % ports.count], webAuth: sessions.isEmpty ? nil : sessions[thread]), bodies)
         } run: { _, state in
             let (client, bodies) = state
             for body in bodies {

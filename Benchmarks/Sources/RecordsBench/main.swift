@@ -10,7 +10,10 @@
 //
 //   swift run -c release --package-path Benchmarks RecordsBench [--records 10000] [--rounds 3]
 //       [--batch 200] [--updates 1000] [--clients 8] [--per-client 500] [--query-records 100000]
-//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres]
+//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres] [--auth web]
+//
+// `--auth web` runs scenarios 4 and 5 only, with every request signed in (API token and a web auth
+// token rotated on every request, as CloudKit JS does), next to open mode in the same run (AuthComparison).
 //
 // `--backend sqlite,postgres` (PostgreSQL at STRATUS_POSTGRES_URL, e.g. under
 // `Scripts/test-postgres.sh run …`) runs scenarios 1, 2, 4 and 5 on SQLite, on PostgreSQL with one
@@ -44,6 +47,15 @@ struct Round {
 }
 
 func µs(_ value: Double) -> String { value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value) }
+
+if let auth = arguments.firstIndex(of: "--auth").flatMap({ $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }) {
+    guard auth == "web" else { throw BenchFailure("--auth takes 'web'; got '\(auth)'") }
+    print(
+        "RecordsBench --auth web: \(rounds) round(s); \(updates) updates; \(clients)×\(perClient) concurrent creates; HTTP thread pool \(threads); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
+    )
+    try await AuthComparison.run(.init(updates: updates, clients: clients, perClient: perClient, threads: threads, rounds: rounds))
+    exit(0)
+}
 
 // With PostgreSQL among the back ends: scenarios 1, 2, 4 and 5 on each (SQLite, PostgreSQL with one
 // node and with three), side by side, and where a PostgreSQL request's time goes.
@@ -79,7 +91,7 @@ print("client: LoopbackHTTPClient (blocking keep-alive HTTP/1.1 over a POSIX soc
 // Warm-up, untimed: the first requests of a process pay for lazily built runtime metadata and caches.
 do {
     let server = try await BenchServer.start(threads: threads)
-    let client = try LoopbackHTTPClient(port: server.port)
+    let client = try BenchClient(port: server.port)
     try server.createZone("w", client: client)
     let warm = Scenarios(client: client, zone: "w")
     _ = try warm.create(prefix: "w", count: min(records, 2_000), batch: batch)
@@ -92,7 +104,7 @@ var results: [Round] = []
 for round in 1...rounds {
     var figures = Round()
     let server = try await BenchServer.start(threads: threads)
-    let client = try LoopbackHTTPClient(port: server.port)
+    let client = try BenchClient(port: server.port)
     figures.healthP50 = percentile(
         try Baselines.latencies(count: 2_000) {
             guard try client.send("GET", "/health").status == 200 else { throw BenchFailure("/health failed") }
@@ -133,7 +145,7 @@ for round in 1...rounds {
 // Scenario 6: one store with `queryRecords` records, loaded once.
 print("\nloading \(grouped(Double(queryRecords))) records for the query scenario…")
 let queryServer = try await BenchServer.start(threads: threads)
-let queryClient = try LoopbackHTTPClient(port: queryServer.port)
+let queryClient = try BenchClient(port: queryServer.port)
 try queryServer.createZone("q", client: queryClient)
 let loader = Scenarios(client: queryClient, zone: "q")
 let loadRate = try loader.create(prefix: "q", count: queryRecords, batch: batch)

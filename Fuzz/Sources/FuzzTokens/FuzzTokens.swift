@@ -63,8 +63,9 @@ private func checkPositions(_ reader: inout FuzzBytes, _ input: Data) {
 }
 
 private func checkWebAuth(_ reader: inout FuzzBytes, _ input: Data) {
+    // The hex is spelled here, independently of the codec's own encoder, so the oracle cannot share its bug.
     let sessionBytes = reader.take(16) + Data(repeating: 0, count: 16)
-    let session = sessionBytes.withUnsafeBytes { HexBytes.encode($0) }.prefix(32)
+    let session = sessionBytes.prefix(16).map { String(format: "%02x", $0) }.joined()
     let issuedAt = reader.int64()
     guard let token = try? webAuth.seal(sessionID: String(session), issuedAt: issuedAt) else { return }
     let contents = WebAuthTokenCodec.Contents(sessionID: String(session), issuedAt: issuedAt)

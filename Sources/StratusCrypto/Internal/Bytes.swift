@@ -19,18 +19,63 @@ extension Data {
     }
 }
 
-/// Lowercase hexadecimal encoding.
+/// Lowercase hexadecimal, both ways: the one encoder of digests, random tokens, API-token hashes
+/// and web auth token session IDs.
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The lowercase hex digit of a nibble (0…15).
+    @inline(__always)
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
+    }
+
+    /// Encodes `bytes` as lowercase hex, two characters per byte, written straight into the string's storage.
+    package static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var written = 0
+            for byte in bytes {
+                text[written] = digit(byte >> 4)
+                text[written + 1] = digit(byte & 0x0F)
+                written += 2
+            }
+            return written
+        }
+    }
 
     /// Encodes `bytes` as lowercase hex, two characters per byte.
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            utf8.append(digits[Int(byte >> 4)])
-            utf8.append(digits[Int(byte & 0x0F)])
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0)) }) { return encoded }
+        return encode(Array(bytes))
+    }
+
+    /// Writes the bytes `text` spells in hex to `bytes`; `false` unless `text` is exactly
+    /// `2 × bytes.count` lowercase hex digits (`bytes` may then be partly written).
+    package static func decode(_ text: String, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        guard text.utf8.count == 2 * bytes.count else { return false }
+        var index = 0
+        var high: UInt8?
+        for digit in text.utf8 {
+            guard let nibble = value(digit) else { return false }
+            if let first = high {
+                bytes[index] = first << 4 | nibble
+                index += 1
+                high = nil
+            } else {
+                high = nibble
+            }
         }
-        return String(decoding: utf8, as: UTF8.self)
+        return true
+    }
+
+    /// Whether `text` is `count` lowercase hex characters.
+    package static func isLowercaseHex(_ text: String, count: Int) -> Bool {
+        text.utf8.count == count && text.utf8.allSatisfy { value($0) != nil }
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }

@@ -45,7 +45,7 @@ extension Authenticator {
         if let presented = head.query[Self.webAuthTokenParameter], !presented.isEmpty, tokens.open(presented) == nil {
             return .failed(failure("the ckWebAuthToken is malformed or was not issued by this server", head))
         }
-        let tokenHash = Self.hash(apiToken)
+        let tokenHash = hash(apiToken: apiToken)
         let now = now()
         let verdict: @Sendable (APITokenRecord?) -> ServiceError? = { [self] record in
             guard let record else { return failure("unknown API token", head) }

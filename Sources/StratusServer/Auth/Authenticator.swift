@@ -38,6 +38,8 @@ final class Authenticator: Sendable {
     let screenedKeys = CredentialCache<ServerKeyRecord>(lifetime: .seconds(60))
     /// Parsed public keys by PEM, for key records read again (a PEM parse costs about a millisecond).
     private let parsedKeys = Mutex<[String: P256PublicKey]>([:])
+    /// The hashes of API tokens presented lately, by token (``hash(apiToken:)``).
+    private let apiTokenHashes = RecentValues<String>(capacity: 1_024)
     /// The allowed CORS origins of API tokens this process has seen, by token hash (bounded).
     private let originsByToken = Mutex<[String: [String]]>([:])
     /// A hash no password matches, verified for unknown e-mail addresses so they take as long as known ones.
@@ -97,7 +99,7 @@ final class Authenticator: Sendable {
             }
             contents = opened
         }
-        let tokenHash = Self.hash(apiToken)
+        let tokenHash = hash(apiToken: apiToken)
         let record: APITokenRecord?
         let session: WebAuthSession?
         if let sessionID = contents?.sessionID {
@@ -153,8 +155,8 @@ final class Authenticator: Sendable {
     /// The allowed origins of an API token as of its last use in this process (`nil` if not seen);
     /// an empty list allows every origin.
     func allowedOrigins(ofToken token: String) -> [String]? {
-        let hash = Self.hash(token)
-        return originsByToken.withLock { $0[hash] }
+        let tokenHash = hash(apiToken: token)
+        return originsByToken.withLock { $0[tokenHash] }
     }
 
     /// How far the newest-token-used mark may lag, so a busy session writes it at most once a minute.
@@ -335,9 +337,16 @@ final class Authenticator: Sendable {
         "_" + SHA256.hash("stratus server-to-server key " + keyID).hexString.prefix(32)
     }
 
-    /// The stored form of an API token: lowercase hex SHA-256 (twice per request: screening, then authentication).
+    /// The stored form of an API token: lowercase hex SHA-256.
     static func hash(_ token: String) -> String {
         SHA256Hex.digest(of: token)
+    }
+
+    /// ``hash(_:)`` of a presented API token, computed once per token (``apiTokenHashes``), not
+    /// twice per request (screening, then authentication) of every client that sends it.
+    func hash(apiToken: String) -> String {
+        guard apiToken.utf8.count <= 128 else { return Self.hash(apiToken) }
+        return apiTokenHashes.value(of: apiToken) { Self.hash($0) } ?? Self.hash(apiToken)
     }
 
     /// Logs why authentication failed and returns the opaque error the client sees.

@@ -34,7 +34,7 @@ struct SignInForgeryGuard: Sendable {
     ///
     /// - Throws: `CryptoError` if the random generator fails.
     func token(for request: HTTPRequest) throws -> Token {
-        if let cookie = Self.cookie(in: request), HexBytes.isLowercaseHex(cookie, count: 64) {
+        if let cookie = Self.cookie(in: request), Hex.isLowercaseHex(cookie, count: 64) {
             return Token(cookie: nil, field: field(for: cookie))
         }
         let cookie = try SecureRandom.hexToken()
@@ -43,7 +43,7 @@ struct SignInForgeryGuard: Sendable {
 
     /// Whether a form post carries the cookie and the matching field.
     func isGenuine(_ request: HTTPRequest, fields: [String: String]) -> Bool {
-        guard let cookie = Self.cookie(in: request), HexBytes.isLowercaseHex(cookie, count: 64),
+        guard let cookie = Self.cookie(in: request), Hex.isLowercaseHex(cookie, count: 64),
             let presented = fields[Self.fieldName], let mac = Data(base64URLEncoded: presented)
         else { return false }
         return HMACSHA256.isValidAuthenticationCode(mac, for: Data(cookie.utf8), key: key)

@@ -11,9 +11,14 @@ import StratusServerCrypto
 /// stored: a forged or altered token fails the HMAC, and signing out revokes the
 /// session the token names. Rotation is therefore free: a fresh token is one HMAC.
 ///
-/// Every authenticated request opens its token twice (the head's screening, then authentication)
-/// and seals a fresh one, so the HMAC key's padded blocks are hashed once (``HMACSHA256Key``) and
-/// the bytes are handled without intermediate copies.
+/// Every authenticated request presents the token the previous reply issued, opens it twice (the
+/// head's screening, then authentication) and seals a fresh one. So the codec remembers the
+/// tokens it sealed and opened lately (``RecentValues``, by their text): a token is decoded and
+/// its HMAC checked at most once, and a token this server issued never — only a text that passed
+/// the HMAC, or that this codec sealed, is remembered, so finding it is as good as checking it.
+/// What a token names never changes; whether its session is still live is read from the store on
+/// every request. The HMAC key's padded blocks are hashed once (``HMACSHA256Key``), and the bytes
+/// are handled without intermediate copies.
 struct WebAuthTokenCodec: Sendable {
     /// What a token names.
     struct Contents: Hashable, Sendable {
@@ -30,9 +35,14 @@ struct WebAuthTokenCodec: Sendable {
     private static let length = 1 + sessionIDLength + 8 + nonceLength + macLength
 
     private let key: HMACSHA256Key
+    /// Tokens sealed or opened lately, by their canonical text (base64), with what they name.
+    private let recent: RecentValues<Contents>
 
-    init(secret: Data) {
+    /// A codec for tokens sealed with `secret`, remembering up to `recentCapacity` tokens it
+    /// sealed or opened (about 250 bytes each).
+    init(secret: Data, recentCapacity: Int = 2_048) {
         key = HMACSHA256Key(HMACSHA256.authenticationCode(for: Data("stratus web auth token v1".utf8), key: secret))
+        recent = RecentValues(capacity: recentCapacity)
     }
 
     /// A new token for `sessionID`, issued at `issuedAt`.
@@ -43,7 +53,7 @@ struct WebAuthTokenCodec: Sendable {
         var token = Data(count: Self.length)
         token.withUnsafeMutableBytes { bytes in
             bytes[0] = Self.version
-            guard HexBytes.decode(sessionID, into: UnsafeMutableRawBufferPointer(rebasing: bytes[1..<(1 + Self.sessionIDLength)])) else {
+            guard Hex.decode(sessionID, into: UnsafeMutableRawBufferPointer(rebasing: bytes[1..<(1 + Self.sessionIDLength)])) else {
                 preconditionFailure("session ID '\(sessionID)' is not \(Self.sessionIDLength) bytes of hex")
             }
             var time = UInt64(bitPattern: issuedAt).bigEndian
@@ -54,7 +64,9 @@ struct WebAuthTokenCodec: Sendable {
             key.authenticationCode(
                 for: UnsafeRawBufferPointer(rebasing: bytes[..<signed]), into: UnsafeMutableRawBufferPointer(rebasing: bytes[signed...]))
         }
-        return token.base64EncodedString()
+        let text = token.base64EncodedString()
+        recent.remember(Contents(sessionID: sessionID, issuedAt: issuedAt), of: text)
+        return text
     }
 
     /// The session and issue time a token names, or `nil` if it is malformed or was not sealed with this secret.
@@ -62,10 +74,19 @@ struct WebAuthTokenCodec: Sendable {
     /// Accepts the token as a query parameter arrives: already percent-decoded, still
     /// percent-encoded, or with `+` turned into a space by form decoding.
     func open(_ presented: String) -> Contents? {
+        guard presented.utf8.count <= 400 else { return nil }
+        // A remembered text is canonical base64 (never `%` or a space): found as presented, it needs no scan.
+        if let known = recent.value(of: presented) { return known }
         var text = presented
         if text.utf8.contains(UInt8(ascii: "%")), let decoded = text.removingPercentEncoding { text = decoded }
         if text.utf8.contains(UInt8(ascii: " ")) { text = text.replacingOccurrences(of: " ", with: "+") }
-        guard text.utf8.count <= 200, let bytes = Data(base64Encoded: text), bytes.count == Self.length else { return nil }
+        guard text.utf8.count <= 200 else { return nil }
+        return recent.value(of: text) { text in verify(text) }
+    }
+
+    /// What `text` names if it is a token this codec's key sealed: base64 decoded, HMAC checked.
+    private func verify(_ text: String) -> Contents? {
+        guard let bytes = Data(base64Encoded: text), bytes.count == Self.length else { return nil }
         return bytes.withUnsafeBytes { token -> Contents? in
             let signed = Self.length - Self.macLength
             guard token[0] == Self.version,
@@ -73,56 +94,7 @@ struct WebAuthTokenCodec: Sendable {
             else { return nil }
             let id = UnsafeRawBufferPointer(rebasing: token[1..<(1 + Self.sessionIDLength)])
             let time = token[(1 + Self.sessionIDLength)..<(1 + Self.sessionIDLength + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            return Contents(sessionID: HexBytes.encode(id), issuedAt: Int64(bitPattern: time))
+            return Contents(sessionID: Hex.encode(id), issuedAt: Int64(bitPattern: time))
         }
-    }
-}
-
-/// Lowercase hex of bytes, and back.
-enum HexBytes {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
-            var written = 0
-            for byte in bytes {
-                text[written] = digits[Int(byte >> 4)]
-                text[written + 1] = digits[Int(byte & 0x0F)]
-                written += 2
-            }
-            return written
-        }
-    }
-
-    /// Writes the bytes `text` spells in hex to `bytes`; `false` unless `text` is exactly
-    /// `2 × bytes.count` hex digits (`bytes` may then be partly written).
-    static func decode(_ text: String, into bytes: UnsafeMutableRawBufferPointer) -> Bool {
-        guard text.utf8.count == 2 * bytes.count else { return false }
-        var index = 0
-        var high: UInt8?
-        for digit in text.utf8 {
-            guard let nibble = value(digit) else { return false }
-            if let first = high {
-                bytes[index] = first << 4 | nibble
-                index += 1
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return true
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-
-    /// Whether `text` is `count` lowercase hex characters.
-    static func isLowercaseHex(_ text: String, count: Int) -> Bool {
-        text.utf8.count == count && text.utf8.allSatisfy { value($0) != nil }
     }
 }

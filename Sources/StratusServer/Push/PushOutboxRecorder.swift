@@ -25,9 +25,7 @@ struct PushOutboxRecorder {
             let isWatched =
                 try watched[recordType]
                 ?? {
-                    let found = try !tx.subscriptionCandidates(
-                        in: zone.database, zoneName: zone.zoneName, recordTypes: [recordType], after: nil, limit: 1
-                    ).isEmpty
+                    let found = try tx.hasSubscription(watching: recordType, in: zone.database, zoneName: zone.zoneName)
                     watched[recordType] = found
                     return found
                 }()

@@ -26,6 +26,19 @@ public protocol PushStoreReader {
         in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, after cursor: SubscriptionKey?, limit: Int
     ) throws -> [StoredSubscription]
 
+    /// Whether any subscription could fire on a change of a `recordType` record in `zoneName`:
+    /// one of that type on that zone or on every zone, or a zone subscription of that zone.
+    ///
+    /// What ``subscriptionCandidates(in:zoneName:recordTypes:after:limit:)`` finds, asked only
+    /// whether there is one: every records write asks it for each type it changed, so it is a
+    /// fixed statement of index probes that reads no subscription.
+    ///
+    /// - Parameters:
+    ///   - recordType: The type of the changed record.
+    ///   - database: The database written.
+    ///   - zoneName: The zone written.
+    func hasSubscription(watching recordType: String, in database: DatabaseKey, zoneName: String) throws -> Bool
+
     /// The push token, expired or not.
     func pushToken(_ token: String) throws -> PushTokenRow?
 

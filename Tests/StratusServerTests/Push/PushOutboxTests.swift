@@ -56,6 +56,47 @@ import Testing
         try await store.close()
     }
 
+    /// The question every write asks per changed type — is any subscription watching? — answers
+    /// yes for each kind of watch alone (the type on the zone, the type on every zone, a zone
+    /// subscription of the zone) and no for watches of other types, zones or databases, exactly
+    /// as the candidates do.
+    @Test(arguments: backends) func aTypeIsWatchedExactlyWhenItHasCandidates(_ backend: RecordStoreBackend) async throws {
+        let directory = try TemporaryDirectory(prefix: "stratus-outbox")
+        defer { directory.remove() }
+        let store = try await backend.makeStore(in: directory)
+        let privateDB = DatabaseKey(container: TestCloudKitServer.container, environment: .development, scope: .private, owner: "_someone")
+        let cases: [(String, [Subscription], Bool)] = [
+            ("nothing", [], false),
+            ("the type on the zone", [Self.query("s", type: "Post", zone: "Home")], true),
+            ("the type on every zone", [Self.query("s", type: "Post")], true),
+            ("a zone subscription of the zone", [Subscription(subscriptionID: "s", subscriptionType: .zone, zoneID: ZoneID(zoneName: "Home"))], true),
+            (
+                "other types and zones only",
+                [
+                    Self.query("a", type: "Bait"), Self.query("b", type: "Post", zone: "Elsewhere"),
+                    Subscription(subscriptionID: "c", subscriptionType: .zone, zoneID: ZoneID(zoneName: "Elsewhere")),
+                ],
+                false
+            ),
+        ]
+        for (name, subscriptions, watched) in cases {
+            let answers = try await store.write { tx -> (Bool, Bool, Bool) in
+                for subscription in subscriptions { try Self.put(tx, "_sub", subscription) }
+                let asked = try tx.hasSubscription(watching: "Post", in: Self.publicDB, zoneName: "Home")
+                let candidates = try tx.subscriptionCandidates(in: Self.publicDB, zoneName: "Home", recordTypes: ["Post"], after: nil, limit: 1)
+                let otherDatabase = try tx.hasSubscription(watching: "Post", in: privateDB, zoneName: "Home")
+                for subscription in subscriptions {
+                    _ = try tx.deleteSubscription(id: subscription.subscriptionID, in: Self.publicDB, subscriber: "_sub")
+                }
+                return (asked, !candidates.isEmpty, otherDatabase)
+            }
+            #expect(answers.0 == watched, "\(name)")
+            #expect(answers.0 == answers.1, "\(name): the candidates say otherwise")
+            #expect(!answers.2, "\(name): another database's write is not watched")
+        }
+        try await store.close()
+    }
+
     /// Advancing an entry is a compare-and-set on its cursor: a stale expectation changes nothing.
     @Test(arguments: backends) func advancingAnEntryIsACompareAndSet(_ backend: RecordStoreBackend) async throws {
         let directory = try TemporaryDirectory(prefix: "stratus-outbox")
