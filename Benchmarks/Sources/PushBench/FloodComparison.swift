@@ -17,7 +17,9 @@ import StratusWire
 enum FloodComparison {
     static let quietContainer = "iCloud.com.example.PushBench.quiet"
 
-    static func run(store: any RecordStore, client: LoopbackHTTPClient, flooded container: String, settings: (rounds: Int, block: Int, quiet: Int, flooded: Int))
+    static func run(
+        store: any RecordStore, client: LoopbackHTTPClient, flooded container: String, settings: (rounds: Int, block: Int, quiet: Int, flooded: Int)
+    )
         async throws
     {
         for (target, count) in [(quietContainer, settings.quiet), (container, settings.flooded)] {
