@@ -1,3 +1,4 @@
+import Foundation
 import StratusPostgres
 import StratusServer
 @testable import StratusServerPostgres
