@@ -33,7 +33,9 @@ let package = Package(
             name: "RecordsBench",
             dependencies: serverStack + [stratus("StratusMetrics"), stratus("StratusSQLite"), stratus("StratusServerPostgres"), stratus("StratusPostgres")]
         ),
-        .executableTarget(name: "PushBench", dependencies: serverStack + [stratus("StratusServerAPNs"), stratus("StratusTesting")]),
+        .executableTarget(
+            name: "PushBench", dependencies: serverStack + [stratus("StratusServerAPNs"), stratus("StratusServerPostgres"), stratus("StratusTesting")]
+        ),
         .executableTarget(name: "StoreBench", dependencies: [stratus("StratusStore"), stratus("StratusSQLite")]),
         .executableTarget(name: "AuthBench", dependencies: serverStack + [stratus("StratusCrypto"), stratus("StratusServerCrypto")]),
         .executableTarget(

@@ -76,7 +76,10 @@ public final class PostgresRecordStore: RecordStore {
     ) async throws
         -> PostgresRecordStore
     {
-        var setup: [String] = []
+        // No JIT compilation: a records query costed past `jit_above_cost` (a sort over tens of
+        // thousands of candidates) paid tens of milliseconds compiling it on every run, and past
+        // `jit_optimize_above_cost` seconds — the stalls of issue 20 (Documentation/0008, "No JIT").
+        var setup: [String] = ["SET jit = off"]
         if let schema {
             precondition(
                 schema.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") },

@@ -5,8 +5,9 @@ public import StratusServer
 public import StratusServerSQLite
 import StratusHTTP
 
-/// A real Stratus server in the benchmark's own process: SQLite in `root`, libmicrohttpd on
-/// 127.0.0.1 with an ephemeral port, rate limits off (benchmarks measure the work, not the limiter).
+/// A real Stratus server in the benchmark's own process: SQLite in `root` (or the store `open`
+/// returns), libmicrohttpd on 127.0.0.1 with an ephemeral port, rate limits off (benchmarks
+/// measure the work, not the limiter).
 ///
 /// ```swift
 /// let server = try await InProcessServer.start(root: root, containers: ["iCloud.com.example.Bench"], logger: logger) {
@@ -17,7 +18,7 @@ import StratusHTTP
 /// ```
 public struct InProcessServer: Sendable {
     /// The record store, for benchmarks that seed or inspect it directly.
-    public let store: SQLiteRecordStore
+    public let store: any RecordStore
     /// The CloudKit service behind the router.
     public let service: CloudKitService
     /// The HTTP server.
@@ -35,12 +36,16 @@ public struct InProcessServer: Sendable {
     ///   - threads: libmicrohttpd's thread pool size.
     ///   - logger: Where the server logs (benchmarks use `warning`).
     ///   - configure: Adjusts the service configuration after the benchmark defaults are set.
+    ///   - open: Opens the record store (default: SQLite in `root`).
     /// - Throws: What opening the store or starting the server throws.
     public static func start(
         root: URL, containers: [String], threads: Int = 4, logger: Logger,
-        configure: (inout ServiceConfiguration) -> Void = { _ in }
+        configure: (inout ServiceConfiguration) -> Void = { _ in },
+        open: (URL, Logger) async throws -> any RecordStore = { root, logger in
+            try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
+        }
     ) async throws -> InProcessServer {
-        let store = try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
+        let store = try await open(root, logger)
         _ = try await store.write { writer in
             for container in containers { _ = try writer.createContainer(container, createdAt: 0) }
         }

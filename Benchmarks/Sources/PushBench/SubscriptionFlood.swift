@@ -50,15 +50,19 @@ enum SubscriptionFlood {
         return Double(monotonicNanoseconds() - start)
     }
 
-    /// Replaces every flood subscription by `make(index)` for each of the 75 users, and gives each user a token.
-    private static func flood(_ store: any RecordStore, database: DatabaseKey, make: @escaping @Sendable (Int) -> Subscription) async throws {
+    /// Replaces every flood subscription by `make(index)` for each of `users` users (`perUser` each), and gives each user a token.
+    static func flood(
+        _ store: any RecordStore, database: DatabaseKey, users: Int = SubscriptionFlood.users, perUser: Int = SubscriptionFlood.perUser,
+        make: @escaping @Sendable (Int) -> Subscription
+    ) async throws {
         for user in 0..<users {
             let subscriber = String(format: "_flood%027d", user)
             try await store.write { tx in
-                if try tx.pushToken("flood-token-\(user)") == nil {
+                let token = "flood-token-\(database.container)-\(user)"
+                if try tx.pushToken(token) == nil {
                     try tx.createPushToken(
                         PushTokenRow(
-                            token: "flood-token-\(user)", container: database.container, environment: .development, apnsEnvironment: "development",
+                            token: token, container: database.container, environment: .development, apnsEnvironment: "development",
                             user: subscriber, createdAt: 0, expiresAt: .max
                         )
                     )
@@ -71,7 +75,7 @@ enum SubscriptionFlood {
     }
 
     /// `count` sequential one-record public creates; each one's round trip in nanoseconds.
-    private static func measure(_ client: LoopbackHTTPClient, container: String, label: String, count: Int) throws -> [Double] {
+    static func measure(_ client: LoopbackHTTPClient, container: String, label: String, count: Int) throws -> [Double] {
         var samples: [Double] = []
         for index in 0..<count {
             let record = Record(recordName: "flood-\(label)-\(index)", recordType: "Post", fields: ["v": .int64(Int64(index))])

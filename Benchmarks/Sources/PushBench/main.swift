@@ -3,6 +3,8 @@ import BenchSupport
 import Foundation
 import StratusLogging
 import StratusServer
+import StratusServerPostgres
+import StratusServerSQLite
 import StratusTesting
 import StratusWire
 
@@ -46,18 +48,36 @@ let root = FileManager.default.temporaryDirectory.appendingPathComponent("push-b
 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: root) }
 let logger = Logger(label: "bench", level: .warning, handler: StreamLogHandler(format: .text))
-let server = try await InProcessServer.start(root: root, containers: [container], logger: logger) {
+// `--backend postgres`: the records in a fresh PostgreSQL schema at STRATUS_POSTGRES_URL (dropped at the end).
+let postgresURL = ProcessInfo.processInfo.environment["STRATUS_POSTGRES_URL"]
+let onPostgres = CommandLine.arguments.contains("postgres")
+if onPostgres, postgresURL?.isEmpty ?? true { throw BenchFailure("--backend postgres needs STRATUS_POSTGRES_URL; run under Scripts/test-postgres.sh run …") }
+let server = try await InProcessServer.start(root: root, containers: [container, FloodComparison.quietContainer], logger: logger) {
     $0.assets.maximumSize = max(64, assetMB * 2) << 20
     $0.push.pollTimeout = .seconds(60)
     $0.push.maximumBacklog = 10_000
     $0.push.maximumParkedPollsPerUser = 100_000  // the fan-out round parks 1,000 polls of one user
     $0.push.maximumParkedPolls = 100_000
     $0.push.apns.endpoint = apnsFake?.endpoint
+} open: { root, logger in
+    guard onPostgres, let postgresURL else {
+        return try await SQLiteRecordStore.open(path: root.appendingPathComponent("stratus.sqlite").path, logger: logger)
+    }
+    return try await PostgresRecordStore.openTemporary(url: postgresURL, connections: 8, logger: logger)
 }
+print("PushBench on \(onPostgres ? "PostgreSQL" : "SQLite"); load average \(loadAverage())")
 let store = server.store
 let port = server.port
 let client = try LoopbackHTTPClient(port: port)
 
+if CommandLine.arguments.contains("--flood-compare") {
+    try await FloodComparison.run(
+        store: store, client: client, flooded: container,
+        settings: (rounds: option("rounds", 20), block: option("block", 20), quiet: option("quiet", 10), flooded: option("flooded", 10_000)))
+    print("load average at the end: \(loadAverage())")
+    try await server.stop()
+    exit(0)
+}
 if CommandLine.arguments.contains("--flood") {
     try await SubscriptionFlood.run(store: store, client: client, container: container, writes: option("writes", 200))
     try await server.stop()
@@ -224,3 +244,7 @@ print(
     | baseline: write \(assetMB) MB to a file / copy it (FileManager), median | \(String(format: "%.0f / %.0f MB/s", median(writeRates), median(copyRates))) |
     """)
 try await server.stop()
+
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+}

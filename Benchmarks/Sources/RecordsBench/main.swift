@@ -9,6 +9,7 @@
 // same round, so every figure is reported next to its physical limit. Medians of rounds.
 //
 //   swift run -c release --package-path Benchmarks RecordsBench [--records 10000] [--rounds 3]
+//       [--stalls [--settle S]]   (scenario 6 right after a bulk load, every run timed: QueryStalls)
 //       [--batch 200] [--updates 1000] [--clients 8] [--per-client 500] [--query-records 100000]
 //       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres] [--auth web]
 //
@@ -61,6 +62,14 @@ if let auth = arguments.firstIndex(of: "--auth").flatMap({ $0 + 1 < arguments.co
 // node and with three), side by side, and where a PostgreSQL request's time goes.
 let backends = (arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "sqlite")
     .split(separator: ",").map(String.init)
+if arguments.contains("--stalls") {
+    // Scenario 6 right after a bulk load, every run timed, on each back end (QueryStalls).
+    print("RecordsBench --stalls: \(queries) filtered + sorted queries right after loading \(queryRecords) records; load average \(loadAverage())")
+    let settings = QueryStalls.Settings(records: queryRecords, batch: batch, queries: queries, threads: threads, settle: option("settle", 0))
+    try await QueryStalls.run(try BackendComparison.configurations(backends), settings: settings)
+    print("load average at the end: \(loadAverage())")
+    exit(0)
+}
 if backends != ["sqlite"] {
     let settings = BackendComparison.Settings(
         records: records, batch: batch, updates: updates, clients: clients, perClient: perClient, threads: threads, rounds: rounds,
