@@ -112,10 +112,12 @@ struct Scenarios {
 
     /// `clients` threads, each with its own connection (to `ports` in turn: nodes of one cluster),
     /// each creating `perClient` records one per request; records/s.
-    static func concurrentCreates(ports: [UInt16], zone: String, clients: Int, perClient: Int, round: Int) throws -> Double {
+    /// Client `i` writes zone `zones[i % zones.count]` through node `ports[i % ports.count]`: one zone for
+    /// scenario 5, a zone per client for 5z (writers of different zones, which must not wait for each other).
+    static func concurrentCreates(ports: [UInt16], zones: [String], clients: Int, perClient: Int, round: Int) throws -> Double {
         let elapsed = try parallel(threads: clients) { thread -> (LoopbackHTTPClient, [[UInt8]]) in
             let bodies = try (0..<perClient).map { index in
-                try Payloads.createBody(prefix: "c\(round)-\(thread)", indices: index..<(index + 1), zone: zone)
+                try Payloads.createBody(prefix: "c\(round)-\(thread)", indices: index..<(index + 1), zone: zones[thread % zones.count])
             }
             return (try LoopbackHTTPClient(port: ports[thread % ports.count]), bodies)
         } run: { _, state in

@@ -10,11 +10,11 @@
 //
 //   swift run -c release --package-path Benchmarks RecordsBench [--records 10000] [--rounds 3]
 //       [--batch 200] [--updates 1000] [--clients 8] [--per-client 500] [--query-records 100000]
-//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres]
+//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres] [--pg-nodes 1,3]
 //
 // `--backend sqlite,postgres` (PostgreSQL at STRATUS_POSTGRES_URL, e.g. under
-// `Scripts/test-postgres.sh run …`) runs scenarios 1, 2, 4 and 5 on SQLite, on PostgreSQL with one
-// node and with three nodes on one schema, and breaks PostgreSQL requests down (BackendComparison).
+// `Scripts/test-postgres.sh run …`) runs scenarios 1, 2, 4, 5 and 5z (a zone per client) on SQLite, on PostgreSQL with one
+// node and with several on one schema (`--pg-nodes`, 1 and 3 by default), and breaks PostgreSQL requests down (BackendComparison).
 import BenchSupport
 import Foundation
 import StratusWire
@@ -45,8 +45,8 @@ struct Round {
 
 func µs(_ value: Double) -> String { value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value) }
 
-// With PostgreSQL among the back ends: scenarios 1, 2, 4 and 5 on each (SQLite, PostgreSQL with one
-// node and with three), side by side, and where a PostgreSQL request's time goes.
+// With PostgreSQL among the back ends: scenarios 1, 2, 4, 5 and 5z on each (SQLite, PostgreSQL with one
+// node and with several), side by side, and where a PostgreSQL request's time goes.
 let backends = (arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "sqlite")
     .split(separator: ",").map(String.init)
 if backends != ["sqlite"] {
@@ -57,7 +57,10 @@ if backends != ["sqlite"] {
     print(
         "RecordsBench --backend \(backends.joined(separator: ",")): \(rounds) round(s); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
     )
-    try await BackendComparison.run(try BackendComparison.configurations(backends), settings: settings)
+    // `--pg-nodes 1,2`: the PostgreSQL configurations by node count (1 and 3 by default).
+    let nodes = (arguments.firstIndex(of: "--pg-nodes").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "1,3")
+        .split(separator: ",").compactMap { Int($0) }
+    try await BackendComparison.run(try BackendComparison.configurations(backends, nodes: nodes), settings: settings)
     print("load average at the end: \(loadAverage())")
     exit(0)
 }
@@ -113,7 +116,7 @@ for round in 1...rounds {
     let latencies = try scenarios.conditionalUpdates(name: Payloads.name("r", 1), count: updates)
     figures.updateP50 = percentile(latencies, 50)
     figures.updateP99 = percentile(latencies, 99)
-    figures.concurrent = try Scenarios.concurrentCreates(ports: [server.port], zone: "r", clients: clients, perClient: perClient, round: round)
+    figures.concurrent = try Scenarios.concurrentCreates(ports: [server.port], zones: ["r"], clients: clients, perClient: perClient, round: round)
     await server.stop()
     figures.sqlite = try Baselines.sqlite(count: records, batch: batch, singles: clients * perClient)
     for line in try await Breakdown.measure(batch: batch, repeats: option("breakdown-batches", 10)) {
