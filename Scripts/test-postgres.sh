@@ -6,6 +6,9 @@
 #                                       parallelism bounded: SUITE_PARALLELISM, default 8), stop (also on failure)
 #   eval "$(Scripts/test-postgres.sh start)"   start; prints the exports (STRATUS_POSTGRES_URL, STRATUS_POSTGRES_DIR)
 #   Scripts/test-postgres.sh stop [DIR]        stop the cluster in DIR (default: $STRATUS_POSTGRES_DIR) and remove it
+#
+# The cluster runs with fsync, synchronous_commit and full_page_writes off (fast, not durable); with
+# STRATUS_POSTGRES_STOCK=1 it keeps PostgreSQL's stock settings (fsync on), as a production server would.
 set -euo pipefail
 
 bin="${STRATUS_POSTGRES_BIN:-}"
@@ -33,12 +36,14 @@ start() {
   [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
   as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-locale -E UTF8 >"$dir/initdb.log" 2>&1 || {
     cat "$dir/initdb.log" >&2; rm -rf "$dir"; exit 1; }
-  local attempt port
+  local attempt port durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  # STRATUS_POSTGRES_STOCK=1: PostgreSQL's own durability settings (fsync on), for benchmarks that compare.
+  [ "${STRATUS_POSTGRES_STOCK:-0}" = 1 ] && durability=""
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
     port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 30000 ))
     port_in_use "$port" && continue
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-        -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+        -o "-h 127.0.0.1 -p $port -k $dir $durability -c max_connections=300" \
         start >/dev/null 2>&1; then
       echo "export STRATUS_POSTGRES_URL='postgres://postgres@127.0.0.1:$port/postgres'"
       echo "export STRATUS_POSTGRES_DIR='$dir'"

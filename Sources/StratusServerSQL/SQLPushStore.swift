@@ -28,7 +28,11 @@ extension SQLPushStore {
         """
     }
 
-    static func subscription(_ database: DatabaseKey) -> (any SQLRow) throws -> StoredSubscription {
+    /// Reads a subscription row (subscriber, body, created at) of `database`, as ``subscriptionCandidates(in:zoneName:recordTypes:after:limit:)`` selects it.
+    ///
+    /// - Parameter database: The database the rows belong to.
+    /// - Returns: The row reader; it throws when the body does not decode.
+    public static func subscription(_ database: DatabaseKey) -> (any SQLRow) throws -> StoredSubscription {
         { row in
             let body: Data = try row[1]
             return StoredSubscription(
