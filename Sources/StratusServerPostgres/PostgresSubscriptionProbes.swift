@@ -53,7 +53,9 @@ struct PostgresSubscriptionProbes {
     }
 
     /// The answer read ahead for this question, once; `nil` when it must be read now.
-    mutating func take(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, after cursor: SubscriptionKey?, limit: Int)
+    mutating func take(
+        in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, after cursor: SubscriptionKey?, limit: Int
+    )
         -> [StoredSubscription]?
     {
         guard cursor == nil, limit == 1, recordTypes.count == 1, let type = recordTypes.first else { return nil }

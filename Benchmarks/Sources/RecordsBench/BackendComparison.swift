@@ -68,7 +68,7 @@ enum BackendComparison {
                 print(
                     "round \(round), \(configuration.name): creates \(grouped(figures.creates))/s | feed \(grouped(figures.feed))/s | "
                         + "update p50 \(µs(figures.updateP50)) | \(settings.clients) clients \(grouped(figures.concurrent))/s | "
-                    + "a zone each \(grouped(figures.concurrentZones))/s"
+                        + "a zone each \(grouped(figures.concurrentZones))/s"
                 )
             }
         }
