@@ -12,7 +12,9 @@ import StratusWire
 /// inserted. The transaction hands them to its connection right before anything is sent
 /// (`PostgresConnection.pendingStatements`), so every read, savepoint flush and the `COMMIT`
 /// sees them. Each record appears at most once (a second write of the same record first renders
-/// what is buffered), so the statements' order within one rendering does not matter.
+/// what is buffered), so the statements' order within one rendering does not matter. A record the
+/// transaction read as missing under its zone's lock (a create) has no references or index rows to
+/// remove: the removals name only the others, and are left out when there are none.
 struct PostgresRecordWrites {
     private struct Tombstone {
         var zoneRowID: Int64
@@ -22,6 +24,8 @@ struct PostgresRecordWrites {
     }
 
     private var keys: Set<PostgresWriteCache.RecordKey> = []
+    /// The buffered records that may have references and index rows already (all but the new ones).
+    private var replaced: [PostgresWriteCache.RecordKey] = []
     private var records: [(record: StoredRecord, body: Data)] = []
     private var edges: [ReferenceEdge] = []
     private var tombstones: [Tombstone] = []
@@ -35,8 +39,12 @@ struct PostgresRecordWrites {
     }
 
     /// Buffers a record's row (its `fields` encoded as `body`) and its outgoing references.
-    mutating func put(_ record: StoredRecord, body: Data, references recordReferences: [ReferenceEdge]) {
-        keys.insert(PostgresWriteCache.RecordKey(zoneRowID: record.zoneRowID, name: record.recordName))
+    ///
+    /// - Parameter isNew: The record has no row at all (read so under the zone's lock): nothing of it to remove.
+    mutating func put(_ record: StoredRecord, body: Data, references recordReferences: [ReferenceEdge], isNew: Bool) {
+        let key = PostgresWriteCache.RecordKey(zoneRowID: record.zoneRowID, name: record.recordName)
+        keys.insert(key)
+        if !isNew { replaced.append(key) }
         records.append((record, body))
         var seen: [ReferenceKey: Int] = [:]
         var own: [ReferenceEdge] = []
@@ -50,7 +58,9 @@ struct PostgresRecordWrites {
 
     /// Buffers a record's tombstone: the row marked deleted, its references and index rows removed.
     mutating func delete(named name: String, inZone zoneRowID: Int64, modified: StoredRecord.Stamp, sequence: Int64) {
-        keys.insert(PostgresWriteCache.RecordKey(zoneRowID: zoneRowID, name: name))
+        let key = PostgresWriteCache.RecordKey(zoneRowID: zoneRowID, name: name)
+        keys.insert(key)
+        replaced.append(key)
         tombstones.append(Tombstone(zoneRowID: zoneRowID, name: name, sequence: sequence, modified: modified))
     }
 
@@ -66,19 +76,21 @@ struct PostgresRecordWrites {
         var statements: [PostgresStatement] = []
         if !records.isEmpty { statements.append(upsert()) }
         if !tombstones.isEmpty { statements.append(tombstoning()) }
-        let zones = PostgresArray(keys.map(\.zoneRowID))
-        let names = PostgresArray(keys.map(\.name))
-        statements.append(
-            PostgresStatement(
-                """
-                DELETE FROM record_refs USING unnest($1::bigint[], $2::text[]) AS u(z, n)
-                WHERE record_refs.zone_id = u.z AND record_refs.source_name = u.n
-                """,
-                [zones, names]
+        if !replaced.isEmpty {
+            let zones = PostgresArray(replaced.map(\.zoneRowID))
+            let names = PostgresArray(replaced.map(\.name))
+            statements.append(
+                PostgresStatement(
+                    """
+                    DELETE FROM record_refs USING unnest($1::bigint[], $2::text[]) AS u(z, n)
+                    WHERE record_refs.zone_id = u.z AND record_refs.source_name = u.n
+                    """,
+                    [zones, names]
+                )
             )
-        )
+            statements.append(PostgresFieldIndex.removal(zoneRowIDs: zones, recordNames: names))
+        }
         if !edges.isEmpty { statements.append(referencing()) }
-        statements.append(PostgresFieldIndex.removal(zoneRowIDs: zones, recordNames: names))
         var index = PostgresFieldIndex.Rows()
         for (record, _) in records { index.add(record) }
         if let insertion = index.insertion { statements.append(insertion) }

@@ -1,6 +1,7 @@
 import StratusPostgres
 import StratusServer
 import StratusServerSQL
+import StratusSQL
 import StratusWire
 
 /// Subscriptions, web courier tokens and queues, the push outbox and APNs delivery on PostgreSQL:
@@ -10,6 +11,29 @@ extension PostgresStoreTransaction: SQLPushStore, SQLAPNsStore {
     /// node's relay, which wakes its parked polls for the token; PostgreSQL folds repeats within one transaction.
     func announceQueued(token: String) throws {
         db.enqueue(PostgresStatement("SELECT pg_notify($1, $2)", [pushChannel, token]))
+    }
+
+    func prefetchSubscriptionCandidates(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>) throws {
+        guard isWriting else { return }
+        probes.announce(in: database, zoneName: zoneName, recordTypes: recordTypes)
+    }
+
+    /// Answered from what `prefetchRecords` asked with the zone lock when it can (the question a
+    /// records write asks per changed type, `PushOutboxRecorder`), else read now.
+    func hasSubscription(watching recordType: String, in database: DatabaseKey, zoneName: String) throws -> Bool {
+        if let known = probes.take(in: database, zoneName: zoneName, recordTypes: [recordType], after: nil, limit: 1) { return !known.isEmpty }
+        return try existsSubscription(watching: recordType, in: database, zoneName: zoneName)
+    }
+
+    /// Answered from what `prefetchRecords` asked with the zone lock when it can, else read now.
+    func subscriptionCandidates(
+        in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, after cursor: SubscriptionKey?, limit: Int
+    ) throws -> [StoredSubscription] {
+        if let known = probes.take(in: database, zoneName: zoneName, recordTypes: recordTypes, after: cursor, limit: limit) { return known }
+        let statement = SQLPushStatements.candidates(
+            in: database, zoneName: zoneName, recordTypes: recordTypes, after: cursor, limit: limit, dialect: .postgres
+        )
+        return try fetchAll(literal: statement, Self.subscription(database))
     }
 }
 

@@ -29,16 +29,21 @@ extension PostgresStoreTransaction {
         let wanted = Array(Set(names.filter { !cache.contains(named: $0, inZone: zoneRowID) })).sorted()
         let knowsCounter = lockedZones.contains(zoneRowID) && cache.counters[zoneRowID] != nil
         guard !wanted.isEmpty || !knowsCounter else { return }
-        // The lock first (FOR UPDATE, again if already held: harmless), then the reads, in one pipeline.
+        // The lock first (FOR UPDATE, again if already held: harmless), then the reads and the
+        // announced subscription questions, in one pipeline.
+        let questions = probes.statements()
         let results = try tracking {
-            try db.pipeline([
-                PostgresStatement("SELECT change_seq FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
-                PostgresStatement(
-                    "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = ANY($2::text[])",
-                    [zoneRowID, PostgresArray(wanted)]
-                ),
-            ])
+            try db.pipeline(
+                [
+                    PostgresStatement("SELECT change_seq FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
+                    PostgresStatement(
+                        "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = ANY($2::text[])",
+                        [zoneRowID, PostgresArray(wanted)]
+                    ),
+                ] + questions.statements
+            )
         }
+        try probes.answer(questions.keys, rows: Array(results.dropFirst(2)))
         // A zone deleted meanwhile: nothing is cached, and the writes fail as without the hint.
         guard let counterRow = results[0].first else { return }
         lockedZones.insert(zoneRowID)
@@ -83,7 +88,9 @@ extension PostgresStoreTransaction {
         try lockZone(record.zoneRowID)
         let body = try SQLStoredRows.encodeFields(record.fields)
         try renderIfBuffered(named: record.recordName, inZone: record.zoneRowID)
-        writes.put(record, body: body, references: references)
+        // Read as missing under the lock (and not written since): a create, with nothing to remove first.
+        let isNew = cache.record(named: record.recordName, inZone: record.zoneRowID).map { $0 == nil } ?? false
+        writes.put(record, body: body, references: references, isNew: isNew)
         try flushIfFull()
         cache.wrote(record)
     }

@@ -28,6 +28,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     var cache = PostgresWriteCache()
     /// Record writes not sent yet: rendered as multi-row statements right before the connection sends anything.
     var writes = PostgresRecordWrites()
+    /// Whether subscriptions watch the types a write announced: asked with the zone lock, answered from here.
+    var probes = PostgresSubscriptionProbes()
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
@@ -89,9 +91,17 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     private func loadSchema(_ key: TransactionSchemas.Key) throws -> Schema {
-        guard let row = try first("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment]) else {
-            return Schema()
-        }
+        let statement = Self.schemaStatement(key)
+        return try Self.schema(try first(statement.sql, statement.parameters))
+    }
+
+    private static func schemaStatement(_ key: TransactionSchemas.Key) -> PostgresStatement {
+        PostgresStatement("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment])
+    }
+
+    /// The schema in a row of ``schemaStatement(_:)``; none stored is the empty schema.
+    private static func schema(_ row: PostgresRow?) throws -> Schema {
+        guard let row else { return Schema() }
         return try JSONDecoder().decode(Schema.self, from: try row[0] as Data)
     }
 
@@ -128,14 +138,27 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         return zone
     }
 
+    /// In a write, the database's schema is read in the same round trip (a write of the zone's
+    /// records reads it next), before the zone is locked.
     func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow? {
-        let zone = try first(
+        let select = PostgresStatement(
             """
             SELECT \(Self.zoneColumns) FROM zones
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND zone_name = $5 AND NOT deleted
             """,
             Self.arguments(database) + [name]
-        ).map(Self.zone).map(current)
+        )
+        let key = TransactionSchemas.Key(container: database.container, environment: database.environment.rawValue)
+        let rows: [PostgresRow]
+        if isWriting, seen.known(key) == nil {
+            let results = try tracking { try db.pipeline([select, Self.schemaStatement(key)]) }
+            let schema = try Self.schema(results[1].first)
+            _ = seen.schema(key) { _ in schema }
+            rows = results[0]
+        } else {
+            rows = try query(select.sql, select.parameters)
+        }
+        let zone = try rows.first.map(Self.zone).map(current)
         // Remembered so that writing a record of the zone need not read the zone again for its schema.
         if let zone { seen.noteZone(zone) }
         return zone

@@ -28,7 +28,11 @@ extension SQLPushStore {
         """
     }
 
-    static func subscription(_ database: DatabaseKey) -> (any SQLRow) throws -> StoredSubscription {
+    /// Reads a subscription row (subscriber, body, created at) of `database`, as ``subscriptionCandidates(in:zoneName:recordTypes:after:limit:)`` selects it.
+    ///
+    /// - Parameter database: The database the rows belong to.
+    /// - Returns: The row reader; it throws when the body does not decode.
+    public static func subscription(_ database: DatabaseKey) -> (any SQLRow) throws -> StoredSubscription {
         { row in
             let body: Data = try row[1]
             return StoredSubscription(
@@ -61,9 +65,14 @@ extension SQLPushStore {
         return try executor.fetchAll(literal: statement, Self.subscription(database))
     }
 
-    /// Whether a subscription watches `recordType` changes in `zoneName`: three probes of
-    /// `subscriptions_by_watch`, the watches ``SubscriptionWatch/covering(recordTypes:zoneName:)`` lists.
+    /// Whether a subscription watches `recordType` changes in `zoneName` (``existsSubscription(watching:in:zoneName:)``).
     public func hasSubscription(watching recordType: String, in database: DatabaseKey, zoneName: String) throws -> Bool {
+        try existsSubscription(watching: recordType, in: database, zoneName: zoneName)
+    }
+
+    /// Whether a subscription watches `recordType` changes in `zoneName`, read now: three probes of
+    /// `subscriptions_by_watch`, the watches ``SubscriptionWatch/covering(recordTypes:zoneName:)`` lists.
+    public func existsSubscription(watching recordType: String, in database: DatabaseKey, zoneName: String) throws -> Bool {
         let index: SQL = executor.dialect == .sqlite ? " INDEXED BY subscriptions_by_watch" : ""
         let watching = "SELECT 1 FROM subscriptions\(index) WHERE \(Self.inDatabase(database)) AND" as SQL
         let found = try executor.fetchOne(

@@ -122,6 +122,27 @@ struct PostgresMultiRowWriteTests {
         try await store.close()
     }
 
+    /// A record read as missing is written without removing references and index rows first (it has
+    /// none); written again in the same transaction, its first version's are removed.
+    @Test func aNewRecordWrittenTwiceInOneTransactionKeepsOnlyItsLastReferencesAndIndexRows() async throws {
+        let store = try await PostgresRecordStore.openTemporary(url: try PostgresTestDatabase.url(), connections: 2)
+        let zone = try await store.write { tx in
+            let zone = try tx.createZone(named: "Twice", in: Self.database, createdAt: 1)
+            try tx.prefetchRecords(named: ["r3"], inZone: zone.rowID)
+            let (first, edges) = Self.record(3, zone: zone.rowID, sequence: try tx.nextChangeSequence(inZone: zone.rowID), parent: "r9", owner: "r1")
+            try tx.putRecord(first, references: edges)
+            var (second, _) = Self.record(3, zone: zone.rowID, sequence: try tx.nextChangeSequence(inZone: zone.rowID), parent: nil, owner: nil)
+            second.fields = ["n": .int64(42)]
+            try tx.putRecord(second, references: [])
+            return zone
+        }
+        let rows = try Self.rows(store, zone: zone.rowID)
+        #expect(rows["record_refs"] == [])
+        #expect(rows["field_index"]?.map { $0[1] } == ["n"])
+        #expect(rows["field_index"]?.first?[4] == "42")
+        try await store.close()
+    }
+
     @Test func aBatchThatFailsAfterItsWritesWentOutLeavesNothing() async throws {
         let store = try await PostgresRecordStore.openTemporary(url: try PostgresTestDatabase.url(), connections: 2)
         let zone = try await store.write { tx in try tx.createZone(named: "Failing", in: Self.database, createdAt: 1) }

@@ -64,7 +64,7 @@ enum AuthComparison {
             }
             cpu = processCPUSeconds()
             figures.concurrent = try Scenarios.concurrentCreates(
-                ports: [server.port], zone: "r", clients: settings.clients, perClient: settings.perClient, round: round, sessions: sessions
+                ports: [server.port], zones: ["r"], clients: settings.clients, perClient: settings.perClient, round: round, sessions: sessions
             )
             figures.concurrentCPU = (processCPUSeconds() - cpu) * 1e6 / Double(settings.clients * settings.perClient)
             await server.stop()

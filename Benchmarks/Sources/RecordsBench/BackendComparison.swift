@@ -2,14 +2,14 @@ import BenchSupport
 import Foundation
 import StratusPostgres
 
-/// Scenarios 1, 2, 4, 5, 6′ and 6 (queries over the records of 1) on each back end in one run — SQLite, PostgreSQL with one node,
-/// PostgreSQL with three nodes on one schema (clients spread over them) — and where a
+/// Scenarios 1, 2, 4, 5, 5z, 6′ and 6 (queries over the records of 1) on each back end in one run — SQLite, PostgreSQL with one node,
+/// PostgreSQL with several nodes on one schema (`--pg-nodes`, 1 and 3 by default; clients spread over them) — and where a
 /// PostgreSQL request's time goes: round trips, time waiting on PostgreSQL (network, its
 /// work, lock waits), of which `COMMIT`, and the rest (HTTP, JSON, service logic).
 ///
 /// The nodes run in this process (each its own connection pool, service and HTTP server), so
-/// the three-node figures show the cost of sharing one database, not more CPUs: the machine
-/// is the same.
+/// the several-node figures show the cost of sharing one database, not more CPUs: the machine
+/// is the same. Scenario 5z is 5 with a zone per client: writers that share no zone lock.
 enum BackendComparison {
     struct Configuration {
         var name: String
@@ -30,15 +30,16 @@ enum BackendComparison {
 
     /// One round of one configuration.
     struct Figures {
-        var creates = 0.0, feed = 0.0, updateP50 = 0.0, updateP99 = 0.0, updateMean = 0.0, concurrent = 0.0
+        var creates = 0.0, feed = 0.0, updateP50 = 0.0, updateP99 = 0.0, updateMean = 0.0, concurrent = 0.0, concurrentZones = 0.0
         var typeQueryP50 = 0.0, filteredQueryP50 = 0.0
         var createPG = PostgresStatistics.Snapshot.zero, feedPG = PostgresStatistics.Snapshot.zero
         var updatePG = PostgresStatistics.Snapshot.zero, concurrentPG = PostgresStatistics.Snapshot.zero
+        var concurrentZonesPG = PostgresStatistics.Snapshot.zero
         var feedPages = 0
     }
 
-    /// The configurations for `--backend` names: `sqlite`, `postgres` (one node and three).
-    static func configurations(_ names: [String]) throws -> [Configuration] {
+    /// The configurations for `--backend` names: `sqlite`, `postgres` (one configuration per entry of `nodes`).
+    static func configurations(_ names: [String], nodes: [Int] = [1, 3]) throws -> [Configuration] {
         var configurations: [Configuration] = []
         for name in names {
             switch name {
@@ -47,8 +48,9 @@ enum BackendComparison {
                 guard let url = ProcessInfo.processInfo.environment["STRATUS_POSTGRES_URL"], !url.isEmpty else {
                     throw BenchFailure("--backend postgres needs STRATUS_POSTGRES_URL; run under Scripts/test-postgres.sh run …")
                 }
-                configurations.append(Configuration(name: "PostgreSQL, 1 node", backend: .postgres(url: url), nodes: 1))
-                configurations.append(Configuration(name: "PostgreSQL, 3 nodes", backend: .postgres(url: url), nodes: 3))
+                for count in nodes where count > 0 {
+                    configurations.append(Configuration(name: "PostgreSQL, \(count) node\(count == 1 ? "" : "s")", backend: .postgres(url: url), nodes: count))
+                }
             default: throw BenchFailure("--backend takes sqlite and postgres, comma-separated; got '\(name)'")
             }
         }
@@ -65,7 +67,8 @@ enum BackendComparison {
                 results[configuration.name, default: []].append(figures)
                 print(
                     "round \(round), \(configuration.name): creates \(grouped(figures.creates))/s | feed \(grouped(figures.feed))/s | "
-                        + "update p50 \(µs(figures.updateP50)) | \(settings.clients) clients \(grouped(figures.concurrent))/s"
+                        + "update p50 \(µs(figures.updateP50)) | \(settings.clients) clients \(grouped(figures.concurrent))/s | "
+                        + "a zone each \(grouped(figures.concurrentZones))/s"
                 )
             }
         }
@@ -79,6 +82,8 @@ enum BackendComparison {
             try await server.startNodes(configuration.nodes - 1, threads: settings.threads)
             let client = try BenchClient(port: server.port)
             try server.createZone("r", client: client)
+            let clientZones = (0..<settings.clients).map { "z\($0)" }
+            for zone in clientZones { try server.createZone(zone, client: client) }
             let scenarios = Scenarios(client: client, zone: "r")
             var before = PostgresStatistics.snapshot()
             figures.creates = try scenarios.create(prefix: "r", count: settings.records, batch: settings.batch)
@@ -115,9 +120,15 @@ enum BackendComparison {
 
             before = PostgresStatistics.snapshot()
             figures.concurrent = try Scenarios.concurrentCreates(
-                ports: server.ports, zone: "r", clients: settings.clients, perClient: settings.perClient, round: round
+                ports: server.ports, zones: ["r"], clients: settings.clients, perClient: settings.perClient, round: round
             )
             figures.concurrentPG = PostgresStatistics.snapshot() - before
+
+            before = PostgresStatistics.snapshot()
+            figures.concurrentZones = try Scenarios.concurrentCreates(
+                ports: server.ports, zones: clientZones, clients: settings.clients, perClient: settings.perClient, round: round
+            )
+            figures.concurrentZonesPG = PostgresStatistics.snapshot() - before
         } catch {
             await server.stop()
             throw error
@@ -143,14 +154,15 @@ enum BackendComparison {
             name == baseline ? "" : String(format: " (%.2f×)", med(name, key) / med(baseline, key))
         }
         print(
-            "\n| back end | 1. create \(grouped(Double(settings.records))), batches of \(settings.batch) | 2. change feed (200/page) | 4. sequential conditional update p50 (p99) | 5. \(settings.clients) clients × \(settings.perClient) single creates | 6′. type-only query, 200 of \(grouped(Double(settings.records))), p50 | 6. filtered + sorted query, p50 |"
+            "\n| back end | 1. create \(grouped(Double(settings.records))), batches of \(settings.batch) | 2. change feed (200/page) | 4. sequential conditional update p50 (p99) | 5. \(settings.clients) clients × \(settings.perClient) single creates, one zone | 5z. the same, a zone per client | 6′. type-only query, 200 of \(grouped(Double(settings.records))), p50 | 6. filtered + sorted query, p50 |"
         )
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
         for configuration in configurations {
             let name = configuration.name
             print(
                 "| \(name) | \(grouped(med(name, \.creates))) records/s\(ratio(name, \.creates)) | \(grouped(med(name, \.feed))) records/s\(ratio(name, \.feed)) | "
                     + "\(µs(med(name, \.updateP50))) (\(µs(med(name, \.updateP99))))\(ratio(name, \.updateP50)) | \(grouped(med(name, \.concurrent))) records/s\(ratio(name, \.concurrent)) | "
+                    + "\(grouped(med(name, \.concurrentZones))) records/s\(ratio(name, \.concurrentZones)) | "
                     + "\(µs(med(name, \.typeQueryP50)))\(ratio(name, \.typeQueryP50)) | \(µs(med(name, \.filteredQueryP50)))\(ratio(name, \.filteredQueryP50)) |"
             )
         }
@@ -181,6 +193,9 @@ enum BackendComparison {
             row(
                 "5. concurrent creates", per: "request (latency)", wall: 1e6 / med(name, \.concurrent) * Double(settings.clients), count: requests,
                 \.concurrentPG)
+            row(
+                "5z. concurrent creates, a zone each", per: "request (latency)", wall: 1e6 / med(name, \.concurrentZones) * Double(settings.clients),
+                count: requests, \.concurrentZonesPG)
         }
         print(
             "\n\"waiting on PostgreSQL\" is summed over every connection, so with \(settings.clients) clients it is time the requests spent blocked, not a share of one CPU."

@@ -111,14 +111,16 @@ struct Scenarios {
     // MARK: 5. Concurrent creates
 
     /// `clients` threads, each with its own connection (to `ports` in turn: nodes of one cluster),
-    /// each creating `perClient` records one per request; records/s. With `sessions` (one per
-    /// client), each client is signed in with its own session (web auth, tokens rotated).
+    /// each creating `perClient` records one per request; records/s.
+    /// Client `i` writes zone `zones[i % zones.count]` through node `ports[i % ports.count]`: one zone for
+    /// scenario 5, a zone per client for 5z (writers of different zones, which must not wait for each other).
+    /// With `sessions` (one per client), each client is signed in with its own session (web auth, tokens rotated).
     static func concurrentCreates(
-        ports: [UInt16], zone: String, clients: Int, perClient: Int, round: Int, sessions: [WebAuthAccount.Session] = []
+        ports: [UInt16], zones: [String], clients: Int, perClient: Int, round: Int, sessions: [WebAuthAccount.Session] = []
     ) throws -> Double {
         let elapsed = try parallel(threads: clients) { thread -> (BenchClient, [[UInt8]]) in
             let bodies = try (0..<perClient).map { index in
-                try Payloads.createBody(prefix: "c\(round)-\(thread)", indices: index..<(index + 1), zone: zone)
+                try Payloads.createBody(prefix: "c\(round)-\(thread)", indices: index..<(index + 1), zone: zones[thread % zones.count])
             }
             return (try BenchClient(port: ports[thread % ports.count], webAuth: sessions.isEmpty ? nil : sessions[thread]), bodies)
         } run: { _, state in

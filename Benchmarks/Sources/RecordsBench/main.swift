@@ -11,14 +11,14 @@
 //   swift run -c release --package-path Benchmarks RecordsBench [--records 10000] [--rounds 3]
 //       [--stalls [--settle S]]   (scenario 6 right after a bulk load, every run timed: QueryStalls)
 //       [--batch 200] [--updates 1000] [--clients 8] [--per-client 500] [--query-records 100000]
-//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres] [--auth web]
+//       [--queries 30] [--threads 4] [--backend sqlite|sqlite,postgres|postgres] [--pg-nodes 1,3] [--auth web]
 //
 // `--auth web` runs scenarios 4 and 5 only, with every request signed in (API token and a web auth
 // token rotated on every request, as CloudKit JS does), next to open mode in the same run (AuthComparison).
 //
 // `--backend sqlite,postgres` (PostgreSQL at STRATUS_POSTGRES_URL, e.g. under
-// `Scripts/test-postgres.sh run …`) runs scenarios 1, 2, 4 and 5 on SQLite, on PostgreSQL with one
-// node and with three nodes on one schema, and breaks PostgreSQL requests down (BackendComparison).
+// `Scripts/test-postgres.sh run …`) runs scenarios 1, 2, 4, 5 and 5z (a zone per client) on SQLite, on PostgreSQL with one
+// node and with several on one schema (`--pg-nodes`, 1 and 3 by default), and breaks PostgreSQL requests down (BackendComparison).
 import BenchSupport
 import Foundation
 import StratusWire
@@ -58,8 +58,8 @@ if let auth = arguments.firstIndex(of: "--auth").flatMap({ $0 + 1 < arguments.co
     exit(0)
 }
 
-// With PostgreSQL among the back ends: scenarios 1, 2, 4 and 5 on each (SQLite, PostgreSQL with one
-// node and with three), side by side, and where a PostgreSQL request's time goes.
+// With PostgreSQL among the back ends: scenarios 1, 2, 4, 5 and 5z on each (SQLite, PostgreSQL with one
+// node and with several), side by side, and where a PostgreSQL request's time goes.
 let backends = (arguments.firstIndex(of: "--backend").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "sqlite")
     .split(separator: ",").map(String.init)
 if arguments.contains("--stalls") {
@@ -78,7 +78,10 @@ if backends != ["sqlite"] {
     print(
         "RecordsBench --backend \(backends.joined(separator: ",")): \(rounds) round(s); \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadAverage())"
     )
-    try await BackendComparison.run(try BackendComparison.configurations(backends), settings: settings)
+    // `--pg-nodes 1,2`: the PostgreSQL configurations by node count (1 and 3 by default).
+    let nodes = (arguments.firstIndex(of: "--pg-nodes").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "1,3")
+        .split(separator: ",").compactMap { Int($0) }
+    try await BackendComparison.run(try BackendComparison.configurations(backends, nodes: nodes), settings: settings)
     print("load average at the end: \(loadAverage())")
     exit(0)
 }
@@ -134,7 +137,7 @@ for round in 1...rounds {
     let latencies = try scenarios.conditionalUpdates(name: Payloads.name("r", 1), count: updates)
     figures.updateP50 = percentile(latencies, 50)
     figures.updateP99 = percentile(latencies, 99)
-    figures.concurrent = try Scenarios.concurrentCreates(ports: [server.port], zone: "r", clients: clients, perClient: perClient, round: round)
+    figures.concurrent = try Scenarios.concurrentCreates(ports: [server.port], zones: ["r"], clients: clients, perClient: perClient, round: round)
     await server.stop()
     figures.sqlite = try Baselines.sqlite(count: records, batch: batch, singles: clients * perClient)
     for line in try await Breakdown.measure(batch: batch, repeats: option("breakdown-batches", 10)) {

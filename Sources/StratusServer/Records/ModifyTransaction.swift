@@ -3,7 +3,8 @@ import StratusWire
 /// One `records/modify` inside its write transaction, in three steps that run in this order:
 ///
 /// 1. ``begin(_:)``: the zone (the default zone made on first use), a ``RecordModifier`` on the
-///    schema as this transaction reads it, one read of every named record, the key-value zone's usage;
+///    schema as this transaction reads it, one read of every named record (and, announced with it,
+///    whether subscriptions watch the request's record types), the key-value zone's usage;
 /// 2. ``Batch/apply(_:at:)`` per operation, each in its own savepoint: limits first, then the sharing
 ///    checks, the write, and the bookkeeping that needs the written record;
 /// 3. ``Batch/finish()``: what the batch's changes do together — share hierarchies, quotas, asset
@@ -49,7 +50,9 @@ struct ModifyTransaction: Sendable {
             schema: SchemaAdmission(schema: schema, environment: database.environment),
             roleCheckedCaller: roleCheckedCaller, readPolicy: readPolicy, assets: effects.assets
         )
-        // One lock and one read for every named record of the batch, before the per-record loop.
+        // One lock and one read for every named record of the batch, before the per-record loop,
+        // with the question the push outbox asks at the end (whether a subscription watches the types).
+        try tx.prefetchSubscriptionCandidates(in: database, zoneName: zone.zoneName, recordTypes: Set(request.operations.compactMap(\.record.recordType)))
         try tx.prefetchRecords(named: request.operations.compactMap(\.record.recordName), inZone: zone.rowID)
         // The key-value store's zone has limits (KeyValueContract); other zones load nothing.
         let keyValueUsage = try KeyValueUsage.load(zone: zone, database: database, tx)

@@ -116,9 +116,22 @@ public protocol RecordStoreWriter: RecordStoreReader, PushStoreWriter, AssetStor
     /// let a = try tx.record(named: "a", inZone: zone.rowID)  // no further round trip on PostgreSQL
     /// ```
     func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws
+
+    /// Announces the record types a batch is about to write in a zone, so that a back end with
+    /// costly round trips can ask whether a subscription watches them (``subscriptionCandidates(in:zoneName:recordTypes:after:limit:)``
+    /// with no cursor and a limit of 1) along with ``prefetchRecords(named:inZone:)``; a hint only.
+    ///
+    /// ```swift
+    /// try tx.prefetchSubscriptionCandidates(in: zone.database, zoneName: zone.zoneName, recordTypes: ["Note"])
+    /// try tx.prefetchRecords(named: ["a"], inZone: zone.rowID)  // the question goes out with the lock on PostgreSQL
+    /// ```
+    func prefetchSubscriptionCandidates(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>) throws
 }
 
 extension RecordStoreWriter {
     /// Does nothing: reading a record one at a time is cheap on this back end.
     public func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws {}
+
+    /// Does nothing: asking when needed is cheap on this back end.
+    public func prefetchSubscriptionCandidates(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>) throws {}
 }
