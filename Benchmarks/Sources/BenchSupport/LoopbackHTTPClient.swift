@@ -206,6 +206,14 @@ public final class LoopbackHTTPClient {
     }
 }
 
+/// CPU seconds this process has used (user and system, every thread: the in-process server's too):
+/// unlike wall time, it does not grow while the work waits for a core on a loaded machine.
+public func processCPUTime() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
 /// Nanoseconds on the monotonic clock.
 public func monotonicNanoseconds() -> UInt64 {
     var now = timespec()

@@ -91,16 +91,46 @@ final class BenchWorld: Sendable {
             transport: transport)
     }
 
-    func device(_ name: String, push: Bool) async throws -> BenchDevice {
+    func device(_ name: String, push: Bool, zoneName: String = "StratusSync") async throws -> BenchDevice {
         let store = PersistentContainer(name: name, model: try BenchModel.make(), url: root.appendingPathComponent("\(name).store"))
         try await store.loadPersistentStores()
         var configuration = SyncConfiguration(
-            container: cloud(), entityTypes: [], deviceID: name, bookkeepingPath: root.appendingPathComponent("\(name).sync").path)
+            container: cloud(), entityTypes: [], deviceID: name, bookkeepingPath: root.appendingPathComponent("\(name).sync").path,
+            zoneName: zoneName)
         configuration.reconnectInterval = nil
         configuration.logger = .disabled
         let sync = try StoreSync(store: store, entities: [FolderMapping.self, NoteMapping.self], configuration: configuration)
         try await sync.start(push: push)
         return BenchDevice(store: store, sync: sync)
+    }
+
+    /// Writes `notes` notes in folders of 100 straight to a zone through the SDK (records as a
+    /// device's upload makes them), in requests of 200: the initial sync's data without growing a store.
+    func seed(zoneName: String, notes: Int) async throws {
+        let database = cloud().privateCloudDatabase
+        let zone = ZoneID(zoneName: zoneName)
+        _ = try await database.save(RecordZone(zoneID: zone))
+        var records: [StratusClient.Record] = []
+        var folder = RecordID(recordName: "", zoneID: zone)
+        for index in 0..<notes {
+            if index % 100 == 0 {
+                folder = RecordID(recordName: UUID().uuidString, zoneID: zone)
+                var record = StratusClient.Record(recordType: "Folder", recordID: folder)
+                record["name"] = FieldValue.string("Folder \(index / 100)")
+                records.append(record)
+            }
+            var note = StratusClient.Record(recordType: "Note", recordID: RecordID(recordName: UUID().uuidString, zoneID: zone))
+            note["title"] = FieldValue.string("Note \(index)")
+            note["body"] = FieldValue.string("Body of note \(index), a few words long.")
+            note["rank"] = FieldValue.int64(Int64(index))
+            note["folder"] = FieldValue.reference(Reference(folder))
+            records.append(note)
+            if records.count >= 200 || index == notes - 1 {
+                let results = try await database.modifyRecords(saving: records, deleting: [], atomically: false)
+                for case .failure(let error) in results.saveResults.values { throw error }
+                records = []
+            }
+        }
     }
 
     func remove() {

@@ -7,8 +7,9 @@ import StratusWire
 import Synchronization
 
 // SyncBench: StratusStoreSync end to end against the real server in this process — initial sync of
-// 10,000 related entities to a fresh device, the latency of one change from device A to device B by
-// push, and the cost of an incremental sync when 1 of N entities changed, N = 1k, 10k, 100k.
+// 10,000 related entities to a fresh device (with --initial N also of N notes seeded through the SDK;
+// --max 0 runs that alone), the latency of one change from device A to device B by push, and the cost
+// of an incremental sync when 1 of N entities changed, N = 1k, 10k, 100k.
 
 func option(_ name: String, _ fallback: Int) -> Int {
     guard let index = CommandLine.arguments.firstIndex(of: "--\(name)"), index + 1 < CommandLine.arguments.count,
@@ -21,6 +22,7 @@ let maximum = option("max", 100_000)
 let latencySamples = option("latency-samples", 100)
 let incrementalRounds = option("rounds", 5)
 let chunk = option("chunk", 5_000)
+let initialSize = option("initial", 0)
 func ms(_ nanoseconds: Double) -> String { String(format: "%.1f ms", nanoseconds / 1e6) }
 func seconds(_ nanoseconds: Double) -> String { String(format: "%.2f s", nanoseconds / 1e9) }
 
@@ -36,6 +38,7 @@ var notes = 0
     var next = start
     let uploadStart = monotonicNanoseconds()
     var capturing = 0.0
+    var captureCPU = 0.0
     while next < target {
         let end = min(target, next + chunk)
         let range = next..<end
@@ -54,8 +57,10 @@ var notes = 0
             }
         }
         let captureStart = monotonicNanoseconds()
+        let cpuStart = processCPUTime()
         try await a.sync.captureLocalChanges()
         capturing += Double(monotonicNanoseconds() - captureStart)
+        captureCPU += processCPUTime() - cpuStart
         next = end
     }
     let uploaded = Double(monotonicNanoseconds() - uploadStart)
@@ -68,7 +73,7 @@ var notes = 0
     guard onB == target else { throw BenchFailure("B has \(onB) notes, expected \(target)") }
     print(
         "   grew to \(grouped(Double(target))) notes: A saved + uploaded \(grouped(Double(target - start))) in \(seconds(uploaded)) "
-            + "(capture + upload \(seconds(capturing)), \(grouped(rate)) notes/s), B fetched + applied them in \(seconds(fetched))")
+            + "(capture + upload \(seconds(capturing)), CPU \(String(format: "%.2f", captureCPU)) s, \(grouped(rate)) notes/s), B fetched + applied them in \(seconds(fetched))")
 }
 
 /// One note changed on A, then B's sync(): B's cost does not depend on how many notes there are.
@@ -113,9 +118,45 @@ var notes = 0
             + "SDK delta fetch alone \(ms(median(rawTimes))) (medians of \(incrementalRounds))")
 }
 
-// MARK: 1. Latency A → B by push, and incremental cost at 1,000
+/// A fresh device's initial sync of `total` notes (and a folder per 100) written to a zone of their
+/// own through the SDK: start() fetches the whole zone and applies it; baseline: the SDK's fetch alone.
+@MainActor func initialSync(of total: Int) async throws {
+    let zoneName = "Initial\(total)"
+    let seedStart = monotonicNanoseconds()
+    try await world.seed(zoneName: zoneName, notes: total)
+    let seeded = Double(monotonicNanoseconds() - seedStart)
+    let start = monotonicNanoseconds()
+    let cpuStart = processCPUTime()
+    let fresh = try await world.device("I\(total)", push: false, zoneName: zoneName)
+    let initial = Double(monotonicNanoseconds() - start)
+    let cpu = processCPUTime() - cpuStart
+    let count = try await fresh.count()
+    guard count == total else { throw BenchFailure("the fresh device has \(count) notes, expected \(total)") }
+    let rawStart = monotonicNanoseconds()
+    let rawCPUStart = processCPUTime()
+    let feed = try await world.cloud().privateCloudDatabase.allRecordZoneChanges(inZoneWith: ZoneID(zoneName: zoneName), since: nil)
+    let raw = Double(monotonicNanoseconds() - rawStart)
+    let rawCPU = processCPUTime() - rawCPUStart
+    let folders = try await fresh.count("Folder")
+    print(
+        "   initial sync of \(grouped(Double(count + folders))) entities (\(grouped(Double(count))) notes → \(folders) folders, seeded through the SDK in "
+            + "\(seconds(seeded))) to a fresh device: \(seconds(initial)), CPU \(String(format: "%.2f", cpu)) s (target ≤ 8 s); the SDK fetching the same "
+            + "\(grouped(Double(try feed.modifications().count))) records alone: \(seconds(raw)), CPU \(String(format: "%.2f", rawCPU)) s")
+    try await fresh.sync.stop()
+}
 
 print("SyncBench: StratusStoreSync against the server in this process (SQLite, loopback)")
+if initialSize > 0 {
+    print("0. initial sync of \(grouped(Double(initialSize))) notes seeded through the SDK (--initial)")
+    try await initialSync(of: initialSize)
+}
+if maximum == 0 {  // the initial sync alone
+    world.remove()
+    exit(0)
+}
+
+// MARK: 1. Latency A → B by push, and incremental cost at 1,000
+
 print("1. incremental sync with 1 of N notes changed")
 try await grow(to: min(1_000, maximum))
 try await incremental()

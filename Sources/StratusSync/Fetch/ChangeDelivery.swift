@@ -49,7 +49,9 @@ struct ChangeDelivery {
         _ records: [StratusClient.Record], on sync: isolated SyncController
     ) async throws -> [(StratusClient.Record, EntityRef, EntityDescription)] {
         var toLink: [(StratusClient.Record, EntityRef, EntityDescription)] = []
-        let bases = try sync.bookkeeping.bases(records.map(\.recordID.recordName))
+        let names = records.map(\.recordID.recordName)
+        let bases = try sync.bookkeeping.bases(names)
+        let queued = try QueuedEntries(names, in: sync.bookkeeping)
         for record in records {
             let name = record.recordID.recordName
             guard let description = sync.descriptions[record.recordType], fetched.only?.contains(record.recordType) ?? true else {
@@ -60,7 +62,7 @@ struct ChangeDelivery {
                 sync.logger.debug("ignoring record \(name): its sync ID is in ignoreKeys")
                 continue
             }
-            guard try await shouldApply(record, base: bases[name], on: sync) else { continue }
+            guard try await shouldApply(record, base: bases[name], queued: queued, on: sync) else { continue }
             let existing = try await sync.delegateEntity(ofType: description.type, syncID: name)
             let entity: EntityRef
             if let existing {
@@ -109,7 +111,9 @@ struct ChangeDelivery {
     /// conflict and merges it). A record the server holds in a version older than this device's
     /// (a server restored from an earlier state) is not applied either: the device's version is
     /// queued to go back up.
-    private mutating func shouldApply(_ record: StratusClient.Record, base: BaseRecord?, on sync: isolated SyncController) async throws -> Bool {
+    private mutating func shouldApply(
+        _ record: StratusClient.Record, base: BaseRecord?, queued: QueuedEntries, on sync: isolated SyncController
+    ) async throws -> Bool {
         let name = record.recordID.recordName
         if batch.kind == .fetch, !fetched.full, let tag = base?.record.recordChangeTag, tag == record.recordChangeTag {
             return false  // this device's own write, or a version already applied
@@ -117,7 +121,7 @@ struct ChangeDelivery {
         if sync.generations.isNewer(name, than: batch.generation) {
             return false  // uploaded while this fetch was under way: the device holds a newer version
         }
-        let pending = try sync.bookkeeping.outboxEntries(for: name)
+        let pending = try queued.entries(for: name)
         if !pending.isEmpty {
             let idle = try pending.allSatisfy { entry in
                 guard entry.kind == .save else { return false }
@@ -251,5 +255,26 @@ extension ChangeDelivery {
                 changes.updated.append(SyncChanges.Applied(entity: entity.entity, record: record))
             }
         }
+    }
+}
+
+/// The outbox entries of a delivery's records, read in one transaction: each record's check uses
+/// them while nothing has written to the outbox since (a save queued while the delivery waits for
+/// the delegate), and reads its own again otherwise, so the check sees what it saw reading one by one.
+struct QueuedEntries {
+    private let bookkeeping: SyncBookkeeping
+    private let version: UInt64
+    private let entries: [String: [OutboxEntry]]
+
+    init(_ names: [String], in bookkeeping: SyncBookkeeping) throws {
+        self.bookkeeping = bookkeeping
+        version = bookkeeping.outboxVersion
+        entries = try bookkeeping.outboxEntries(for: names)
+    }
+
+    /// A record's entries, as the outbox holds them now.
+    func entries(for name: String) throws -> [OutboxEntry] {
+        guard bookkeeping.outboxVersion == version else { return try bookkeeping.outboxEntries(for: name) }
+        return entries[name] ?? []
     }
 }

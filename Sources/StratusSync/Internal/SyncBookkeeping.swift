@@ -2,6 +2,7 @@ import Foundation
 import StratusClient
 import StratusSQLite
 import StratusWire
+import Synchronization
 
 /// A change waiting in the outbox to go to the server.
 struct OutboxEntry: Sendable, Equatable {
@@ -62,6 +63,17 @@ struct BookkeepingCommit: Sendable {
 /// Calls run synchronously on the caller (the ``SyncController`` actor) through a serial queue.
 final class SyncBookkeeping: Sendable {
     let database: SQLiteDatabaseQueue
+    /// Counts the writes that touched the outbox: a reader that took a snapshot of it (a delivery
+    /// checking many fetched records at once) knows the snapshot still holds while this has not moved.
+    private let outboxWrites = Mutex<UInt64>(0)
+
+    /// The number of outbox writes so far (``outboxWrites``).
+    var outboxVersion: UInt64 { outboxWrites.withLock { $0 } }
+
+    /// Notes a write that touched the outbox.
+    func outboxChanged() {
+        outboxWrites.withLock { $0 &+= 1 }
+    }
 
     init(path: String) throws {
         var configuration = SQLiteConfiguration(path: path)
@@ -221,6 +233,7 @@ final class SyncBookkeeping: Sendable {
     func commit(_ change: BookkeepingCommit, inFlight: Int64?) throws {
         let encoded = try Self.encode(change.bases)
         let requeued = try Self.encodeEntries(change.requeue)
+        defer { outboxChanged() }
         try database.writeSync { db in
             try Self.insert(encoded, db)
             for name in change.removedBases {
@@ -274,6 +287,7 @@ final class SyncBookkeeping: Sendable {
         bases: [(String, BaseRecord)], removingBases removed: [String] = [], removingOutbox sequences: [Int64], writeBacks: [String] = []
     ) throws {
         let encoded = try Self.encode(bases)
+        defer { outboxChanged() }
         try database.writeSync { db in
             try Self.insert(encoded, db)
             for name in removed {
@@ -308,6 +322,8 @@ final class SyncBookkeeping: Sendable {
         guard !targets.isEmpty else { return [] }
         return try database.readSync { db in
             var found: [(String, String)] = []
+            // Usually none waits (an initial sync asks about every record it received).
+            guard try db.fetchOne(Int.self, "SELECT EXISTS (SELECT 1 FROM sync_dangling)") == 1 else { return found }
             for target in targets {
                 found += try db.fetchAll("SELECT target, source FROM sync_dangling WHERE target = ?", [target]) { row in
                     (try row[0] as String, try row[1] as String)

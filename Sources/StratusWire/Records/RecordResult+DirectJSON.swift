@@ -208,11 +208,36 @@ extension RecordsChanges.Response: JSONDirectEncodable, JSONDirectDecodable {
     }
 }
 
-extension ZoneChanges.Response: JSONDirectEncodable {
+extension ZoneChanges.Response: JSONDirectEncodable, JSONDirectDecodable {
     func writeJSON(to writer: inout JSONWriter) throws(WireError) {
         writer.writeRaw(#"{"zones":"#)
         try writer.writeArray(zones)
         writer.writeByte(UInt8(ascii: "}"))
+    }
+
+    // NB: the client's page of a zone's changes (an initial sync reads every record of the zone through it).
+    init(directJSON json: JSONValue, context: JSONDirectDecoding) throws(WireError) {
+        guard let zones = json["zones"] else { throw JSONDirectDecoding.declined }
+        self.init(zones: try Self.array(zones, context))
+    }
+}
+
+extension ZoneChanges.ZoneResult: JSONDirectDecodable {
+    init(directJSON json: JSONValue, context: JSONDirectDecoding) throws(WireError) {
+        guard case .object(let members) = json else { throw JSONDirectDecoding.declined }
+        if members["serverErrorCode"] != nil {
+            guard let error = try context.optionalCodable(ZoneRecordFetchError.self, json) else { throw JSONDirectDecoding.declined }
+            self = .error(error)
+            return
+        }
+        guard let zoneID = members["zoneID"], case .bool(let moreComing)? = members["moreComing"],
+            case .string(let token)? = members["syncToken"]
+        else { throw JSONDirectDecoding.declined }
+        let records = try Self.records(json, context)
+        self = .changes(
+            ZoneChanges.ZoneRecords(
+                zoneID: try ZoneID(directJSON: zoneID, context: context), records: records, syncToken: SyncToken(rawValue: token),
+                moreComing: moreComing))
     }
 }
 

@@ -171,4 +171,18 @@ struct RandomWire {
             operations: list { $0.operation() }, zoneID: maybe { $0.zoneID() }, atomic: maybe { $0.chance(50) },
             desiredKeys: maybe { $0.list { $0.string() } }, numbersAsStrings: maybe { $0.chance(50) })
     }
+
+    /// A `changes/zone` response: zones with changes, and now and then a zone's error.
+    mutating func zoneChangesResponse() -> ZoneChanges.Response {
+        ZoneChanges.Response(
+            zones: list { random -> ZoneChanges.ZoneResult in
+                guard random.chance(80) else {
+                    return .error(ZoneRecordFetchError(zoneID: random.maybe { $0.zoneID() }, serverErrorCode: .zoneNotFound, reason: random.string()))
+                }
+                return .changes(
+                    ZoneChanges.ZoneRecords(
+                        zoneID: random.zoneID(), records: random.list { $0.result() }, syncToken: SyncToken(random.string()),
+                        moreComing: random.chance(50)))
+            })
+    }
 }

@@ -80,6 +80,8 @@ import Testing
                 expectSameDecoding(RecordsChanges.Response.self, responseJSON)
                 expectSameDecoding(RecordsModify.Response.self, responseJSON)
                 expectSameDecoding(RecordsQuery.Response.self, responseJSON)
+                let zones = try JSONValue(parsing: WireCoding.encode(random.zoneChangesResponse(), numbersAsStrings: numbersAsStrings))
+                expectSameDecoding(ZoneChanges.Response.self, zones)
             }
         }
     }
@@ -113,6 +115,8 @@ import Testing
                 try JSONValue(parsing: WireCoding.encode(RecordsChanges.Response(records: [random.result()], syncToken: "t", moreComing: false))),
                 random: &random)
             expectSameDecoding(RecordsChanges.Response.self, response)
+            let zones = Self.mutating(try JSONValue(parsing: WireCoding.encode(random.zoneChangesResponse())), random: &random)
+            expectSameDecoding(ZoneChanges.Response.self, zones)
         }
     }
 
@@ -125,6 +129,7 @@ import Testing
         expectSameDecoding(RecordsLookup.Response.self, try Fixture.json("RecordsLookupResponse"))
         expectSameDecoding(RecordsQuery.Response.self, try Fixture.json("RecordsQueryResponse"))
         expectSameDecoding(RecordsChanges.Response.self, try Fixture.json("RecordsChangesResponse"))
+        expectSameDecoding(ZoneChanges.Response.self, try Fixture.json("ZoneChangesResponse"))
     }
 
     // MARK: Helpers
