@@ -206,14 +206,6 @@ public final class LoopbackHTTPClient {
     }
 }
 
-/// CPU seconds this process has used (user and system, every thread: the in-process server's too):
-/// unlike wall time, it does not grow while the work waits for a core on a loaded machine.
-public func processCPUTime() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
-
 /// Nanoseconds on the monotonic clock.
 public func monotonicNanoseconds() -> UInt64 {
     var now = timespec()
@@ -284,7 +276,8 @@ public func percentEncoded(base64 token: String) -> String {
 }
 
 /// CPU time this process has used (user and system, every thread: in-process servers and their
-/// clients), in seconds.
+/// clients), in seconds: unlike wall time, it does not grow while the work waits for a core on a
+/// loaded machine.
 public func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)

@@ -57,10 +57,10 @@ var notes = 0
             }
         }
         let captureStart = monotonicNanoseconds()
-        let cpuStart = processCPUTime()
+        let cpuStart = processCPUSeconds()
         try await a.sync.captureLocalChanges()
         capturing += Double(monotonicNanoseconds() - captureStart)
-        captureCPU += processCPUTime() - cpuStart
+        captureCPU += processCPUSeconds() - cpuStart
         next = end
     }
     let uploaded = Double(monotonicNanoseconds() - uploadStart)
@@ -126,17 +126,17 @@ var notes = 0
     try await world.seed(zoneName: zoneName, notes: total)
     let seeded = Double(monotonicNanoseconds() - seedStart)
     let start = monotonicNanoseconds()
-    let cpuStart = processCPUTime()
+    let cpuStart = processCPUSeconds()
     let fresh = try await world.device("I\(total)", push: false, zoneName: zoneName)
     let initial = Double(monotonicNanoseconds() - start)
-    let cpu = processCPUTime() - cpuStart
+    let cpu = processCPUSeconds() - cpuStart
     let count = try await fresh.count()
     guard count == total else { throw BenchFailure("the fresh device has \(count) notes, expected \(total)") }
     let rawStart = monotonicNanoseconds()
-    let rawCPUStart = processCPUTime()
+    let rawCPUStart = processCPUSeconds()
     let feed = try await world.cloud().privateCloudDatabase.allRecordZoneChanges(inZoneWith: ZoneID(zoneName: zoneName), since: nil)
     let raw = Double(monotonicNanoseconds() - rawStart)
-    let rawCPU = processCPUTime() - rawCPUStart
+    let rawCPU = processCPUSeconds() - rawCPUStart
     let folders = try await fresh.count("Folder")
     print(
         "   initial sync of \(grouped(Double(count + folders))) entities (\(grouped(Double(count))) notes → \(folders) folders, seeded through the SDK in "
