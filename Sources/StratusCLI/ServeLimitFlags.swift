@@ -19,7 +19,7 @@ enum ServeLimitFlags {
         that long: a head or body that stalls, a keep-alive between requests. --max-buffered-body-mb
         (256; 0: none) caps request bodies held in memory at once (503 beyond; uploads stream to disk).
         --connection-memory-kb (16) is each connection's buffer for the request head and body chunks,
-        held while the connection is open (a longer head is refused with 431).
+        held while the connection is open (a head longer than about that is refused).
         --unauthenticated-requests-per-second (10, burst 20; 0: none) limits each client address's
         requests whose credentials fail; they never spend a container's budget.
         --upload-url-lifetime (900 s) is how long an assets/upload URL works; each works once.

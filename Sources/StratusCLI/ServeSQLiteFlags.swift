@@ -13,7 +13,7 @@ enum ServeSQLiteFlags {
             SQLite memory (not with --database): --sqlite-readers (\(defaults.readerCount)) read-only connections
             serve queries and feeds in parallel next to the one writer; --sqlite-cache-mb (\(defaults.writerCacheKiB >> 10)) is the
             writer's page cache and --sqlite-reader-cache-mb (\(defaults.readerCacheKiB >> 10)) each reader's; --sqlite-mmap-mb
-            (\(defaults.mmapBytes >> 20); 0: off) maps that much of the database file into each connection. All of it
+            (\(defaults.mmapBytes >> 20); 0 maps nothing) maps that much of the database file into each connection. All of it
             counts in the server's resident memory; none of it changes results or durability.
             """
     }()

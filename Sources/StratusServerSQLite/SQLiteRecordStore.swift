@@ -39,7 +39,9 @@ public final class SQLiteRecordStore: RecordStore {
     ///   - memory: Reader connections, page caches and memory map (``SQLiteStoreMemory``).
     ///   - logger: Where the driver logs.
     /// - Throws: `SQLiteError`, or `SQLiteMigrationError` when the file was written by a newer Stratus.
-    public static func open(path: String, memory: SQLiteStoreMemory = SQLiteStoreMemory(), logger: Logger = .disabled) async throws
+    public static func open(
+        path: String, memory: SQLiteStoreMemory = SQLiteStoreMemory(), logger: Logger = .disabled
+    ) async throws
         -> SQLiteRecordStore
     {
         var configuration = SQLiteConfiguration(path: path)
