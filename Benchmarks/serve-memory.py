@@ -6,10 +6,15 @@ Usage: python3 Benchmarks/serve-memory.py <port> <pid of stratus serve>  (see Be
 Scenarios as Benchmarks/README.md "Records": 10,000 creates in batches of 200; the whole zone
 through records/changes; a delta of 100; 1,000 sequential conditional updates; 8 clients x 500
 single creates; 100,000 records loaded and 30 filtered + sorted queries. Samples the server's
-VmRSS every 50 ms and prints VmHWM at the end."""
-import http.client, json, sys, threading, time
+VmRSS every 50 ms and prints VmHWM at the end; each phase line also gives its wall time (the
+updates' and queries' p50/p99 too), to weigh memory settings against speed. This Python client is
+slower than RecordsBench's: compare its times only with its own, in the same run.
+
+Optional third argument: the number of filtered + sorted queries (30)."""
+import http.client, json, statistics, sys, threading, time
 
 port, pid = int(sys.argv[1]), int(sys.argv[2])
+queries = int(sys.argv[3]) if len(sys.argv) > 3 else 30
 C = "iCloud.com.example.RecordsBench"
 BASE = f"/database/1/{C}/development/private/"
 samples = []
@@ -46,8 +51,18 @@ def fields(i, rev=0):
 def create_ops(prefix, r):
     return [{"operationType": "create", "record": {"recordName": f"{prefix}-{i}", "recordType": "Item", "fields": fields(i)}} for i in r]
 
-def phase(name):
-    print(f"{name}: RSS {rss()['VmRSS']/1024:.1f} MiB, peak {rss()['VmHWM']/1024:.1f} MiB", flush=True)
+clock = [time.time()]
+def phase(name, latencies=None):
+    now = time.time()
+    extra = ""
+    if latencies:
+        ordered = sorted(latencies)
+        extra = f", p50 {statistics.median(ordered)*1000:.2f} ms, p99 {ordered[int(len(ordered)*0.99)]*1000:.2f} ms"
+    print(f"{name}: RSS {rss()['VmRSS']/1024:.1f} MiB, peak {rss()['VmHWM']/1024:.1f} MiB, {now - clock[0]:.2f} s{extra}", flush=True)
+    clock[0] = time.time()
+
+def timed(f):
+    start = time.perf_counter(); result = f(); return time.perf_counter() - start, result
 
 threading.Thread(target=sampler, daemon=True).start()
 phase("start")
@@ -70,11 +85,14 @@ post(c, "records/modify", {"operations": [{"operationType": "forceUpdate", "reco
 post(c, "records/changes", {"zoneID": z, "resultsLimit": 200, "syncToken": token})
 phase("3. delta")
 tag = post(c, "records/lookup", {"records": [{"recordName": "r-5000"}], "zoneID": z})["records"][0]["recordChangeTag"]
+updates = []
 for rev in range(1000):
+    start = time.perf_counter()
     rep = post(c, "records/modify", {"operations": [{"operationType": "update", "record": {"recordName": "r-5000", "recordChangeTag": tag,
         "fields": {"quantity": {"value": rev, "type": "INT64"}, "note": {"value": f"revision {rev}", "type": "STRING"}}}}], "zoneID": z})
     tag = rep["records"][0]["recordChangeTag"]
-phase("4. 1,000 updates")
+    updates.append(time.perf_counter() - start)
+phase("4. 1,000 updates", updates)
 def client(n):
     cc = conn()
     for i in range(500):
@@ -86,10 +104,11 @@ q = {"zoneName": "query"}
 for b in range(500):
     post(c, "records/modify", {"operations": create_ops("q", range(b * 200, b * 200 + 200)), "zoneID": q, "atomic": True})
 phase("6. 100,000 loaded")
-for _ in range(30):
-    post(c, "records/query", {"query": {"recordType": "Item", "filterBy": [{"fieldName": "priority", "comparator": "GREATER_THAN", "fieldValue": {"value": 500, "type": "INT64"}}],
-        "sortBy": [{"fieldName": "due", "ascending": False}]}, "zoneID": q, "resultsLimit": 200})
-phase("6. 30 queries")
+latencies = []
+for _ in range(queries):
+    latencies.append(timed(lambda: post(c, "records/query", {"query": {"recordType": "Item", "filterBy": [{"fieldName": "priority", "comparator": "GREATER_THAN", "fieldValue": {"value": 500, "type": "INT64"}}],
+        "sortBy": [{"fieldName": "due", "ascending": False}]}, "zoneID": q, "resultsLimit": 200}))[0])
+phase(f"6. {queries} queries", latencies)
 stop = True
 print(open(f"/proc/{pid}/smaps_rollup").read())
 print(f"peak RSS (VmHWM) {rss()['VmHWM']/1024:.1f} MiB; max sampled VmRSS {max(s for _, s in samples)/1024:.1f} MiB")

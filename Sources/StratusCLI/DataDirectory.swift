@@ -61,9 +61,10 @@ struct DataDirectory {
         return given.isEmpty ? assetsURL : URL(fileURLWithPath: given, isDirectory: true).standardizedFileURL
     }
 
-    func openStore(logger: Logger) async throws -> any RecordStore & AccountStore & ConsoleStore {
+    /// Opens the records' store: PostgreSQL at ``database``, else SQLite in the directory with `memory`.
+    func openStore(memory: SQLiteStoreMemory = SQLiteStoreMemory(), logger: Logger) async throws -> any RecordStore & AccountStore & ConsoleStore {
         if isPostgres { return try await PostgresRecordStore.open(url: database, logger: logger) }
-        return try await SQLiteRecordStore.open(path: storePath, logger: logger)
+        return try await SQLiteRecordStore.open(path: storePath, memory: memory, logger: logger)
     }
 
     /// The secret that seals tokens: in the store when nodes share it (PostgreSQL: every node must

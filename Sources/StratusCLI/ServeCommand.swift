@@ -19,7 +19,8 @@ enum ServeCommand {
                       [--open [--origins http://devbox.local:3000,…]]
                       [--max-connections 4096] [--max-connections-per-address 128] [--connection-timeout 30]
                       [--max-buffered-body-mb 256] [--unauthenticated-requests-per-second 10]
-                      [--upload-url-lifetime 900] [--metrics-token TOKEN]
+                      [--upload-url-lifetime 900] [--metrics-token TOKEN] [--connection-memory-kb 16]
+                      [--sqlite-readers 2] [--sqlite-cache-mb 16] [--sqlite-reader-cache-mb 16] [--sqlite-mmap-mb 0]
                       [--max-subscriptions-per-user 200] [--max-push-tokens-per-user 100]
                       [--max-parked-polls-per-user 16] [--max-parked-polls 2000]
                       [--apns-endpoint https://host:port] [--apns-ca-file PEM] [--max-apns-tokens-per-user 20]
@@ -85,6 +86,8 @@ enum ServeCommand {
 
         \(ServeLimitFlags.usage)
 
+        \(ServeSQLiteFlags.usage)
+
         Every flag can also be set as an environment variable: STRATUS_HOST, STRATUS_PORT,
         STRATUS_DATA_DIR, STRATUS_DATABASE, STRATUS_ASSETS_DIRECTORY, STRATUS_THREADS, STRATUS_LOG_LEVEL, STRATUS_LOG_FORMAT, STRATUS_OPEN,
         STRATUS_ORIGINS, STRATUS_PUBLIC_URL, STRATUS_TRUSTED_PROXY, STRATUS_TLS_CERTIFICATE, STRATUS_TLS_KEY, STRATUS_BEHIND_PROXY,
@@ -94,7 +97,8 @@ enum ServeCommand {
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
         STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN, STRATUS_MAX_SUBSCRIPTIONS_PER_USER,
         STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT,
-        STRATUS_APNS_ENDPOINT, STRATUS_APNS_CA_FILE, STRATUS_MAX_APNS_TOKENS_PER_USER.
+        STRATUS_APNS_ENDPOINT, STRATUS_APNS_CA_FILE, STRATUS_MAX_APNS_TOKENS_PER_USER, STRATUS_CONNECTION_MEMORY_KB,
+        STRATUS_SQLITE_READERS, STRATUS_SQLITE_CACHE_MB, STRATUS_SQLITE_READER_CACHE_MB, STRATUS_SQLITE_MMAP_MB.
         """
 
     /// Every flag `serve` takes.
@@ -104,7 +108,7 @@ enum ServeCommand {
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
                 "query-candidate-limit", "console-loopback-only",
-            ] + ServeLimitFlags.names
+            ] + ServeLimitFlags.names + ServeSQLiteFlags.names
         ).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
     }
 
@@ -122,7 +126,8 @@ enum ServeCommand {
         try checkExposure(options, host: configuration.host, tls: configuration.tls, authenticated: security.authentication.requiresAuthentication)
         let dataDirectory = try DataDirectory(options)
         let backups = try ScheduledBackups.configured(options, dataDirectory: dataDirectory, assets: dataDirectory.assetsDirectory(options))
-        let store = try await dataDirectory.openStore(logger: logger)
+        let memory = try ServeSQLiteFlags.memory(options, isPostgres: dataDirectory.isPostgres)
+        let store = try await dataDirectory.openStore(memory: memory, logger: logger)
         var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
         security.apply(to: &serviceConfiguration)
         try applyStorage(options, dataDirectory: dataDirectory, logger: logger, to: &serviceConfiguration)

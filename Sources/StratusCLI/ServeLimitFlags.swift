@@ -8,7 +8,7 @@ import StratusServer
 enum ServeLimitFlags {
     static let names = [
         "max-connections", "max-connections-per-address", "connection-timeout", "max-buffered-body-mb",
-        "unauthenticated-requests-per-second", "upload-url-lifetime", "metrics-token",
+        "unauthenticated-requests-per-second", "upload-url-lifetime", "metrics-token", "connection-memory-kb",
     ]
 
     static let usage = """
@@ -18,6 +18,8 @@ enum ServeLimitFlags {
         and let the proxy limit its clients. --connection-timeout (30 s) closes connections idle
         that long: a head or body that stalls, a keep-alive between requests. --max-buffered-body-mb
         (256; 0: none) caps request bodies held in memory at once (503 beyond; uploads stream to disk).
+        --connection-memory-kb (16) is each connection's buffer for the request head and body chunks,
+        held while the connection is open (a head longer than about that is refused).
         --unauthenticated-requests-per-second (10, burst 20; 0: none) limits each client address's
         requests whose credentials fail; they never spend a container's budget.
         --upload-url-lifetime (900 s) is how long an assets/upload URL works; each works once.
@@ -31,6 +33,7 @@ enum ServeLimitFlags {
         http.perAddressConnectionLimit = try options.integer("max-connections-per-address", default: 128, in: 0...1_000_000)
         http.connectionTimeout = try options.integer("connection-timeout", default: 30, in: 1...3600)
         http.maximumBufferedBodyBytes = try options.integer("max-buffered-body-mb", default: 256, in: 0...1_000_000) << 20
+        http.connectionMemoryLimit = try options.integer("connection-memory-kb", default: http.connectionMemoryLimit >> 10, in: 8...1024) << 10
         let failures = try options.integer("unauthenticated-requests-per-second", default: 10, in: 0...10_000_000)
         service.quotas.unauthenticatedRequestsPerSecond = failures == 0 ? nil : Double(failures)
         service.quotas.unauthenticatedBurst = Double(failures * 2)

@@ -34,6 +34,10 @@ public struct SQLiteConfiguration: Sendable {
     public var foreignKeys: Bool = true
     /// The page cache size per connection in KiB (`PRAGMA cache_size = -N`); `nil` keeps SQLite's default (2 MiB).
     public var cacheSizeKiB: Int?
+    /// The page cache size of each read-only connection in KiB, when it should differ from
+    /// ``cacheSizeKiB`` (a writer that fills B-trees wants more than readers that find pages in
+    /// the operating system's cache); `nil` (the default) uses ``cacheSizeKiB``.
+    public var readerCacheSizeKiB: Int?
     /// The maximum bytes of the file to memory-map (`PRAGMA mmap_size`); `nil` keeps SQLite's default (0, off).
     public var mmapSize: Int?
     /// How many statements each connection keeps prepared in its cache; 256 by default.

@@ -119,7 +119,7 @@ public final class SQLiteConnection {
         }
         try execute(sql: "PRAGMA synchronous = \(configuration.synchronous.rawValue)")
         try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeys ? "ON" : "OFF")")
-        if let cacheSize = configuration.cacheSizeKiB {
+        if let cacheSize = isReadOnly ? configuration.readerCacheSizeKiB ?? configuration.cacheSizeKiB : configuration.cacheSizeKiB {
             try execute(sql: "PRAGMA cache_size = -\(max(cacheSize, 0))")
         }
         if let mmapSize = configuration.mmapSize {

@@ -36,16 +36,16 @@ public final class SQLiteRecordStore: RecordStore {
     ///
     /// - Parameters:
     ///   - path: The database file; its directory must exist.
-    ///   - readerCount: Reader connections in the pool.
+    ///   - memory: Reader connections, page caches and memory map (``SQLiteStoreMemory``).
     ///   - logger: Where the driver logs.
     /// - Throws: `SQLiteError`, or `SQLiteMigrationError` when the file was written by a newer Stratus.
-    public static func open(path: String, readerCount: Int = 4, logger: Logger = .disabled) async throws -> SQLiteRecordStore {
+    public static func open(
+        path: String, memory: SQLiteStoreMemory = SQLiteStoreMemory(), logger: Logger = .disabled
+    ) async throws
+        -> SQLiteRecordStore
+    {
         var configuration = SQLiteConfiguration(path: path)
-        configuration.readerCount = readerCount
-        // The record and query-index B-trees outgrow SQLite's 2 MiB default page cache at a few
-        // thousand records; past that every insert and index seek becomes a read() call.
-        configuration.cacheSizeKiB = 32 * 1024
-        configuration.mmapSize = 256 << 20
+        memory.apply(to: &configuration)
         // Password hashes, e-mail addresses and session IDs live here: readable by the server's user only.
         configuration.fileMode = 0o600
         let pool = try SQLiteDatabasePool(configuration: configuration, logger: logger)

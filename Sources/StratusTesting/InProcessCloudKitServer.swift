@@ -65,7 +65,7 @@ public final class InProcessCloudKitServer: Sendable {
         in parent: URL? = nil, now: @escaping @Sendable () -> Int64, configure: (inout ServiceConfiguration) -> Void = { _ in }
     ) async throws -> InProcessCloudKitServer {
         let directory = try TemporaryDirectory(prefix: "stratus-sim-server", in: parent)
-        let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), readerCount: 1)
+        let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), memory: SQLiteStoreMemory(readerCount: 1))
         _ = try await store.write { try $0.createContainer(TestCloudKitServer.container, createdAt: 0) }
         let running = Self.start(store: store, directory: directory, now: now, configure: configure)
         return InProcessCloudKitServer(directory: directory, now: now, running: running)
@@ -134,7 +134,7 @@ public final class InProcessCloudKitServer: Sendable {
     ) async throws {
         await halt()
         try whileStopped(directory.path("stratus.sqlite"))
-        let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), readerCount: 1)
+        let store = try await SQLiteRecordStore.open(path: directory.path("stratus.sqlite"), memory: SQLiteStoreMemory(readerCount: 1))
         let running = Self.start(store: store, directory: directory, now: now, configure: configure)
         self.running.withLock { $0 = running }
         starts.withLock { $0 += 1 }

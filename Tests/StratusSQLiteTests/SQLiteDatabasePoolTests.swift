@@ -30,6 +30,23 @@ import Testing
         try pool.close()
     }
 
+    /// Readers take `readerCacheSizeKiB` as their page cache and the writer `cacheSizeKiB`; without
+    /// a reader size, readers take the writer's.
+    @Test func readersTakeTheirOwnPageCacheSize() async throws {
+        let directory = try TemporaryDirectory(prefix: "stratus-pool")
+        defer { directory.remove() }
+        let split = try makePool(in: directory, name: "split.sqlite", readerCount: 1) { configuration in
+            configuration.cacheSizeKiB = 8192
+            configuration.readerCacheSizeKiB = 1024
+        }
+        #expect(try await split.write { db in try db.fetchOne(Int.self, "PRAGMA cache_size") } == -8192)
+        #expect(try await split.read { db in try db.fetchOne(Int.self, "PRAGMA cache_size") } == -1024)
+        try split.close()
+        let shared = try makePool(in: directory, name: "shared.sqlite", readerCount: 1) { $0.cacheSizeKiB = 4096 }
+        #expect(try await shared.read { db in try db.fetchOne(Int.self, "PRAGMA cache_size") } == -4096)
+        try shared.close()
+    }
+
     /// A write commits when its closure returns and rolls back when it throws.
     @Test func writeCommitsOrRollsBack() async throws {
         struct Failure: Error {}

@@ -23,6 +23,9 @@ final class WebServeProcess: Sendable {
     /// The data directory the server (and ``stratus(_:in:)``) use.
     var dataDirectory: String { directory.path("data") }
 
+    /// The server's process ID (to read its `/proc` entries).
+    var pid: pid_t { process.pid }
+
     /// What the server wrote to standard error so far (its log).
     var log: String { (try? String(contentsOfFile: directory.path("stderr"), encoding: .utf8)) ?? "" }
 
