@@ -12,9 +12,13 @@ import StratusServer
 /// (the records, accounts and console tables have writers of their own).
 ///
 /// ```swift
-/// let record = try await auditLog.change(caller, "tokens.revoke", target: "token \(prefix)") {
-///     let record = try await administration.revokeAPIToken(prefix)
-///     return (record, ConsoleAuditLog.Conclusion(target: "\(record.container)", detail: record.name))
+/// import StratusServer
+///
+/// func revoke(_ prefix: String, by caller: ConsoleCaller, log: ConsoleAuditLog, administration: AccountAdministration) async throws -> APITokenRecord {
+///     try await log.change(caller, "tokens.revoke", target: "token \(prefix)…") {
+///         let record = try await administration.revokeAPIToken(prefix)
+///         return (record, ConsoleAuditLog.Conclusion(target: record.container, detail: record.name))
+///     }
 /// }
 /// ```
 struct ConsoleAuditLog: Sendable {
