@@ -187,7 +187,8 @@ import Testing
             #expect(first.status == 200)
             let issued = try #require(first.headers["x-apple-cloudkit-web-auth-token"])
             for token in [user.webAuthToken, issued] {
-                #expect(try await server.exchange("zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", token)]).status == 200)
+                #expect(
+                    try await server.exchange("zones/list", method: "GET", query: [("ckAPIToken", user.apiToken), ("ckWebAuthToken", token)]).status == 200)
                 var characters = Array(token)
                 characters[40] = characters[40] == "A" ? "B" : "A"
                 let changed = try await server.exchange(

@@ -73,7 +73,8 @@ var notes = 0
     guard onB == target else { throw BenchFailure("B has \(onB) notes, expected \(target)") }
     print(
         "   grew to \(grouped(Double(target))) notes: A saved + uploaded \(grouped(Double(target - start))) in \(seconds(uploaded)) "
-            + "(capture + upload \(seconds(capturing)), CPU \(String(format: "%.2f", captureCPU)) s, \(grouped(rate)) notes/s), B fetched + applied them in \(seconds(fetched))")
+            + "(capture + upload \(seconds(capturing)), CPU \(String(format: "%.2f", captureCPU)) s, \(grouped(rate)) notes/s), B fetched + applied them in \(seconds(fetched))"
+    )
 }
 
 /// One note changed on A, then B's sync(): B's cost does not depend on how many notes there are.
