@@ -51,7 +51,7 @@ enum QueryStalls {
     }
 
     private static func measure(_ configuration: BackendComparison.Configuration, on server: BenchServer, settings: Settings) async throws {
-        let client = try LoopbackHTTPClient(port: server.port)
+        let client = try BenchClient(port: server.port)
         try server.createZone("q", client: client)
         let scenarios = Scenarios(client: client, zone: "q")
         print("\n\(configuration.name): loading \(grouped(Double(settings.records))) records… (load average \(loadAverage()))")
