@@ -74,13 +74,19 @@ public enum Loopback {
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { return nil }
             let rest = authority[authority.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isNumber)) else { return nil }
+            guard rest.isEmpty || (rest.hasPrefix(":") && isPort(rest.dropFirst())) else { return nil }
             return String(authority[authority.index(after: authority.startIndex)..<close])
         }
         let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count <= 2, !parts[0].isEmpty else { return nil }
-        if parts.count == 2, parts[1].isEmpty || !parts[1].allSatisfy(\.isNumber) { return nil }
+        if parts.count == 2, !isPort(parts[1]) { return nil }
         return String(parts[0])
+    }
+
+    /// Whether `text` is a port: one to five ASCII digits (`Character.isNumber` would also take
+    /// other scripts' digits and fractions, such as `٨` or `½`).
+    private static func isPort(_ text: Substring) -> Bool {
+        (1...5).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// Whether a `Host` header value names a loopback host.

@@ -67,6 +67,10 @@ import Testing
         #expect(Loopback.isLoopbackAuthority("[::1]:8420"))
         #expect(!Loopback.isLoopbackAuthority("127.0.0.1:80:80"))
         #expect(!Loopback.isLoopbackAuthority("127.0.0.1@evil.example"))
+        // A port is ASCII digits only: other scripts' digits, fractions and absurd lengths are not one.
+        for authority in ["127.0.0.1:٨٤٢٠", "127.0.0.1:½", "[::1]:８４２０", "127.0.0.1:", "[::1]:", "127.0.0.1:123456"] {
+            #expect(!Loopback.isLoopbackAuthority(authority), "\(authority)")
+        }
         #expect(Loopback.isLoopbackOrigin("http://localhost:5173"))
         #expect(Loopback.isLoopbackOrigin("https://[::1]"))
         #expect(!Loopback.isLoopbackOrigin("null"))
