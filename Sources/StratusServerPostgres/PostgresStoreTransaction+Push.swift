@@ -13,6 +13,12 @@ extension PostgresStoreTransaction: SQLPushStore, SQLAPNsStore {
         db.enqueue(PostgresStatement("SELECT pg_notify($1, $2)", [pushChannel, token]))
     }
 
+    /// Queued, not sent: nothing in the write reads the outbox, so the insert goes out with the next
+    /// statement or the `COMMIT` (a failure still fails the write) — one round trip fewer under the zone lock.
+    func appendPushOutbox(_ entry: NewPushOutboxEntry) throws {
+        db.enqueue(PostgresConnection.statement(SQLPushStatements.outboxInsert(entry)))
+    }
+
     func prefetchSubscriptionCandidates(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>) throws {
         guard isWriting else { return }
         probes.announce(in: database, zoneName: zoneName, recordTypes: recordTypes)

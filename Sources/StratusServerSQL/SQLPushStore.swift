@@ -260,14 +260,7 @@ extension SQLPushStore {
 
     /// Appends a committed change to fan out.
     public func appendPushOutbox(_ entry: NewPushOutboxEntry) throws {
-        let database = entry.database
-        try executor.execute(
-            literal: """
-                INSERT INTO push_outbox (container, environment, scope, owner, zone_name, payload, created_at)
-                VALUES (\(database.container), \(database.environment.rawValue), \(database.scope.rawValue), \(database.owner), \(entry.zoneName),
-                    \(entry.payload), \(entry.createdAt))
-                """
-        )
+        try executor.execute(literal: SQLPushStatements.outboxInsert(entry))
     }
 
     /// A compare-and-set of an entry's cursor (on PostgreSQL under the entry's row lock: a node that
@@ -290,6 +283,17 @@ extension SQLPushStore {
 
 /// The push statements a test (or a query plan) reads as they are run.
 public enum SQLPushStatements {
+    /// Appends a push outbox entry (``SQLPushStore/appendPushOutbox(_:)``; PostgreSQL queues it to go
+    /// out with the write's next statement).
+    public static func outboxInsert(_ entry: NewPushOutboxEntry) -> SQL {
+        let database = entry.database
+        return """
+            INSERT INTO push_outbox (container, environment, scope, owner, zone_name, payload, created_at)
+            VALUES (\(database.container), \(database.environment.rawValue), \(database.scope.rawValue), \(database.owner), \(entry.zoneName),
+                \(entry.payload), \(entry.createdAt))
+            """
+    }
+
     /// The candidate query: one probe of `subscriptions_by_watch` per watch that covers the change
     /// (an ordered range scan after the cursor, at most `limit` rows), merged and cut to `limit` again.
     ///
