@@ -36,7 +36,7 @@ extension SQLiteFieldIndex {
                     try db.execute("DELETE FROM field_index WHERE zone_id = ? AND record_type = ? AND field_name = ?", binding: zone, typeName, name)
                     try db.execute("DELETE FROM field_tokens WHERE zone_id = ? AND record_type = ? AND field_name = ?", binding: zone, typeName, name)
                     guard let after, !after.isEmpty else { continue }
-                    try reindex(zone: zone, recordType: typeName, field: name, spec: after, db)
+                    try reindex(zone: zone, recordType: typeName, field: name, type: newFields[name]?.type, spec: after, db)
                 }
             }
         }
@@ -87,52 +87,5 @@ extension SQLiteFieldIndex {
             """,
             binding: field, zone, recordType
         )
-    }
-
-    /// Builds one field's rows for every live record of a type in a zone.
-    ///
-    /// SQLite hands over only the field's own JSON (`json_extract`), so a record's other fields are
-    /// never decoded: the build is dominated by the inserts (issue 20, "no stalls"). A field name
-    /// a JSON path cannot spell plainly falls back to decoding each record.
-    private static func reindex(zone: Int64, recordType: String, field: String, spec: Spec, _ db: SQLiteConnection) throws {
-        guard let path = jsonPath(ofField: field) else {
-            return try reindexDecodingRecords(zone: zone, recordType: recordType, field: field, spec: spec, db)
-        }
-        let records = try db.fetchAll(
-            "SELECT record_name, json_extract(CAST(fields AS TEXT), ?) FROM records WHERE zone_id = ? AND record_type = ? AND deleted = 0",
-            [path, zone, recordType]
-        ) { row in
-            (name: try row[0] as String, value: try row[1] as Data?)
-        }
-        for record in records {
-            let value = try record.value.map { try WireCoding.decode(FieldValue.self, from: $0) }
-            let target = Target(zoneRowID: zone, recordName: record.name, recordType: recordType)
-            try index(target, field: field, spec: spec, value: value, db)
-        }
-    }
-
-    /// `$."name"` for a field name of ASCII letters, digits, `_` and `-`; `nil` for any other.
-    static func jsonPath(ofField name: String) -> String? {
-        let plain =
-            !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x2D
-            }
-        return plain ? "$.\"\(name)\"" : nil
-    }
-
-    private static func reindexDecodingRecords(
-        zone: Int64, recordType: String, field: String, spec: Spec, _ db: SQLiteConnection
-    ) throws {
-        let records = try db.fetchAll(
-            "SELECT record_name, fields FROM records WHERE zone_id = ? AND record_type = ? AND deleted = 0", [zone, recordType]
-        ) { row in
-            (name: try row[0] as String, fields: try row[1] as Data?)
-        }
-        for record in records {
-            let fields = try record.fields.map { try WireCoding.decode([String: FieldValue].self, from: $0) } ?? [:]
-            let target = Target(zoneRowID: zone, recordName: record.name, recordType: recordType)
-            try index(target, field: field, spec: spec, value: fields[field], db)
-        }
     }
 }

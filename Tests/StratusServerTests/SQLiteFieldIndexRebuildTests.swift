@@ -60,9 +60,10 @@ import Testing
         #expect(built.values.contains { $0.contains("naïve_field") } && built.values.contains { $0.contains("|NULL|") })
         try db.transaction(.immediate) { try SQLiteFieldIndex.rebuildAll($0) }
         let decoded = try Self.indexRows(db)
-        // NB: the differences, not the lists: a failure names the rows that differ.
-        #expect(built.values == decoded.values, "\(Set(built.values).symmetricDifference(decoded.values).sorted().prefix(20))")
-        #expect(built.tokens == decoded.tokens, "\(Set(built.tokens).symmetricDifference(decoded.tokens).sorted().prefix(20))")
+        // NB: the differences, not the lists, so a failure names the rows that differ.
+        #expect(built.values.count == decoded.values.count && built.tokens.count == decoded.tokens.count)
+        #expect(Set(built.values).symmetricDifference(decoded.values).sorted().prefix(20) == [])
+        #expect(Set(built.tokens).symmetricDifference(decoded.tokens).sorted().prefix(20) == [])
     }
 
     @Test func onlyPlainNamesGetAJSONPath() {
