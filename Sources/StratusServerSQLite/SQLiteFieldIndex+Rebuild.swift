@@ -49,13 +49,15 @@ extension SQLiteFieldIndex {
         }
     }
 
-    /// Value rows for records whose value has the field's type, NULL rows (a sortable scalar) for
-    /// records without it; a value of another type is left to ``reindexDecodingField``.
+    /// Value rows for records whose value has the field's type and NULL rows (a sortable scalar) for
+    /// records without it, in one statement; a value of another type is left to ``reindexDecodingField``.
     private static func insertScalarRows(
         zone: Int64, recordType: String, field: String, path: String, type: FieldType, columns: (v: String, v2: String), spec: Spec,
         _ db: SQLiteConnection
     ) throws {
         // NB: MATERIALIZED keeps SQLite from substituting `j` (re-parsing the record's JSON) per use.
+        // A record without the field has `j` NULL, and so NULL in both columns: its NULL row.
+        let rows = spec.nullRow ? "j IS NULL OR json_extract(j, '$.type') = ?" : "json_extract(j, '$.type') = ?"
         try db.execute(
             """
             WITH f AS MATERIALIZED (
@@ -63,18 +65,9 @@ extension SQLiteFieldIndex {
                 FROM records WHERE zone_id = ? AND record_type = ? AND deleted = 0
             )
             INSERT INTO field_index (zone_id, record_name, field_name, ordinal, record_type, v, v2)
-            SELECT zone_id, record_name, ?, 0, record_type, \(columns.v), \(columns.v2) FROM f WHERE json_extract(j, '$.type') = ?
+            SELECT zone_id, record_name, ?, 0, record_type, \(columns.v), \(columns.v2) FROM f WHERE \(rows)
             """,
             binding: path, zone, recordType, field, type.rawValue
-        )
-        guard spec.nullRow else { return }
-        try db.execute(
-            """
-            INSERT INTO field_index (zone_id, record_name, field_name, ordinal, record_type, v, v2)
-            SELECT zone_id, record_name, ?, 0, record_type, NULL, NULL FROM records
-            WHERE zone_id = ? AND record_type = ? AND deleted = 0 AND json_type(CAST(fields AS TEXT), ?) IS NULL
-            """,
-            binding: field, zone, recordType, path
         )
     }
 
