@@ -28,14 +28,7 @@ import Testing
     }
 
     @Test func aFieldIndexBuiltFromItsOwnJSONEqualsOneBuiltFromWholeRecords() async throws {
-        let server = try await TestCloudKitServer.start()
-        do {
-            try await check(server)
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
+        try await TestCloudKitServer.withStarted(backend: .sqlite) { try await check($0) }
     }
 
     private func check(_ server: TestCloudKitServer) async throws {
