@@ -193,9 +193,9 @@ extension SyncController {
     /// to the bookkeeping, for each: the clock skew — measured on a record this device has just
     /// written (`measuresSkew`), whose date is the server's "now", not on the server's version that
     /// stood after a conflict —, the held assets, the generation, the sync ID and date into the
-    /// entity; then the delegate hears of them all, in order, in one call off the actor (two executor
-    /// hops per record were a large part of a bulk upload's cost on a loaded machine); then the
-    /// callers waiting for the entries — after the delegate, as decision 41 promises.
+    /// entity; then the delegate hears of them all, in order, in one call off the actor (it was two
+    /// executor hops per record); then the callers waiting for the entries — after the delegate, as
+    /// decision 41 promises.
     func settleUploads(_ saved: [(entry: OutboxEntry, record: StratusClient.Record)], measuresSkew: Bool) async throws {
         var reports: [SaveReport] = []
         reports.reserveCapacity(saved.count)
