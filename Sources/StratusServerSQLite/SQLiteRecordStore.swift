@@ -50,6 +50,12 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.fileMode = 0o600
         let pool = try SQLiteDatabasePool(configuration: configuration, logger: logger)
         try await SQLiteRecordStoreSchema.migrator.migrate(pool)
+        // Each write runs in a savepoint of the shared transaction (and each operation of a modify in
+        // one more), so SQLite copies every existing page a write touches into a sub-journal, which
+        // spilled to a temporary file past 64 KiB: a records/modify of 200 new records with random
+        // names created, wrote (~2,500 pages) and deleted a file in /var/tmp. In memory on the writer
+        // only (readers keep their sorts on disk); the sub-journal lives as long as the transaction.
+        try await pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         let credentials = try SQLiteCredentialGeneration(configuration: pool.configuration, logger: logger)
         return SQLiteRecordStore(pool: pool, credentials: credentials)
     }

@@ -184,26 +184,39 @@ extension SyncController {
     }
 
     /// What follows writing a saved record's last-synced version (and the entry's removal) to the
-    /// bookkeeping: the clock skew — measured on a record this device has just written (`measuresSkew`),
-    /// whose date is the server's "now", not on the server's version that stood after a conflict —,
-    /// the held assets, the generation; then the sync ID and date go into the entity, the delegate
-    /// hears of it, and the callers waiting for the entry.
+    /// bookkeeping (``settleUploads(_:measuresSkew:)`` for one record).
     func settleUpload(_ entry: OutboxEntry, _ saved: StratusClient.Record, measuresSkew: Bool) async throws {
-        if measuresSkew, let date = saved.modificationDate { clock.observe(serverDate: date, now: configuration.now()) }
-        try assets.noteSaved(saved)
-        generations.bump(saved.recordID.recordName)
-        await writeBack(saved, entryName: entry.recordName)
-        await reportSave(entry, record: saved, error: nil)
-        settle(entry, .saved(saved))
+        try await settleUploads([(entry, saved)], measuresSkew: measuresSkew)
+    }
+
+    /// What follows writing the last-synced versions of saved records (and their entries' removal)
+    /// to the bookkeeping, for each: the clock skew — measured on a record this device has just
+    /// written (`measuresSkew`), whose date is the server's "now", not on the server's version that
+    /// stood after a conflict —, the held assets, the generation, the sync ID and date into the
+    /// entity; then the delegate hears of them all, in order, in one call off the actor (it was two
+    /// executor hops per record); then the callers waiting for the entries — after the delegate, as
+    /// decision 41 promises.
+    func settleUploads(_ saved: [(entry: OutboxEntry, record: StratusClient.Record)], measuresSkew: Bool) async throws {
+        var reports: [SaveReport] = []
+        reports.reserveCapacity(saved.count)
+        for (entry, record) in saved {
+            if measuresSkew, let date = record.modificationDate { clock.observe(serverDate: date, now: configuration.now()) }
+            try assets.noteSaved(record)
+            generations.bump(record.recordID.recordName)
+            guard let description = descriptions[entry.recordType] else { continue }
+            let entity = await entity(for: entry.recordName, description: description)
+            if let entity, let written = descriptions[record.recordType] { await writeBack(record, into: entity, description: written) }
+            reports.append(SaveReport(entity: entity, record: record, error: nil))
+        }
+        await delegateDidSave(reports)
+        for (entry, record) in saved { settle(entry, .saved(record)) }
     }
 
     /// Writes the server's sync ID and modification date of a saved record into the local entity
     /// (its other values reach the store through ``deliverWriteBacks()`` when a conflict changed them).
     /// The date is converted to this device's clock (the server's minus the observed skew), so the
     /// change date an app compares with its own edits is on one clock.
-    private func writeBack(_ saved: StratusClient.Record, entryName: String) async {
-        guard let description = descriptions[saved.recordType], let entity = await entity(for: entryName, description: description)
-        else { return }
+    private func writeBack(_ saved: StratusClient.Record, into entity: EntityRef, description: EntityDescription) async {
         let name = saved.recordID.recordName
         let date = clock.deviceTime(saved.modificationDate)
         do {
@@ -219,7 +232,7 @@ extension SyncController {
     /// Tells the delegate what became of a save.
     func reportSave(_ entry: OutboxEntry, record: StratusClient.Record?, error: (any Error)?) async {
         guard let description = descriptions[entry.recordType] else { return }
-        await delegateDidSave(await entity(for: entry.recordName, description: description), record: record, error: error)
+        await delegateDidSave([SaveReport(entity: await entity(for: entry.recordName, description: description), record: record, error: error)])
     }
 
     /// The entity given to `save()` for a record, else the delegate's.

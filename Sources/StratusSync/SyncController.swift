@@ -237,7 +237,17 @@ extension SyncController {
         try await delegate.referencePlaceholder(for: type).map(EntityRef.init)
     }
 
-    nonisolated func delegateDidSave(_ entity: EntityRef?, record: StratusClient.Record?, error: (any Error)?) async {
-        await delegate.syncController(self, didSave: entity?.entity, record: record, error: error)
+    /// Tells the delegate what became of saves, in order, with one hop off the actor for them all.
+    nonisolated func delegateDidSave(_ reports: [SaveReport]) async {
+        for report in reports {
+            await delegate.syncController(self, didSave: report.entity?.entity, record: report.record, error: report.error)
+        }
     }
+}
+
+/// What became of one save, for the delegate's `didSave`.
+struct SaveReport: Sendable {
+    var entity: EntityRef?
+    var record: StratusClient.Record?
+    var error: (any Error)?
 }

@@ -1,4 +1,5 @@
 import BenchServer
+import BenchSupport
 import Foundation
 import StratusClient
 import StratusLogging
@@ -7,6 +8,7 @@ import StratusStore
 import StratusStoreSync
 import StratusSync
 import StratusWire
+import Synchronization
 
 struct BenchFailure: Error, CustomStringConvertible {
     var description: String
@@ -73,7 +75,7 @@ final class BenchWorld: Sendable {
     let root: URL
     let serverURL: URL
     let server: InProcessServer
-    let transport = URLSessionTransport()
+    let transport = CountingTransport(URLSessionTransport())
 
     init() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID().uuidString)")
@@ -135,5 +137,45 @@ final class BenchWorld: Sendable {
 
     func remove() {
         try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// The transport of every device, counting requests and bytes per endpoint (the last path component,
+/// e.g. `modify`, `changes`), so the bench can say how many records go in each request.
+final class CountingTransport: HTTPTransport {
+    struct Tally: Sendable {
+        var requests = 0
+        var sentBytes = 0
+        var receivedBytes = 0
+        var nanoseconds: UInt64 = 0
+    }
+
+    private let base: any HTTPTransport
+    private let tallies = Mutex<[String: Tally]>([:])
+
+    init(_ base: any HTTPTransport) {
+        self.base = base
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let start = monotonicNanoseconds()
+        let response = try await base.send(request)
+        let elapsed = monotonicNanoseconds() - start
+        let path = request.url.pathComponents.suffix(2).joined(separator: "/")
+        tallies.withLock { tallies in
+            tallies[path, default: Tally()].requests += 1
+            tallies[path, default: Tally()].sentBytes += request.body.count
+            tallies[path, default: Tally()].receivedBytes += response.body.count
+            tallies[path, default: Tally()].nanoseconds += elapsed
+        }
+        return response
+    }
+
+    /// The tallies since the last call, and starts again.
+    func take() -> [String: Tally] {
+        tallies.withLock { tallies in
+            defer { tallies = [:] }
+            return tallies
+        }
     }
 }

@@ -23,6 +23,9 @@ let latencySamples = option("latency-samples", 100)
 let incrementalRounds = option("rounds", 5)
 let chunk = option("chunk", 5_000)
 let initialSize = option("initial", 0)
+/// `--split 1`: A's captures run paused (history → outbox only), then `resume()` uploads, each timed with its
+/// CPU, and the requests of each are counted (the growth's notes/s then includes neither pause nor resume).
+let split = option("split", 0) != 0
 func ms(_ nanoseconds: Double) -> String { String(format: "%.1f ms", nanoseconds / 1e6) }
 func seconds(_ nanoseconds: Double) -> String { String(format: "%.2f s", nanoseconds / 1e9) }
 
@@ -58,7 +61,11 @@ var notes = 0
         }
         let captureStart = monotonicNanoseconds()
         let cpuStart = processCPUSeconds()
-        try await a.sync.captureLocalChanges()
+        if split {
+            try await splitCapture(of: range.count)
+        } else {
+            try await a.sync.captureLocalChanges()
+        }
         capturing += Double(monotonicNanoseconds() - captureStart)
         captureCPU += processCPUSeconds() - cpuStart
         next = end
@@ -71,10 +78,54 @@ var notes = 0
     notes = target
     let onB = try await b.count()
     guard onB == target else { throw BenchFailure("B has \(onB) notes, expected \(target)") }
+    if split { try await sdkBaseline(notes: target - start) }
     print(
         "   grew to \(grouped(Double(target))) notes: A saved + uploaded \(grouped(Double(target - start))) in \(seconds(uploaded)) "
             + "(capture + upload \(seconds(capturing)), CPU \(String(format: "%.2f", captureCPU)) s, \(grouped(rate)) notes/s), B fetched + applied them in \(seconds(fetched))"
     )
+}
+
+/// A capture in two timed steps: paused, the capture only queues (store history → outbox); `resume()`
+/// then uploads the outbox (and fetches A's own changes back, which the split also times by the SDK).
+@MainActor func splitCapture(of count: Int) async throws {
+    _ = world.transport.take()
+    await a.sync.controller.pause()
+    var wall = monotonicNanoseconds()
+    var cpu = processCPUSeconds()
+    try await a.sync.captureLocalChanges()
+    let captureWall = Double(monotonicNanoseconds() - wall)
+    let captureCPU = processCPUSeconds() - cpu
+    let queuedRequests = world.transport.take()
+    wall = monotonicNanoseconds()
+    cpu = processCPUSeconds()
+    try await a.sync.controller.resume()
+    let uploadWall = Double(monotonicNanoseconds() - wall)
+    let uploadCPU = processCPUSeconds() - cpu
+    let requests = world.transport.take()
+    func perNote(_ seconds: Double) -> String { String(format: "%.0f µs", seconds * 1e6 / Double(count)) }
+    let modify = requests["records/modify"] ?? CountingTransport.Tally()
+    let changes = requests["changes/zone"] ?? CountingTransport.Tally()
+    print(
+        "     split, \(count) notes: capture while paused \(seconds(captureWall)) (CPU \(perNote(captureCPU))/note, \(queuedRequests.values.reduce(0) { $0 + $1.requests }) requests); "
+            + "resume() \(seconds(uploadWall)) (CPU \(perNote(uploadCPU))/note): \(modify.requests) records/modify, "
+            + "\(grouped(Double(modify.sentBytes) / Double(max(modify.requests, 1)))) B sent and \(grouped(Double(modify.receivedBytes) / Double(max(modify.requests, 1)))) B received each, "
+            + "\(ms(Double(modify.nanoseconds) / Double(max(modify.requests, 1)))) each; \(changes.requests) changes/zone (\(ms(Double(changes.nanoseconds)))); "
+            + "others \(requests.filter { $0.key != "records/modify" && $0.key != "changes/zone" }.map { "\($0.key) \($0.value.requests)" }.sorted())")
+}
+
+/// The limit of the upload as this process makes it: the same number of notes (and a folder per 100)
+/// written by the SDK alone, in requests of 200 through the same transport to the same server.
+@MainActor func sdkBaseline(notes count: Int) async throws {
+    _ = world.transport.take()
+    let wall = monotonicNanoseconds()
+    let cpu = processCPUSeconds()
+    try await world.seed(zoneName: "Baseline\(notes)", notes: count)
+    let elapsed = Double(monotonicNanoseconds() - wall)
+    let used = processCPUSeconds() - cpu
+    let modify = world.transport.take()["records/modify"] ?? CountingTransport.Tally()
+    print(
+        "     baseline, the SDK alone writing \(grouped(Double(count))) notes (+ folders) in \(modify.requests) records/modify: \(seconds(elapsed)), "
+            + "\(grouped(Double(count) / (elapsed / 1e9))) notes/s, CPU \(String(format: "%.0f µs", used * 1e6 / Double(count)))/note")
 }
 
 /// One note changed on A, then B's sync(): B's cost does not depend on how many notes there are.

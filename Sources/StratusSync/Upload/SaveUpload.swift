@@ -87,7 +87,8 @@ struct SaveUpload {
     }
 
     /// The acknowledged saves: their last-synced versions and outbox removals in one transaction
-    /// (two per record made bulk uploads crawl), written only now that the server has them.
+    /// (two per record made bulk uploads crawl), written only now that the server has them; then
+    /// the delegate hears of them in one call, and their callers are woken.
     private func acknowledge(
         _ sent: [Pending], _ results: [RecordID: Result<StratusClient.Record, StratusError>], on sync: isolated SyncController
     ) async throws {
@@ -99,9 +100,7 @@ struct SaveUpload {
         try sync.bookkeeping.commitUploads(
             bases: saved.map { ($1.recordID.recordName, BaseRecord(saved: $1)) }, removingOutbox: saved.map(\.0.entry.seq),
             writeBacks: saved.filter(\.0.conflicted).map(\.1.recordID.recordName))
-        for (upload, record) in saved {
-            try await sync.settleUpload(upload.entry, record, measuresSkew: true)
-        }
+        try await sync.settleUploads(saved.map { ($0.0.entry, $0.1) }, measuresSkew: true)
         if sent.count == 1, let entry = saved.first?.0.entry {
             sync.logger.debug("saved \(entry.recordType) \(entry.recordName)")
         } else {
