@@ -24,14 +24,14 @@ import Testing
         let database = container.privateCloudDatabase
         let zone = ZoneID(zoneName: "StratusSync")
         _ = try await database.save(RecordZone(zoneID: zone))
-        var records: [Record] = (0..<notes).map { index in
-            var note = Record(recordType: "Note", recordID: RecordID(recordName: "note-\(index)", zoneID: zone))
+        var records: [StratusClient.Record] = (0..<notes).map { index in
+            var note = StratusClient.Record(recordType: "Note", recordID: RecordID(recordName: "note-\(index)", zoneID: zone))
             note["title"] = FieldValue.string("note \(index)")
             note["folder"] = FieldValue.reference(Reference(RecordID(recordName: "folder-\(index % folders)", zoneID: zone)))
             return note
         }
         for index in 0..<folders {
-            var folder = Record(recordType: "Folder", recordID: RecordID(recordName: "folder-\(index)", zoneID: zone))
+            var folder = StratusClient.Record(recordType: "Folder", recordID: RecordID(recordName: "folder-\(index)", zoneID: zone))
             folder["name"] = FieldValue.string("folder \(index)")
             records.append(folder)
         }
@@ -142,7 +142,11 @@ final class ChangeFeedGate: HTTPTransport {
     var held: Int { max(0, requests.withLock { $0 } - holding + 1) }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        if request.url.path.hasSuffix("/changes/zone"), requests.withLock({ $0 += 1; return $0 }) >= holding {
+        if request.url.path.hasSuffix("/changes/zone"),
+            requests.withLock({
+                $0 += 1; return $0
+            }) >= holding
+        {
             try await Task.sleep(for: .seconds(3_600))
         }
         return try await SyncWorld.sharedTransport.send(request)

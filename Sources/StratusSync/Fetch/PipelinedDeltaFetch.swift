@@ -1,4 +1,6 @@
 import StratusClient
+import StratusLogging
+import StratusWire
 
 /// A part of the zone's change feed, fetched while the part before it is delivered.
 struct FeedPart: Sendable {
@@ -32,7 +34,11 @@ extension SyncController {
         var changes = SyncChanges()
         var token = startToken
         while true {
-            let fetched = try await withTaskCancellationHandler { try await part.value } onCancel: { [part] in part.cancel() }
+            let fetched = try await withTaskCancellationHandler {
+                try await part.value
+            } onCancel: { [part] in
+                part.cancel()
+            }
             let feed = fetched.feed
             if feed.moreComing { part = startFetching(from: feed.changeToken) }
             var batch = PendingBatch(startToken: token, endToken: feed.changeToken, generation: fetched.generation)
@@ -58,7 +64,9 @@ extension SyncController {
     }
 
     @concurrent
-    private static func fetchPart(_ database: Database, _ zoneID: ZoneID, since token: SyncToken?, limit: Int?, generation: Int)
+    private static func fetchPart(
+        _ database: Database, _ zoneID: ZoneID, since token: SyncToken?, limit: Int?, generation: Int
+    )
         async throws -> FeedPart
     {
         FeedPart(feed: try await database.allRecordZoneChanges(inZoneWith: zoneID, since: token, limit: limit), generation: generation)
