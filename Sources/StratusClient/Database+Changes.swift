@@ -93,23 +93,45 @@ extension Database {
         }
     }
 
-    /// Fetches every change of a zone since a token, page after page, merged into one result.
+    /// Fetches every change of a zone since a token (or the next `limit` of them), page after page,
+    /// merged into one result.
     ///
     /// A record modified and later deleted appears only as a deletion, and the reverse.
+    ///
+    /// With `limit`, it stops after the first page that brings the merged changes to `limit` or more,
+    /// and ``RecordZoneChanges/moreComing`` says whether the feed goes on from the returned token:
+    /// a long feed read in parts, each ending on a page boundary.
+    ///
+    /// ```swift
+    /// import StratusClient
+    ///
+    /// func readInParts(_ database: Database, zone: ZoneID) async throws {
+    ///     var token: SyncToken? = nil
+    ///     var more = true
+    ///     while more {
+    ///         let part = try await database.allRecordZoneChanges(inZoneWith: zone, since: token, limit: 2_000)
+    ///         print(part.modificationResultsByID.count, "changes")  // store them, then remember the token
+    ///         token = part.changeToken
+    ///         more = part.moreComing
+    ///     }
+    /// }
+    /// ```
     ///
     /// - Parameters:
     ///   - zoneID: The zone.
     ///   - token: Where the last fetch ended; `nil` fetches every live record.
     ///   - desiredKeys: The fields to fetch; `nil` fetches all.
-    /// - Returns: All changes with the final token (``RecordZoneChanges/moreComing`` is `false`).
+    ///   - limit: Stop once this many changes (modifications and deletions) are merged; `nil` reads to the end.
+    /// - Returns: The changes with the token where they end (``RecordZoneChanges/moreComing`` is `false`
+    ///   at the end of the feed).
     /// - Throws: ``StratusError``, also when the server says more is coming but does not move the token.
     public func allRecordZoneChanges(
-        inZoneWith zoneID: ZoneID, since token: SyncToken?, desiredKeys: [String]? = nil
+        inZoneWith zoneID: ZoneID, since token: SyncToken?, desiredKeys: [String]? = nil, limit: Int? = nil
     ) async throws -> RecordZoneChanges {
         var page = try await recordZoneChanges(inZoneWith: zoneID, since: token, desiredKeys: desiredKeys)
         var merged = page
         var deleted = Dictionary(page.deletions.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
-        while page.moreComing {
+        while page.moreComing, merged.modificationResultsByID.count + deleted.count < limit ?? .max {
             let previous = page.changeToken
             page = try await recordZoneChanges(inZoneWith: zoneID, since: previous, desiredKeys: desiredKeys)
             guard page.changeToken != previous || !page.moreComing else {
@@ -126,7 +148,7 @@ extension Database {
         }
         merged.deletions = deleted.values.sorted { $0.recordID.recordName < $1.recordID.recordName }
         merged.changeToken = page.changeToken
-        merged.moreComing = false
+        merged.moreComing = page.moreComing
         return merged
     }
 

@@ -50,6 +50,12 @@ public struct SyncConfiguration: Sendable {
     /// `Data` fields larger than this many bytes travel as assets (uploaded apart, downloaded on
     /// demand with ``SyncController/downloadAsset(for:key:)``); `nil` keeps every `Data` inline.
     public var assetThreshold: Int? = 64 * 1024
+    /// A fetch of the private zone's change feed hands the delegate its changes in parts of about
+    /// this many records (whole pages of up to 200), each a ``SyncDelegate`` delivery with its own
+    /// ``FinishSync`` that commits the token to the part's end, and fetches the next part while the
+    /// delegate stores the one before; `nil` delivers a fetch in one part. An initial sync of
+    /// 100,000 records is 50 parts.
+    public var fetchBatchSize: Int? = 2_000
     /// How the controller waits between reconnection attempts (injected by tests).
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 

@@ -14,10 +14,8 @@ extension SyncController {
         if configuration.databaseScope == .public { return try await fetchPublicChanges(scope: scope) }
         switch scope {
         case .delta:
-            let startToken = try bookkeeping.changeToken
-            let feed: Database.RecordZoneChanges
             do {
-                feed = try await database.allRecordZoneChanges(inZoneWith: zoneID, since: startToken)
+                return try await pipelinedDelta(from: try bookkeeping.changeToken)
             } catch let error as StratusError where error.code == .changeTokenExpired {
                 guard Self.tokenMerelyExpired(error) else {
                     logger.info("the server refused the change token; recovering from the whole zone")
@@ -27,11 +25,6 @@ extension SyncController {
                 logger.info("the change token expired; fetching the whole zone (a synced record it no longer has was deleted)")
                 return try await fetchWholeZone(only: nil, recovery: false, missing: .expired)
             }
-            let batch = PendingBatch(startToken: startToken, endToken: feed.changeToken, generation: generations.current)
-            let fetched = FetchedRecords(
-                records: try feed.modifications(), deletions: feed.deletions.map { ($0.recordID.recordName, $0.recordType) }, full: false)
-            var delivery = ChangeDelivery(fetched, batch: batch)
-            return try await delivery.run(on: self)
         case .full(let types):
             var changes = try await fetchChanges(scope: .delta)
             if try bookkeeping.recoveryPending { return changes }
@@ -111,9 +104,10 @@ extension SyncController {
         change.token = batch.endToken.map { .set($0) } ?? .keep
         change.endsRecovery = batch.endsRecovery
         let now = configuration.now()
-        change.date = now
+        // A part of a long fetch moves the token; the sync is complete with the last part only.
+        change.date = batch.endsFeed ? now : nil
         try bookkeeping.commit(change, inFlight: machine.inFlight)
-        machine.committed(date: now)
+        if batch.endsFeed { machine.committed(date: now) }
         if !batch.requeue.isEmpty || !batch.dropped.isEmpty { machine.outboxChanged(pending: try bookkeeping.outboxCount()) }
         // Last, once nothing can throw: the caller reports the conflicts, then ``dropsReported(_:)``.
         machine.fetchDropped(batch.dropped)

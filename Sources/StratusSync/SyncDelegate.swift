@@ -43,6 +43,12 @@ public protocol SyncDelegate: Sendable {
     /// then call `finishSync`. Only then does the controller advance its change token and its
     /// last-synced versions: until it is called, the same changes are delivered again next time.
     ///
+    /// A long fetch (an initial sync) comes in parts of about ``SyncConfiguration/fetchBatchSize``
+    /// records, one call each, in the order of the server's change feed; each part's `finishSync`
+    /// commits the token to that part's end, and the next part is fetched while this one is stored.
+    /// A part whose `finishSync` has not been called when this method returns ends the fetch: the
+    /// parts after it come with the next sync.
+    ///
     /// - Parameters:
     ///   - controller: The controller.
     ///   - changes: New, updated and deleted entities.

@@ -64,6 +64,36 @@ import Testing
         }
     }
 
+    /// With a limit, the looping convenience stops at the first page that reaches it, says more is
+    /// coming, and goes on from its token: 401 records in pages of 200, read 300 at a time.
+    @Test func allRecordZoneChangesReadsAFeedInParts() async throws {
+        try await LiveFixture.run { fixture in
+            let db = fixture.database
+            let zone = try await db.save(RecordZone(zoneName: "Parts"))
+            let records = (0..<401).map { index in
+                var record = Record(recordType: "Item", recordID: RecordID(recordName: "p\(index)", zoneID: zone.zoneID))
+                record["n"] = index
+                return record
+            }
+            for start in stride(from: 0, to: records.count, by: 200) {
+                _ = try await db.modifyRecords(saving: Array(records[start..<min(start + 200, records.count)]), deleting: [])
+            }
+            var token: SyncToken? = nil
+            var parts: [Int] = []
+            var names: Set<String> = []
+            var more = true
+            while more {
+                let part = try await db.allRecordZoneChanges(inZoneWith: zone.zoneID, since: token, limit: 300)
+                parts.append(part.modificationResultsByID.count)
+                names.formUnion(part.modificationResultsByID.keys.map(\.recordName))
+                token = part.changeToken
+                more = part.moreComing
+            }
+            #expect(parts == [400, 1])
+            #expect(names.count == 401)
+        }
+    }
+
     /// A token the server does not accept is reported as changeTokenExpired.
     @Test func invalidSyncTokenIsChangeTokenExpired() async throws {
         try await LiveFixture.run { fixture in

@@ -70,4 +70,7 @@ struct PendingBatch: Sendable {
     var writeBacks: [String] = []
     /// Whether this batch ends a recovery.
     var endsRecovery = false
+    /// Whether this batch reaches the end of the change feed: `false` for a part of a long fetch
+    /// with more parts to come, whose commit moves the token but is not a completed sync.
+    var endsFeed = true
 }
