@@ -41,6 +41,9 @@ struct CourierStateMachine<Continuation> {
     /// Parked or registered polls.
     var count: Int { waiters.count }
 
+    /// Whether `id` is registered or parked.
+    func contains(_ id: WaiterID) -> Bool { waiters[id] != nil }
+
     /// The outcome of ``register(token:user:limits:continuing:)``.
     enum Admission {
         /// Registered; resume `superseded` (if any) with ``Wake/superseded``.

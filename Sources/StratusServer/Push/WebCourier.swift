@@ -52,7 +52,7 @@ final class WebCourier: Sendable {
                 waiters.remove(id)
                 return nil
             }
-            guard await waiters.wait(id, timeout: remaining) == .signalled else { return nil }
+            guard await waiters.wait(id, until: deadline) == .signalled else { return nil }
         }
     }
 
