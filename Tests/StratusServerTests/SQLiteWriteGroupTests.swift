@@ -135,7 +135,7 @@ import Testing
     @Test func editsOfReferencesKeepTheEdgesTableExactEvenAcrossARolledBackDeletion() async throws {
         try await Self.withStore { store in
             let zone = try await store.write { tx in try tx.createZone(named: "Z", in: Self.database, createdAt: 1) }
-            func source(_ fields: [String: FieldValue], _ tx: any RecordStoreWriter) throws -> StoredRecord {
+            @Sendable func source(_ fields: [String: FieldValue], _ tx: any RecordStoreWriter) throws -> StoredRecord {
                 var record = Self.record("source", zone: zone.rowID, sequence: try tx.nextChangeSequence(inZone: zone.rowID))
                 record.fields = fields
                 return record
