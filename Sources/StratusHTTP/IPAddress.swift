@@ -70,17 +70,21 @@ public enum Loopback {
     }
 
     /// The host of a `Host` header value (`name`, `name:port`, `[v6]`, `[v6]:port`), or `nil` if malformed.
+    ///
+    /// Read by UTF-8 byte (`[`, `]` and `:` are one byte each and never part of another character's
+    /// encoding): splitting by `Character` ran grapheme breaking over the header on every request.
     public static func host(ofAuthority authority: String) -> String? {
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            let rest = authority[authority.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && isPort(rest.dropFirst())) else { return nil }
-            return String(authority[authority.index(after: authority.startIndex)..<close])
+        let bytes = authority.utf8
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            let rest = authority.utf8[bytes.index(after: close)...]
+            guard rest.isEmpty || (rest.first == UInt8(ascii: ":") && isPort(Substring(rest.dropFirst()))) else { return nil }
+            return String(authority[bytes.index(after: bytes.startIndex)..<close])
         }
-        let parts = authority.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, !parts[0].isEmpty else { return nil }
-        if parts.count == 2, !isPort(parts[1]) { return nil }
-        return String(parts[0])
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return authority.isEmpty ? nil : authority }
+        let port = Substring(bytes[bytes.index(after: colon)...])
+        guard colon != bytes.startIndex, !port.utf8.contains(UInt8(ascii: ":")), isPort(port) else { return nil }
+        return String(authority[..<colon])
     }
 
     /// Whether `text` is a port: one to five ASCII digits (`Character.isNumber` would also take

@@ -61,13 +61,19 @@ struct RouteNode: Sendable {
 
     /// Finds the node for `path`, preferring literals, then `{name}`, then `{name...}`.
     func match(path: String) -> Match? {
-        var parameters: [String: String] = [:]
+        // NB: parameters are collected in a small array while descending (appended, removed again
+        // when a branch fails) and become a dictionary once, at the end: copying a dictionary at every
+        // `{name}` level was most of a match's cost, twice a request.
+        var found: [(name: String, value: String)] = []
+        found.reserveCapacity(4)
         let segments = Self.segments(of: path)
-        guard let routes = match(segments[...], &parameters) else { return nil }
+        guard let routes = match(segments[...], &found) else { return nil }
+        var parameters: [String: String] = Dictionary(minimumCapacity: found.count)
+        for (name, value) in found { parameters[name] = value }
         return Match(routes: routes, parameters: parameters)
     }
 
-    private func match(_ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> [HTTPMethod: Route]? {
+    private func match(_ segments: ArraySlice<Substring>, _ parameters: inout [(name: String, value: String)]) -> [HTTPMethod: Route]? {
         guard let first = segments.first else {
             return routes.isEmpty ? nil : routes
         }
@@ -76,15 +82,15 @@ struct RouteNode: Sendable {
             return found
         }
         if let edge = parameterChild.first {
-            var attempt = parameters
-            attempt[edge.name] = String(first)
-            if let found = edge.node.match(rest, &attempt) {
-                parameters = attempt
+            let depth = parameters.count
+            parameters.append((edge.name, String(first)))
+            if let found = edge.node.match(rest, &parameters) {
                 return found
             }
+            parameters.removeSubrange(depth...)
         }
         if let catchAll {
-            parameters[catchAll.name] = segments.joined(separator: "/")
+            parameters.append((catchAll.name, segments.joined(separator: "/")))
             return catchAll.routes
         }
         return nil

@@ -104,6 +104,26 @@ public final class SQLiteDatabasePool: SQLiteDatabase {
         try await writer.perform(body)
     }
 
+    /// Queues `body` to run on the writer, outside any transaction, and returns at once.
+    ///
+    /// For callers that hand results back themselves (a group commit resuming each writer after
+    /// its `COMMIT`): no task waits for the block, so it costs no hop back to the caller's
+    /// executor. `body` begins and ends its own transactions with
+    /// ``SQLiteConnection/transaction(_:_:)`` and must not throw.
+    ///
+    /// ```swift
+    /// let pool = try SQLiteDatabasePool(configuration: SQLiteConfiguration(path: "/tmp/notes.sqlite"))
+    /// pool.enqueueOnWriter { db in
+    ///     let saved = Result { try db.transaction(.immediate) { db in try db.execute("INSERT INTO notes (body) VALUES ('x')") } }
+    ///     print(saved)
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: Uses the connection; runs after the writes queued before it.
+    public func enqueueOnWriter(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        writer.enqueue(body)
+    }
+
     /// The blocking twin of ``read(_:)``.
     ///
     /// If every reader is busy, the calling thread blocks until one comes back, so do not

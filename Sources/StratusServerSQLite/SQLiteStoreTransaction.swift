@@ -12,12 +12,24 @@ import Synchronization
 final class SQLiteStoreTransaction: RecordStoreWriter {
     let db: SQLiteConnection
     private let schemas: SQLiteSchemaMemo
-    /// Zones whose records changed in this transaction; they move up their database's change log at commit.
-    private var touchedZones: Set<Int64> = []
+    /// Zones whose records changed in this transaction, with their databases; they move up their
+    /// database's change log at commit.
+    private var touchedZones: [Int64: DatabaseKey] = [:]
     /// The last record change sequence handed out per zone in this transaction; written back in ``finish()``.
     private var handedOut: [Int64: Int64] = [:]
     /// Schemas as this transaction sees them, and each written zone's, so indexing a record needs no extra read.
     private var seen = TransactionSchemas()
+    /// Zone rows as this transaction read them (only ``finish()`` and ``deleteZone(_:)`` change a zone
+    /// row, and both forget it), so a write's first change sequence needs no second read of its zone.
+    private var zonesRead: [Int64: ZoneRow] = [:]
+    /// Records known to have no `record_refs` rows as their source, so saving one without references
+    /// skips the `DELETE` of its old edges (see ``putRecord(_:references:)``).
+    private var withoutReferences: Set<RecordKey> = []
+
+    struct RecordKey: Hashable {
+        var zoneRowID: Int64
+        var recordName: String
+    }
 
     init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo) {
         self.db = db
@@ -84,10 +96,12 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func zone(named name: String, in database: DatabaseKey) throws -> ZoneRow? {
-        try db.fetchOne(
+        let row = try db.fetchOne(
             "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND zone_name = ? AND deleted = 0",
             SQLiteArguments(Self.arguments(database) + [name]), Self.zone
-        ).map(current)
+        )
+        if let row { zonesRead[row.rowID] = row }
+        return row.map(current)
     }
 
     func zone(rowID: Int64) throws -> ZoneRow? {
@@ -134,17 +148,19 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         try db.execute("DELETE FROM records WHERE zone_id = ?", [zone.rowID])
         try db.execute("DELETE FROM record_refs WHERE zone_id = ?", [zone.rowID])
         try SQLiteFieldIndex.removeZone(zone.rowID, db)
-        touchedZones.remove(zone.rowID)
+        touchedZones[zone.rowID] = nil
+        zonesRead[zone.rowID] = nil
     }
 
+    /// Moves `database`'s change log up by one and returns its new position: one statement.
     private func nextDatabaseSequence(_ database: DatabaseKey) throws -> Int64 {
-        try db.execute(
-            "INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET change_seq = change_seq + 1",
-            SQLiteArguments(Self.arguments(database))
-        )
         guard
             let sequence = try db.fetchOne(
-                Int64.self, "SELECT change_seq FROM databases WHERE container = ? AND environment = ? AND scope = ? AND owner = ?",
+                Int64.self,
+                """
+                INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES (?, ?, ?, ?, 1)
+                ON CONFLICT DO UPDATE SET change_seq = change_seq + 1 RETURNING change_seq
+                """,
                 SQLiteArguments(Self.arguments(database))
             )
         else {
@@ -158,34 +174,43 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         if let handed = handedOut[zoneRowID] {
             last = handed
         } else {
-            guard let stored = try db.fetchOne(Int64.self, "SELECT change_seq FROM zones WHERE id = ? AND deleted = 0", [zoneRowID]) else {
+            // The zone's database comes with its sequence, for the change-log move at commit.
+            guard
+                let stored = try zonesRead[zoneRowID]
+                    ?? db.fetchOne("SELECT \(Self.zoneColumns) FROM zones WHERE id = ? AND deleted = 0", [zoneRowID], Self.zone),
+                !stored.isDeleted
+            else {
                 throw SQLiteStoreCorruption(message: "zone row \(zoneRowID) is missing or deleted")
             }
-            last = stored
+            last = stored.changeSequence
+            touchedZones[zoneRowID] = stored.database
         }
         // NB: counted in memory and stored once at commit. A savepoint that rolls back a change
         // leaves a gap in the sequence, which change feeds tolerate; a number is never reused,
         // because only this one writer hands numbers out.
         handedOut[zoneRowID] = last + 1
-        touchedZones.insert(zoneRowID)
         return last + 1
     }
 
-    /// Moves every zone whose records changed up its database's change log; called once before commit.
+    /// Stores each zone's last change sequence and moves every zone whose records changed up its
+    /// database's change log; called once before commit.
     ///
     /// Done here rather than per change so a savepoint that rolls back a change cannot also roll
-    /// back the zone's move while the transaction still counts it as moved.
+    /// back the zone's move while the transaction still counts it as moved. A zone deleted in this
+    /// transaction only keeps its sequence (its deletion moved the change log already).
     func finish() throws {
         for (zoneRowID, sequence) in handedOut.sorted(by: { $0.key < $1.key }) {
-            try db.execute("UPDATE zones SET change_seq = ? WHERE id = ? AND change_seq < ?", [sequence, zoneRowID, sequence])
+            if let database = touchedZones[zoneRowID] {
+                let position = try nextDatabaseSequence(database)
+                try db.execute(
+                    "UPDATE zones SET change_seq = max(change_seq, ?), db_seq = ? WHERE id = ?", [sequence, position, zoneRowID])
+            } else {
+                try db.execute("UPDATE zones SET change_seq = ? WHERE id = ? AND change_seq < ?", [sequence, zoneRowID, sequence])
+            }
         }
         handedOut = [:]
-        for zoneRowID in touchedZones.sorted() {
-            guard let zone = try zone(rowID: zoneRowID), !zone.isDeleted else { continue }
-            let sequence = try nextDatabaseSequence(zone.database)
-            try db.execute("UPDATE zones SET db_seq = ? WHERE id = ?", [sequence, zoneRowID])
-        }
-        touchedZones = []
+        touchedZones = [:]
+        zonesRead = [:]
     }
 
     // MARK: Records
@@ -197,7 +222,26 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord? {
-        try db.fetchOne("SELECT \(Self.recordColumns) FROM records WHERE zone_id = ? AND record_name = ?", [zoneRowID, name], Self.record)
+        let record = try db.fetchOne(
+            "SELECT \(Self.recordColumns) FROM records WHERE zone_id = ? AND record_name = ?", [zoneRowID, name], Self.record)
+        // A record's edges are exactly its reference fields' (every `putRecord` caller derives them so,
+        // and a deletion removes them): none for a missing record, a tombstone, or fields without references.
+        let key = RecordKey(zoneRowID: zoneRowID, recordName: name)
+        if record.map({ $0.isDeleted || !Self.hasReferences($0.fields) }) ?? true {
+            withoutReferences.insert(key)
+        } else {
+            withoutReferences.remove(key)
+        }
+        return record
+    }
+
+    private static func hasReferences(_ fields: [String: FieldValue]) -> Bool {
+        fields.values.contains {
+            switch $0 {
+            case .reference, .referenceList: true
+            default: false
+            }
+        }
     }
 
     func recordChanges(inZone zoneRowID: Int64, after sequence: Int64, limit: Int, recordTypes: Set<String>?) throws -> [StoredRecord] {
@@ -240,7 +284,15 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
                 record.modified.timestamp, record.modified.userRecordName, record.modified.deviceID,
             ]
         )
-        try removeReferences(from: record.recordName, inZone: record.zoneRowID)
+        let key = RecordKey(zoneRowID: record.zoneRowID, recordName: record.recordName)
+        if !withoutReferences.contains(key) {
+            try removeReferences(from: record.recordName, inZone: record.zoneRowID)
+        }
+        if references.isEmpty {
+            withoutReferences.insert(key)
+        } else {
+            withoutReferences.remove(key)
+        }
         for edge in references {
             try db.execute(
                 "INSERT OR REPLACE INTO record_refs (zone_id, target_name, source_name, field_name, action) VALUES (?, ?, ?, ?, ?)",
@@ -259,6 +311,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
             [sequence, ChangeTags.tag(for: sequence, at: modified.timestamp), modified.timestamp, modified.userRecordName, modified.deviceID, zoneRowID, name]
         )
         try removeReferences(from: name, inZone: zoneRowID)
+        withoutReferences.insert(RecordKey(zoneRowID: zoneRowID, recordName: name))
         try SQLiteFieldIndex.remove(recordName: name, zoneRowID: zoneRowID, db)
     }
 
@@ -267,7 +320,15 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try db.savepoint { _ in try body() }
+        do {
+            return try db.savepoint { _ in try body() }
+        } catch {
+            // NB: a rollback can bring back edges removed inside the savepoint, or undo a zone's
+            // creation or deletion: forget what is known.
+            withoutReferences = []
+            zonesRead = [:]
+            throw error
+        }
     }
 
     // MARK: Queries

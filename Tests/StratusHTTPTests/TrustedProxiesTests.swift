@@ -17,6 +17,18 @@ import Testing
         return request
     }
 
+    /// The host of a `Host` value, read by byte: names (any script), ports, bracketed IPv6.
+    @Test func theHostOfAnAuthorityIsReadByByte() {
+        #expect(Loopback.host(ofAuthority: "example.com") == "example.com")
+        #expect(Loopback.host(ofAuthority: "example.com:8420") == "example.com")
+        #expect(Loopback.host(ofAuthority: "bücher.example:80") == "bücher.example")
+        #expect(Loopback.host(ofAuthority: "[::1]") == "::1")
+        #expect(Loopback.host(ofAuthority: "[::1]:80") == "::1")
+        for bad in ["", ":80", "a:b:80", "a::80", "[::1", "[::1]x", "[::1]:", "[::1]:8x", "a:", "a:8x", "a:\u{301}80", "a:123456"] {
+            #expect(Loopback.host(ofAuthority: bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func theClientIsTheRightmostHopThatIsNoTrustedProxy() throws {
         let proxies = try TrustedProxies(["10.0.0.5", "192.168.0.0/16"])
         // The client wrote "1.1.1.1" itself; 203.0.113.9 is who connected to the outer proxy.

@@ -32,6 +32,11 @@ final class SerializedConnection: @unchecked Sendable {
         return try queue.sync { try body(connection) }
     }
 
+    /// Queues `body` to run on the queue and returns at once; nobody waits for it.
+    func enqueue(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        queue.async { body(self.connection) }
+    }
+
     /// Runs `body` on the queue while the calling task suspends.
     ///
     /// - Parameters:
