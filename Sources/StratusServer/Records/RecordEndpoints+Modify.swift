@@ -29,7 +29,7 @@ extension RecordEndpoints {
         )
         let outcome: ModifyOutcome
         do {
-            outcome = try await store.write { tx in try transaction.run(tx) }
+            outcome = try await store.write(in: database) { tx in try transaction.run(tx) }
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
         }
