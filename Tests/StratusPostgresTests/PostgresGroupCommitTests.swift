@@ -94,7 +94,7 @@ struct PostgresGroupCommitTests {
         }
         for writer in 0..<writers { #expect(outcomes[writer] == !Self.fails(writer)) }
         let seen = try await audits
-        #expect(seen.map(\.count).sorted() == expected.sorted())
+        #expect(seen.map { Int64($0.count) }.sorted() == expected.sorted())
         for (index, zone) in zones.enumerated() {
             let feed = try await first.read { tx in try tx.recordChanges(inZone: zone, after: 0, limit: 1_000, recordTypes: nil) }
             #expect(feed.map(\.changeSequence) == Array(stride(from: 1, through: expected[index], by: 1)))
