@@ -16,6 +16,13 @@ struct PostgresGroupCommitTests {
 
     struct PlannedFailure: Error {}
 
+    /// The transaction IDs writes ran in, from any task.
+    final class TransactionLog: Sendable {
+        private let ids = Mutex<[String]>([])
+        func note(_ id: String) { ids.withLock { $0.append(id) } }
+        var distinct: Int { ids.withLock { Set($0).count } }
+    }
+
     /// The PostgreSQL transaction a write runs in.
     static func transactionID(_ tx: any RecordStoreWriter) throws -> String {
         let tx = try #require(tx as? PostgresStoreTransaction)
@@ -57,7 +64,7 @@ struct PostgresGroupCommitTests {
         var counts = [Int64](repeating: 0, count: names.count)
         for writer in 0..<writers where !Self.fails(writer) { counts[Self.zoneIndex(writer)] += 1 }
         let expected = counts
-        let transactions = Mutex<[String]>([])
+        let transactions = TransactionLog()
         async let audits: [[Int64]] = withThrowingTaskGroup(of: [Int64].self) { group in
             for (index, zone) in zones.enumerated() {
                 group.addTask { try await PostgresRecordStoreSequenceTests.auditFeed(first, zone: zone, until: expected[index]) }
@@ -80,7 +87,7 @@ struct PostgresGroupCommitTests {
                     do {
                         try await node.write(in: Self.database) { tx in
                             let id = try Self.transactionID(tx)
-                            transactions.withLock { $0.append(id) }
+                            transactions.note(id)
                             _ = try Self.create("w\(writer)", zone: names[Self.zoneIndex(writer)], tx)
                             if Self.fails(writer) { throw PlannedFailure() }
                         }
@@ -106,8 +113,7 @@ struct PostgresGroupCommitTests {
         let positions = try await second.read { tx in try tx.zoneChanges(in: Self.database, after: 0, limit: 100).map(\.databaseSequence) }
         #expect(positions == positions.sorted() && Set(positions).count == positions.count)
         // Writes did share transactions (each runs once, or again alone after a group failed).
-        let ids = transactions.withLock { $0 }
-        #expect(Set(ids).count < writers)
+        #expect(transactions.distinct < writers)
         try await second.close()
         try await first.close()
     }
@@ -120,7 +126,7 @@ struct PostgresGroupCommitTests {
             return zone
         }
         let racers = 20
-        let transactions = Mutex<Set<String>>([])
+        let transactions = TransactionLog()
         let winners = try await withThrowingTaskGroup(of: Int?.self) { group in
             group.addTask {
                 try await Self.holdQueue(store, zone: zone.rowID)
@@ -132,7 +138,7 @@ struct PostgresGroupCommitTests {
                     do {
                         try await store.write(in: Self.database) { tx in
                             let id = try Self.transactionID(tx)
-                            transactions.withLock { _ = $0.insert(id) }
+                            transactions.note(id)
                             try tx.prefetchRecords(named: ["r"], inZone: zone.rowID)
                             // Compare the tag read under the lock with the one the racer started from ("1").
                             guard try tx.record(named: "r", inZone: zone.rowID)?.changeTag == "1" else { throw PlannedFailure() }
@@ -151,7 +157,7 @@ struct PostgresGroupCommitTests {
         let stored = try await store.read { tx in try tx.record(named: "r", inZone: zone.rowID) }
         #expect(stored?.changeSequence == 2)
         #expect(stored?.fields["count"] == .int64(Int64(winners.first ?? -1)))
-        #expect(transactions.withLock { $0.count } < racers)
+        #expect(transactions.distinct < racers)
         try await store.close()
     }
 
