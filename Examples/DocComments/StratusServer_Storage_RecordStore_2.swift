@@ -7,5 +7,5 @@ import FoundationNetworking
 import StratusServer
 
 private func example(database: DatabaseKey, store: any RecordStore) async throws {
-    let inbox = try await store.write(in: database) { tx in try tx.zone(named: "Inbox", in: database) }
+    let inbox = try await store.write(in: database, zone: "Inbox") { tx in try tx.zone(named: "Inbox", in: database) }
 }

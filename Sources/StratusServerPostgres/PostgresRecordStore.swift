@@ -120,10 +120,12 @@ public final class PostgresRecordStore: RecordStore {
         try await writeAlone(body)
     }
 
-    /// Runs `body` as ``write(_:)`` does, in one transaction with the other writes of `database`
-    /// that arrive at this node while one is in flight (group commit, ``PostgresWriteCoalescer``).
-    public func write<T: Sendable>(in database: DatabaseKey, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
-        try await coalescer.write(in: database, store: self, body)
+    /// Runs `body` as ``write(_:)`` does, in one transaction with the other writes of the zone that
+    /// arrive at this node while one is in flight (group commit, ``PostgresWriteCoalescer``).
+    public func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T {
+        try await coalescer.write(in: ZoneName(database: database, name: zoneName), store: self, body)
     }
 
     /// `body` in a transaction of its own, run again on a deadlock or serialization failure.

@@ -2,7 +2,7 @@ import StratusPostgres
 import StratusServer
 import Synchronization
 
-/// Runs concurrent writes of one database that arrive at this node while one of them is in
+/// Runs concurrent writes of one zone that arrive at this node while one of them is in
 /// flight as one PostgreSQL transaction (group commit).
 ///
 /// Each write runs in its own savepoint inside the shared transaction, in arrival order, so it
@@ -12,11 +12,12 @@ import Synchronization
 /// their outcome only after the shared `COMMIT`: nothing is acknowledged that is not durable.
 /// Savepoints are queued, so they cost no round trip.
 ///
-/// Why: writers of one zone take turns under its row lock for a whole transaction, and writers of
-/// one database for their `COMMIT` under its `databases` row; eight clients each saving one record
+/// Why: writers of one zone take turns under its row lock for a whole transaction (and for their
+/// `COMMIT` under the database's `databases` row); eight clients each saving one record to a zone
 /// take eight turns without this, one with it (Documentation/0008, "Group commit").
 ///
-/// - A group is one database's writes; different databases' groups run side by side, as before.
+/// - A group is one zone's writes; different zones' groups run side by side, as lone writes did
+///   (grouping a database's zones was measured slower: their reads went one after another).
 /// - After the first, a write may lock only zones after every zone the group holds, and none once
 ///   the group holds the `databases` row (`PostgresStoreTransaction.claimLock`); asking otherwise
 ///   puts it in the next group. So groups on different nodes lock in one order and do not deadlock.
@@ -41,13 +42,13 @@ final class PostgresWriteCoalescer: Sendable {
         var draining = false
     }
 
-    private let state = Mutex([DatabaseKey: Queue]())
+    private let state = Mutex([ZoneName: Queue]())
     /// The most writes one transaction takes, so that one group does not hold its locks for long.
     static let maximumGroupSize = 32
 
-    /// Runs `body` in `store`, alone or in a group with other writes of `database` (always the same store).
+    /// Runs `body` in `store`, alone or in a group with other writes of `zone` (always the same store).
     func write<T: Sendable>(
-        in database: DatabaseKey, store: PostgresRecordStore, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+        in zone: ZoneName, store: PostgresRecordStore, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let member = Member(
@@ -76,49 +77,49 @@ final class PostgresWriteCoalescer: Sendable {
                 },
                 fail: { error in continuation.resume(throwing: error) }
             )
-            enqueue([member], in: database, store: store, first: false)
+            enqueue([member], in: zone, store: store, first: false)
         }
     }
 
-    /// Queues writes (deferred ones ahead of the rest) and starts draining the database's queue if idle.
-    private func enqueue(_ members: [Member], in database: DatabaseKey, store: PostgresRecordStore, first: Bool) {
+    /// Queues writes (deferred ones ahead of the rest) and starts draining the zone's queue if idle.
+    private func enqueue(_ members: [Member], in zone: ZoneName, store: PostgresRecordStore, first: Bool) {
         let start = state.withLock { queues -> Bool in
-            var queue = queues[database] ?? Queue()
+            var queue = queues[zone] ?? Queue()
             queue.pending = first ? members + queue.pending : queue.pending + members
             let start = !queue.draining
             queue.draining = true
-            queues[database] = queue
+            queues[zone] = queue
             return start
         }
-        if start { Task { await self.drain(database, store: store) } }
+        if start { Task { await self.drain(zone, store: store) } }
     }
 
-    private func drain(_ database: DatabaseKey, store: PostgresRecordStore) async {
-        while let group = nextGroup(of: database) {
+    private func drain(_ zone: ZoneName, store: PostgresRecordStore) async {
+        while let group = nextGroup(of: zone) {
             if group.count == 1 {
                 await group[0].alone()
             } else {
-                await runTogether(group, in: database, store: store)
+                await runTogether(group, in: zone, store: store)
             }
         }
     }
 
     /// Takes up to ``maximumGroupSize`` queued writes, or stops draining when none are left.
-    private func nextGroup(of database: DatabaseKey) -> [Member]? {
+    private func nextGroup(of zone: ZoneName) -> [Member]? {
         state.withLock { queues in
-            guard var queue = queues[database], !queue.pending.isEmpty else {
-                queues[database] = nil
+            guard var queue = queues[zone], !queue.pending.isEmpty else {
+                queues[zone] = nil
                 return nil
             }
             let count = min(Self.maximumGroupSize, queue.pending.count)
             let group = Array(queue.pending.prefix(count))
             queue.pending.removeFirst(count)
-            queues[database] = queue
+            queues[zone] = queue
             return group
         }
     }
 
-    private func runTogether(_ group: [Member], in database: DatabaseKey, store: PostgresRecordStore) async {
+    private func runTogether(_ group: [Member], in zone: ZoneName, store: PostgresRecordStore) async {
         let resumes: [(@Sendable () -> Void)?]
         do {
             resumes = try await store.transaction { tx in
@@ -143,7 +144,7 @@ final class PostgresWriteCoalescer: Sendable {
         for (member, resume) in zip(group, resumes) {
             if let resume { resume() } else { deferred.append(member) }
         }
-        if !deferred.isEmpty { enqueue(deferred, in: database, store: store, first: true) }
+        if !deferred.isEmpty { enqueue(deferred, in: zone, store: store, first: true) }
     }
 
     /// A write of the group met a database error: the group rolls back and its writes run alone.

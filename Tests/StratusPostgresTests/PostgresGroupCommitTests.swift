@@ -7,7 +7,7 @@ import StratusWire
 import Synchronization
 import Testing
 
-/// Concurrent writes of one database grouped into one transaction (`RecordStore.write(in:)`,
+/// Concurrent writes of one zone grouped into one transaction (`RecordStore.write(in:zone:)`,
 /// Documentation/0008, "Group commit"): each write succeeds or fails on its own, feeds stay
 /// gap-free and in commit order, a change-tag race has one winner, across two nodes.
 @Suite(.enabled(if: PostgresScratch.isEnabled, "set STRATUS_POSTGRES_URL (make test does)"))
@@ -32,9 +32,9 @@ struct PostgresGroupCommitTests {
 
     /// A write that holds its database's queue on this node for a while, so that the writes
     /// started meanwhile wait and run as one group.
-    static func holdQueue(_ store: PostgresRecordStore, zone: Int64) async throws {
-        try await store.write(in: database) { tx in
-            _ = try tx.record(named: "holder", inZone: zone)
+    static func holdQueue(_ store: PostgresRecordStore, zone: String, row: Int64) async throws {
+        try await store.write(in: database, zone: zone) { tx in
+            _ = try tx.record(named: "holder", inZone: row)
             Thread.sleep(forTimeInterval: 0.3)
         }
     }
@@ -72,20 +72,20 @@ struct PostgresGroupCommitTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
-            group.addTask {
-                try await Self.holdQueue(first, zone: zones[0])
-                return (-1, true)
-            }
-            group.addTask {
-                try await Self.holdQueue(second, zone: zones[0])
-                return (-2, true)
+            for (index, zone) in zones.enumerated() {
+                for node in [first, second] {
+                    group.addTask {
+                        try await Self.holdQueue(node, zone: names[index], row: zone)
+                        return (-1, true)
+                    }
+                }
             }
             try await Task.sleep(nanoseconds: 50_000_000)
             for writer in 0..<writers {
                 let node = writer % 2 == 0 ? first : second
                 group.addTask {
                     do {
-                        try await node.write(in: Self.database) { tx in
+                        try await node.write(in: Self.database, zone: names[Self.zoneIndex(writer)]) { tx in
                             let id = try Self.transactionID(tx)
                             transactions.note(id)
                             _ = try Self.create("w\(writer)", zone: names[Self.zoneIndex(writer)], tx)
@@ -129,14 +129,14 @@ struct PostgresGroupCommitTests {
         let transactions = TransactionLog()
         let winners = try await withThrowingTaskGroup(of: Int?.self) { group in
             group.addTask {
-                try await Self.holdQueue(store, zone: zone.rowID)
+                try await Self.holdQueue(store, zone: "Race", row: zone.rowID)
                 return nil
             }
             try await Task.sleep(nanoseconds: 50_000_000)
             for racer in 0..<racers {
                 group.addTask {
                     do {
-                        try await store.write(in: Self.database) { tx in
+                        try await store.write(in: Self.database, zone: "Race") { tx in
                             let id = try Self.transactionID(tx)
                             transactions.note(id)
                             try tx.prefetchRecords(named: ["r"], inZone: zone.rowID)
@@ -168,14 +168,14 @@ struct PostgresGroupCommitTests {
         let broken = 5
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             group.addTask {
-                try await Self.holdQueue(store, zone: zone.rowID)
+                try await Self.holdQueue(store, zone: "Mixed", row: zone.rowID)
                 return (-1, true)
             }
             try await Task.sleep(nanoseconds: 50_000_000)
             for writer in 0..<writers {
                 group.addTask {
                     do {
-                        try await store.write(in: Self.database) { tx in
+                        try await store.write(in: Self.database, zone: "Mixed") { tx in
                             _ = try Self.create("w\(writer)", zone: "Mixed", tx)
                             // A statement PostgreSQL refuses, its error swallowed: the transaction is failed all the same.
                             if writer == broken { _ = try? (tx as? PostgresStoreTransaction)?.db.query("SELECT no_such_column FROM zones") }
