@@ -40,6 +40,10 @@ public final class PostgresConnection {
     /// db.pendingStatements = { defer { buffered = [] }; return buffered }
     /// ```
     public var pendingStatements: (() -> [PostgresStatement])?
+    /// Grows whenever the server (or the link to it) fails a statement or a pipeline on this
+    /// connection, whoever catches the error: a caller running several writes in one transaction
+    /// compares it before and after each to know that one met a database error, even a swallowed one.
+    public private(set) var failures = 0
 
     /// Connects.
     ///
@@ -159,6 +163,15 @@ public final class PostgresConnection {
     }
 
     private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
+        do {
+            return try runCounted(sql, parameters)
+        } catch let error as PostgresError {
+            failures += 1
+            throw error
+        }
+    }
+
+    private func runCounted(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
         queuePending()
         if !deferred.isEmpty {
             let batch = deferred + [PostgresStatement(sql, parameters)]
@@ -251,6 +264,15 @@ public final class PostgresConnection {
     }
 
     private func runPipeline(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
+        do {
+            return try runPipelineCounted(statements)
+        } catch let error as PostgresError {
+            failures += 1
+            throw error
+        }
+    }
+
+    private func runPipelineCounted(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }

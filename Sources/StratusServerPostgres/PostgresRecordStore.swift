@@ -31,6 +31,9 @@ public final class PostgresRecordStore: RecordStore {
     /// The candidate rows this store's queries read (for tests and diagnostics).
     let queryStatistics = PostgresQueryStatistics()
 
+    /// Groups concurrent writes of one database into one transaction.
+    private let coalescer = PostgresWriteCoalescer()
+
     /// How many times a write is attempted when PostgreSQL asks for a retry.
     static let maximumAttempts = 8
 
@@ -114,23 +117,42 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Runs `body` in one transaction that locks the zones it touches; runs it again on a deadlock or serialization failure.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
-        let channel = pushChannel
+        try await writeAlone(body)
+    }
+
+    /// Runs `body` as ``write(_:)`` does, in one transaction with the other writes of the zone that
+    /// arrive at this node while one is in flight (group commit, ``PostgresWriteCoalescer``).
+    public func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T {
+        try await coalescer.write(in: ZoneName(database: database, name: zoneName), store: self, body)
+    }
+
+    /// `body` in a transaction of its own, run again on a deadlock or serialization failure.
+    func writeAlone<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await pool.withConnection { db in
-                    try db.transaction(isolation: .readCommitted) { db in
-                        let tx = PostgresStoreTransaction(db, writing: true, pushChannel: channel)
-                        let value = try body(tx)
-                        if let failure = tx.transientFailure { throw failure }
-                        try tx.finish()
-                        return value
-                    }
-                }
+                return try await transaction { tx in try body(tx) }
             } catch let error as PostgresError where (error.isTransient || error.code == .uniqueViolation) && attempt < Self.maximumAttempts {
                 logger.debug("write retried", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
                 attempt += 1
                 try await Task.sleep(nanoseconds: UInt64.random(in: 1_000_000...5_000_000) * UInt64(attempt))
+            }
+        }
+    }
+
+    /// One write transaction on a pooled connection: `body`, the change-log positions of the zones it
+    /// changed, and the `COMMIT`; a transient failure a statement met, even a caught one, fails it.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresStoreTransaction) throws -> T) async throws -> T {
+        let channel = pushChannel
+        return try await pool.withConnection { db in
+            try db.transaction(isolation: .readCommitted) { db in
+                let tx = PostgresStoreTransaction(db, writing: true, pushChannel: channel)
+                let value = try body(tx)
+                if let failure = tx.transientFailure { throw failure }
+                try tx.finish()
+                return value
             }
         }
     }

@@ -34,6 +34,7 @@ extension PostgresStoreTransaction: SQLShareStore, SQLUsageStore {
     /// Locks the database row (making it if need be) until commit, so quota checks of one
     /// database take turns; queued, it goes out with the sum that follows.
     func lockUsage(of database: DatabaseKey) throws {
+        noteDatabaseRowLocked()
         db.enqueue(
             PostgresConnection.statement(
                 """

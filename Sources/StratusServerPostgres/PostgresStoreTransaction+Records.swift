@@ -29,13 +29,14 @@ extension PostgresStoreTransaction {
         let wanted = Array(Set(names.filter { !cache.contains(named: $0, inZone: zoneRowID) })).sorted()
         let knowsCounter = lockedZones.contains(zoneRowID) && cache.counters[zoneRowID] != nil
         guard !wanted.isEmpty || !knowsCounter else { return }
+        try claimLock(onZone: zoneRowID)
         // The lock first (FOR UPDATE, again if already held: harmless), then the reads and the
         // announced subscription questions, in one pipeline.
         let questions = probes.statements()
         let results = try tracking {
             try db.pipeline(
                 [
-                    PostgresStatement("SELECT change_seq FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
+                    PostgresStatement("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
                     PostgresStatement(
                         "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = ANY($2::text[])",
                         [zoneRowID, PostgresArray(wanted)]
@@ -45,9 +46,11 @@ extension PostgresStoreTransaction {
         }
         try probes.answer(questions.keys, rows: Array(results.dropFirst(2)))
         // A zone deleted meanwhile: nothing is cached, and the writes fail as without the hint.
-        guard let counterRow = results[0].first else { return }
+        guard let zoneRow = results[0].first else { return }
+        let zone = try Self.zone(zoneRow)
         lockedZones.insert(zoneRowID)
-        if !knowsCounter { cache.learnCounter(try counterRow[0], ofZone: zoneRowID) }
+        rememberLocked(zone)
+        if !knowsCounter { cache.learnCounter(zone.changeSequence, ofZone: zoneRowID) }
         var found: [String: StoredRecord] = [:]
         for row in results[1] {
             let record = try Self.record(row)

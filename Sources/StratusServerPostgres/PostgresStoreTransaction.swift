@@ -30,6 +30,16 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     var writes = PostgresRecordWrites()
     /// Whether subscriptions watch the types a write announced: asked with the zone lock, answered from here.
     var probes = PostgresSubscriptionProbes()
+    /// Zones read by name in this write; answered from here while this transaction holds the zone's lock.
+    private var zonesByName: [ZoneName: ZoneRow] = [:]
+    /// A later write of a group (``PostgresWriteCoalescer``): it may lock only zones after every zone
+    /// the group holds, and none once the group holds its database's row, so groups on different
+    /// nodes take their locks in one order and cannot deadlock each other.
+    var locksInOrderOnly = false
+    /// Whether this transaction locked its database's `databases` row (a quota check, a log position).
+    private(set) var holdsDatabaseRow = false
+    /// Whether a lock was refused for the group's order since the coalescer last cleared it (even if the write caught the error).
+    var lockOrderRefused = false
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
@@ -120,9 +130,9 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     // MARK: Zones
 
-    private static let zoneColumns = SQLStoredRows.zoneColumns
+    static let zoneColumns = SQLStoredRows.zoneColumns
 
-    private static func zone(_ row: PostgresRow) throws -> ZoneRow {
+    static func zone(_ row: PostgresRow) throws -> ZoneRow {
         try SQLStoredRows.zone(row, dialect: .postgres)
     }
 
@@ -148,6 +158,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             """,
             Self.arguments(database) + [name]
         )
+        let cacheKey = ZoneName(database: database, name: name)
+        if isWriting, let known = zonesByName[cacheKey], lockedZones.contains(known.rowID) { return current(known) }
         let key = TransactionSchemas.Key(container: database.container, environment: database.environment.rawValue)
         let rows: [PostgresRow]
         if isWriting, seen.known(key) == nil {
@@ -160,7 +172,10 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         }
         let zone = try rows.first.map(Self.zone).map(current)
         // Remembered so that writing a record of the zone need not read the zone again for its schema.
-        if let zone { seen.noteZone(zone) }
+        if let zone {
+            seen.noteZone(zone)
+            if isWriting, lockedZones.contains(zone.rowID) { zonesByName[cacheKey] = zone }
+        }
         return zone
     }
 
@@ -219,11 +234,13 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         try tracking { try PostgresFieldIndex.removeZone(zone.rowID, db) }
         touchedZones.remove(zone.rowID)
         cache.forgetZone(zone.rowID)
+        zonesByName = zonesByName.filter { $0.value.rowID != zone.rowID }
     }
 
     /// Takes the next position in the database's change log; the row stays locked until commit,
     /// so positions commit in order.
     private func nextDatabaseSequence(_ database: DatabaseKey) throws -> Int64 {
+        holdsDatabaseRow = true
         guard
             let row = try first(
                 """
@@ -248,6 +265,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// the statement that reads or writes the zone next, ahead of it.
     func lockZone(_ zoneRowID: Int64) throws {
         guard isWriting, !lockedZones.contains(zoneRowID) else { return }
+        try claimLock(onZone: zoneRowID)
         db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID]))
         lockedZones.insert(zoneRowID)
     }
@@ -260,6 +278,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             touchedZones.insert(zoneRowID)
             return sequence
         }
+        try claimLock(onZone: zoneRowID)
         lockedZones.insert(zoneRowID)
         // The row lock this UPDATE takes (or already holds) lasts until commit: writers of one
         // zone take numbers one after another, and commit in that order. A savepoint that rolls
@@ -272,6 +291,31 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         let sequence: Int64 = try row[0]
         cache.learnCounter(sequence, ofZone: zoneRowID)
         return sequence
+    }
+
+    /// Keeps a zone row read under this transaction's lock: no other writer can change it until commit.
+    func rememberLocked(_ zone: ZoneRow) {
+        zonesByName[ZoneName(database: zone.database, name: zone.zoneName)] = zone
+    }
+
+    /// Refuses, in a later write of a group, a zone lock that would break the group's lock order:
+    /// the write is then run in a later group (``PostgresWriteCoalescer``).
+    func claimLock(onZone zoneRowID: Int64) throws {
+        guard locksInOrderOnly, !lockedZones.contains(zoneRowID) else { return }
+        if holdsDatabaseRow || lockedZones.contains(where: { $0 > zoneRowID }) {
+            lockOrderRefused = true
+            throw PostgresLockOrderDeferral()
+        }
+    }
+
+    /// Notes that the database's `databases` row is locked until commit (a quota check's lock).
+    func noteDatabaseRowLocked() {
+        holdsDatabaseRow = true
+    }
+
+    /// Queues the buffered record writes now, so they go out inside the current savepoint.
+    func queueBufferedWrites() {
+        for statement in writes.take() { db.enqueue(statement) }
     }
 
     /// Moves every zone whose records changed up its database's change log; called once before commit.
@@ -313,17 +357,28 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// the savepoint (rendered after its `SAVEPOINT`) is undone or dropped unsent with it.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         let lockedBefore = lockedZones
+        let touchedBefore = touchedZones
         let mark = cache.mark()
         let writesBefore = writes
         do {
             return try db.savepoint(body)
         } catch {
             lockedZones = lockedBefore
+            touchedZones = touchedBefore
             cache.rollBack(to: mark)
             writes = writesBefore
             throw error
         }
     }
+}
+
+/// A later write of a group asked for a zone lock out of the group's order; it runs in a later group.
+struct PostgresLockOrderDeferral: Error {}
+
+/// A zone's name in its database: the key of a write's zone lookups.
+struct ZoneName: Hashable {
+    var database: DatabaseKey
+    var name: String
 }
 
 /// A row that breaks the store's own invariants.

@@ -17,9 +17,10 @@ extension RecordEndpoints {
             }
         }
         let database = context.database
+        let zoneName = try context.zoneName(of: request.zoneID)
         let policy = ReadPolicy(schema: schema, context: context)
         let transaction = ModifyTransaction(
-            request: request, zoneName: try context.zoneName(of: request.zoneID), database: database,
+            request: request, zoneName: zoneName, database: database,
             author: StoredRecord.Stamp(timestamp: configuration.now(), userRecordName: context.caller, deviceID: context.deviceID),
             roleCheckedCaller: database.scope == .public && !context.principal.isPrivileged ? context.caller : nil,
             readPolicy: policy.isOpen ? nil : policy, uuid: context.requestID, limits: configuration.limits,
@@ -29,7 +30,7 @@ extension RecordEndpoints {
         )
         let outcome: ModifyOutcome
         do {
-            outcome = try await store.write { tx in try transaction.run(tx) }
+            outcome = try await store.write(in: database, zone: zoneName) { tx in try transaction.run(tx) }
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
         }

@@ -23,6 +23,18 @@ public protocol RecordStore: Sendable {
     /// serialization failure or a deadlock): `body` must have no effect outside the store.
     func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T
 
+    /// Runs `body` as ``write(_:)`` does, as a write of one zone only: a back end may run it in one
+    /// transaction with other such writes of the zone that arrive meanwhile (group commit), each in
+    /// a savepoint of its own, so the outcome is that of a serial execution and nobody learns of a
+    /// write before it is durable. `body` must not write outside the zone.
+    ///
+    /// ```swift
+    /// let inbox = try await store.write(in: database, zone: "Inbox") { tx in try tx.zone(named: "Inbox", in: database) }
+    /// ```
+    func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T
+
     /// Whether request-rate buckets are shared by every node of a cluster: part of the contract,
     /// so a store says which it does instead of a capability being discovered by a cast.
     var rateBucketSharing: RateBucketSharing { get }
@@ -41,6 +53,13 @@ public protocol RecordStore: Sendable {
 extension RecordStore {
     /// Does nothing: the back end keeps every index it needs at all times.
     public func prepare(for plan: QueryPlan) async throws {}
+
+    /// A plain ``write(_:)``: the back end groups writes on its own, or not at all.
+    public func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T {
+        try await write(body)
+    }
 }
 
 /// Read primitives, valid only inside ``RecordStore/read(_:)`` or ``RecordStore/write(_:)``.
