@@ -320,13 +320,17 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let touchedBefore = touchedZones
         do {
             return try db.savepoint { _ in try body() }
         } catch {
             // NB: a rollback can bring back edges removed inside the savepoint, or undo a zone's
-            // creation or deletion: forget what is known.
+            // creation or deletion: forget what is known. A zone whose deletion it undid is live
+            // again with the changes made before the savepoint, so it moves up the change log at
+            // commit as if never deleted (zones first touched inside stay: a move too many is harmless).
             withoutReferences = []
             zonesRead = [:]
+            touchedZones.merge(touchedBefore) { inside, _ in inside }
             throw error
         }
     }

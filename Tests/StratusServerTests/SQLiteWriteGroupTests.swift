@@ -130,6 +130,28 @@ import Testing
         }
     }
 
+    /// A zone deletion rolled back with its savepoint leaves the zone live and changed by the
+    /// transaction's earlier write: the zone still moves up the database's change log at commit, so a
+    /// database-changes feed reports it.
+    @Test func aZoneDeletionRolledBackWithItsSavepointKeepsTheEarlierChangesMove() async throws {
+        try await Self.withStore { store in
+            let zone = try await store.write { tx in try tx.createZone(named: "Z", in: Self.database, createdAt: 1) }
+            let before = try await Self.positions(store, zone: zone.rowID)
+            try await store.write { tx in
+                try tx.putRecord(Self.record("a", zone: zone.rowID, sequence: try tx.nextChangeSequence(inZone: zone.rowID)), references: [])
+                _ = try? tx.savepoint {
+                    try tx.deleteZone(zone)
+                    throw PlannedFailure()
+                }
+            }
+            let after = try await Self.positions(store, zone: zone.rowID)
+            #expect(try await store.read { tx in try tx.zone(rowID: zone.rowID)?.isDeleted } == false)
+            #expect(after.records == 1)
+            #expect(after.database == before.database + 1)
+            #expect(after.zone == after.database)
+        }
+    }
+
     /// A save without references skips the `DELETE` of old edges only when the record is known to
     /// have none; a rolled-back savepoint that removed edges brings them back, and they are removed.
     @Test func editsOfReferencesKeepTheEdgesTableExactEvenAcrossARolledBackDeletion() async throws {
