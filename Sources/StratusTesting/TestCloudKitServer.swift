@@ -31,6 +31,31 @@ public enum RecordStoreBackend: String, CaseIterable, Sendable, CustomStringConv
         }
     }
 
+    /// Opens a fresh store of this kind in a temporary directory, runs `body` with it, and closes
+    /// it, also when `body` throws.
+    ///
+    /// ```swift
+    /// try await RecordStoreBackend.sqlite.withStore { store in
+    ///     _ = try await store.read { tx in try tx.zone(rowID: 1) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - prefix: The start of the temporary directory's name.
+    ///   - body: The test.
+    /// - Throws: What opening the store or `body` throws.
+    public func withStore(prefix: String = "stratus-store", _ body: (any RecordStore & AccountStore) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory(prefix: prefix)
+        let store = try await makeStore(in: directory)
+        do {
+            try await body(store)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
     /// The back end's name.
     public var description: String { rawValue }
 }

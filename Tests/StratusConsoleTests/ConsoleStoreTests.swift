@@ -6,16 +6,7 @@ import Testing
 /// The console's tables, and the account primitives its Users page adds, written once in StratusServerSQL, on every back end.
 @Suite struct ConsoleStoreTests {
     private func withStore(_ backend: RecordStoreBackend, _ body: (any ConsoleStore) async throws -> Void) async throws {
-        let directory = try TemporaryDirectory(prefix: "stratus-console-store")
-        let store = try await backend.makeStore(in: directory)
-        defer { directory.remove() }
-        do {
-            try await body(try #require(store as? any ConsoleStore))
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await backend.withStore(prefix: "stratus-console-store") { store in try await body(try #require(store as? any ConsoleStore)) }
     }
 
     @Test(arguments: RecordStoreBackend.allCases)

@@ -2,6 +2,7 @@ import Foundation
 import StratusServer
 @testable import StratusServerSQLite
 import StratusSQLite
+import StratusTesting
 import StratusWire
 import Testing
 
@@ -22,17 +23,7 @@ import Testing
     }
 
     static func withStore(_ body: (SQLiteRecordStore) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("write-group-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try await SQLiteRecordStore.open(path: directory.appendingPathComponent("s.sqlite").path)
-        do {
-            try await body(store)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await RecordStoreBackend.sqlite.withStore(prefix: "write-group") { store in try await body(try #require(store as? SQLiteRecordStore)) }
     }
 
     /// The database's change log and the zone's place in it.

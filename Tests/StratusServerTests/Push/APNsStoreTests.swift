@@ -9,15 +9,7 @@ import Testing
     static let container = "iCloud.com.example.Tests"
 
     static func withStore(_ backend: RecordStoreBackend, _ body: (any RecordStore) async throws -> Void) async throws {
-        let directory = try TemporaryDirectory(prefix: "apns-store")
-        let store = try await backend.makeStore(in: directory)
-        do {
-            try await body(store)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-        try await store.close()
+        try await backend.withStore(prefix: "apns-store") { try await body($0) }
     }
 
     static func device(_ token: String, owner: String, at time: Int64 = 1) -> APNsDeviceToken {
