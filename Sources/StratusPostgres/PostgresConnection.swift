@@ -162,16 +162,21 @@ public final class PostgresConnection {
         if let pendingStatements { deferred += pendingStatements() }
     }
 
-    private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
+    /// Runs `body`, counting a ``PostgresError`` it throws in ``failures``.
+    private func countingFailures<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try runCounted(sql, parameters)
+            return try body()
         } catch let error as PostgresError {
             failures += 1
             throw error
         }
     }
 
-    private func runCounted(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
+    private func run(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
+        try countingFailures { try send(sql, parameters) }
+    }
+
+    private func send(_ sql: String, _ parameters: [any PostgresBindable]) throws -> (rows: [PostgresRow], affected: Int) {
         queuePending()
         if !deferred.isEmpty {
             let batch = deferred + [PostgresStatement(sql, parameters)]
@@ -264,15 +269,10 @@ public final class PostgresConnection {
     }
 
     private func runPipeline(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
-        do {
-            return try runPipelineCounted(statements)
-        } catch let error as PostgresError {
-            failures += 1
-            throw error
-        }
+        try countingFailures { try sendPipeline(statements) }
     }
 
-    private func runPipelineCounted(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
+    private func sendPipeline(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }

@@ -31,7 +31,7 @@ public final class PostgresRecordStore: RecordStore {
     /// The candidate rows this store's queries read (for tests and diagnostics).
     let queryStatistics = PostgresQueryStatistics()
 
-    /// Groups concurrent writes of one database into one transaction.
+    /// Groups concurrent writes of one zone into one transaction.
     private let coalescer = PostgresWriteCoalescer()
 
     /// How many times a write is attempted when PostgreSQL asks for a retry.
@@ -115,11 +115,6 @@ public final class PostgresRecordStore: RecordStore {
         }
     }
 
-    /// Runs `body` in one transaction that locks the zones it touches; runs it again on a deadlock or serialization failure.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
-        try await writeAlone(body)
-    }
-
     /// Runs `body` as ``write(_:)`` does, in one transaction with the other writes of the zone that
     /// arrive at this node while one is in flight (group commit, ``PostgresWriteCoalescer``).
     public func write<T: Sendable>(
@@ -128,8 +123,9 @@ public final class PostgresRecordStore: RecordStore {
         try await coalescer.write(in: ZoneName(database: database, name: zoneName), store: self, body)
     }
 
-    /// `body` in a transaction of its own, run again on a deadlock or serialization failure.
-    func writeAlone<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
+    /// Runs `body` in one transaction of its own that locks the zones it touches; runs it again on a
+    /// deadlock or serialization failure.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {

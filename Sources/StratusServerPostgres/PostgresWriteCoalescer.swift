@@ -70,7 +70,7 @@ final class PostgresWriteCoalescer: Sendable {
                 },
                 alone: { [store] in
                     do {
-                        continuation.resume(returning: try await store.writeAlone(body))
+                        continuation.resume(returning: try await store.write(body))
                     } catch {
                         continuation.resume(throwing: error)
                     }

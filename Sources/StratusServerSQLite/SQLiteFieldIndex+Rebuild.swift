@@ -7,8 +7,8 @@ import StratusWire
 /// once when it turns an index on (issue 20, "no stalls"; Documentation/0002 "Indexes on demand").
 ///
 /// It runs inside the writer, so it is kept to SQLite's own work where it can be: the value rows
-/// of a scalar field (STRING, INT64, DOUBLE, TIMESTAMP, REFERENCE, LOCATION) are copied out of the
-/// records' JSON by one `INSERT … SELECT`, NULL rows by another; only what SQL cannot compute
+/// of a scalar field (STRING, INT64, DOUBLE, TIMESTAMP, REFERENCE, LOCATION) and its NULL rows are
+/// copied out of the records' JSON by one `INSERT … SELECT`; only what SQL cannot compute
 /// (search tokens, BYTES and list values, a value of another type) is decoded in Swift, and then
 /// only that field of each record (`json_extract`), never the whole record.
 extension SQLiteFieldIndex {

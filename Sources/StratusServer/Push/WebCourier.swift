@@ -47,8 +47,7 @@ final class WebCourier: Sendable {
                 waiters.remove(id)
                 return try render(item, for: token)
             }
-            let remaining = deadline - .now
-            guard remaining > .zero else {
+            guard deadline > .now else {
                 waiters.remove(id)
                 return nil
             }
