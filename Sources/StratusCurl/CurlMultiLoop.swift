@@ -34,7 +34,7 @@ package final class CurlMultiLoop: @unchecked Sendable {
     /// Makes the multi handle; the thread is started by the first ``submit(_:)``.
     ///
     /// - Parameters:
-    ///   - name: The thread's name.
+    ///   - name: The thread's name, at most 15 bytes (Linux ignores a longer one).
     ///   - multiplexing: For HTTP/2: streams opened at once on one connection, and connections per
     ///     host (requests beyond wait for a stream); `nil` for HTTP/1.1 (a connection per request in flight).
     /// - Throws: ``CurlFailure/Kind/invalidRequest`` when libcurl cannot start or refuses an option.

@@ -62,7 +62,7 @@ public final class CurlAPNsTransport: APNsTransport {
             settings.connectTimeout = configuration.connectTimeout
             self.settings = settings
             self.loop = try CurlMultiLoop(
-                name: "stratus-apns-curl",
+                name: "stratus-apns",
                 multiplexing: (streams: configuration.maximumConcurrentStreams, connectionsPerHost: configuration.maximumConnectionsPerHost)
             )
         } catch {

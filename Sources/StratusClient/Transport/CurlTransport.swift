@@ -52,7 +52,7 @@ public final class CurlTransport: HTTPTransport {
     /// Creates a transport with its own connections, trusting the system's certificate authorities.
     public init() {
         settings = Self.settings(Configuration(), caBundle: nil)
-        loop = try? CurlMultiLoop(name: "stratus-client-curl")
+        loop = try? CurlMultiLoop(name: "stratus-curl")
     }
 
     /// Creates a transport with its own connections.
@@ -63,7 +63,7 @@ public final class CurlTransport: HTTPTransport {
     public init(configuration: Configuration) throws {
         do throws(CurlFailure) {
             settings = Self.settings(configuration, caBundle: try CurlCABundle.make(extraFile: configuration.trustedCAFile))
-            loop = try CurlMultiLoop(name: "stratus-client-curl")
+            loop = try CurlMultiLoop(name: "stratus-curl")
         } catch {
             throw Self.urlError(error)
         }
