@@ -144,6 +144,16 @@ import Testing
         #expect(transport.wakeups - before < 20, "\(transport.wakeups - before) wake-ups for one request parked 1.5 s")
     }
 
+    @Test func anIdleTransportWithAnOpenConnectionLeavesTheThreadAsleep() async throws {
+        let server = try ScriptedSocketServer(Self.keepAlive)
+        defer { server.stop() }
+        let transport = CurlTransport()
+        _ = try await transport.send(TransportRequest(method: "GET", url: server.url("/once")))
+        let before = transport.wakeups
+        try await Task.sleep(for: .seconds(1))
+        #expect(transport.wakeups - before < 5, "\(transport.wakeups - before) wake-ups in 1 s with nothing to do")
+    }
+
     @Test func redirectsAreFollowedAsURLSessionFollowsThem() async throws {
         let server = try ScriptedSocketServer { connection in
             while let (head, _) = connection.readRequest() {
