@@ -7,7 +7,9 @@ import FoundationNetworking
 import StratusClient
 
 private func example(url: URL) async throws {
-    let transport = CurlTransport()
+    #if os(Linux)
+    let transport = try CurlTransport(configuration: .init(trustedCAFile: "/etc/myapp/private-ca.pem"))
     let container = Container(identifier: "iCloud.com.example.App", environment: .development,
                               serverURL: url, authentication: .none, transport: transport)
+    #endif
 }

@@ -22,9 +22,11 @@ import StratusCurl
 /// `URLSession` follows them.
 ///
 /// ```swift
-/// let transport = CurlTransport()
+/// #if os(Linux)
+/// let transport = try CurlTransport(configuration: .init(trustedCAFile: "/etc/myapp/private-ca.pem"))
 /// let container = Container(identifier: "iCloud.com.example.App", environment: .development,
 ///                           serverURL: url, authentication: .none, transport: transport)
+/// #endif
 /// ```
 public final class CurlTransport: HTTPTransport {
     /// Limits and trust.
