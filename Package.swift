@@ -70,6 +70,9 @@ let package = Package(
             dependencies: ["StratusCrypto", "CSodium", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
         ),
         .target(name: "StratusHTTP", dependencies: ["StratusLogging"]),
+        // An HTTP client on libcurl's multi interface, driven by a thread of its own: the server's APNs
+        // transport and the SDK's transport on Linux (Documentation/0004, 0014), never on Apple platforms.
+        .target(name: "StratusCurl", dependencies: ["CCurl"]),
 
         // Layer 3: the libmicrohttpd transport.
         .target(name: "StratusHTTPServer", dependencies: ["StratusHTTP", "CMicroHTTPD", "StratusLogging", "StratusMetrics"]),
@@ -81,7 +84,12 @@ let package = Package(
         ),
 
         // Layer 3: the client SDK; shares only the wire model with the server.
-        .target(name: "StratusClient", dependencies: ["StratusWire", "StratusCrypto", "StratusLogging"]),
+        .target(
+            name: "StratusClient",
+            dependencies: [
+                "StratusWire", "StratusCrypto", "StratusLogging", .target(name: "StratusCurl", condition: .when(platforms: [.linux])),
+            ]
+        ),
 
         // Layer 4: the key-value store (NSUbiquitousKeyValueStore) over the SDK.
         .target(name: "StratusKeyValue", dependencies: ["StratusClient", "StratusWire", "StratusSQLite", "StratusLogging"]),
@@ -125,7 +133,7 @@ let package = Package(
         ),
 
         // Layer 4: APNs delivery over HTTP/2 (libcurl with nghttp2), composed in by `stratus serve`.
-        .target(name: "StratusServerAPNs", dependencies: ["StratusServer", "CCurl", "StratusLogging"]),
+        .target(name: "StratusServerAPNs", dependencies: ["StratusServer", "StratusCurl", "StratusLogging"]),
 
         // Layer 4: the web console at /console (Documentation/0022-console.md): its pages are files in
         // Resources/, embedded as Swift source by Scripts/embed-console-resources.swift (make build runs it).

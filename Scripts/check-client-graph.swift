@@ -15,8 +15,10 @@ let clientProducts = [
     "StratusClient", "StratusKeyValue", "StratusDocuments", "StratusSync", "StratusStoreSync", "StratusStore", "StratusWire",
     "StratusSQLite",
 ]
-/// C libraries a client may link: the SDK's SQLite everywhere, OpenSSL's libcrypto on Linux only.
-let clientCLibraries: [String: Set<Platform>] = ["CSQLite": [.apple, .linux], "COpenSSL": [.linux]]
+/// C libraries a client may link: the SDK's SQLite everywhere; on Linux only, OpenSSL's libcrypto and
+/// libcurl (the SDK's transport there, `StratusCurl`; FoundationNetworking links it into every Linux
+/// client process anyway).
+let clientCLibraries: [String: Set<Platform>] = ["CSQLite": [.apple, .linux], "COpenSSL": [.linux], "CCurl": [.linux]]
 /// Swift modules only the server (or its tools and tests) may use.
 let serverOnlyModules: Set<String> = ["StratusServerCrypto", "StratusHTTPServer", "StratusPostgres", "StratusTesting", "StratusCLI"]
 /// Modules that exist on some platforms only; an import of one must be inside `#if canImport(…)` or `#if os(…)`.
@@ -160,12 +162,13 @@ func importedModule(_ line: String) -> String? {
 }
 
 func sourceProblems(root: String, modules: Set<String>, targets: [String: Target], products: [String: [String]]) -> [String] {
-    // C targets a client reaches on Linux only are platform-only too (COpenSSL).
+    // Targets a client reaches on Linux only are platform-only too (COpenSSL, CCurl, StratusCurl); their own
+    // sources are never built for an Apple client, so they need no guards.
     let roots = clientProducts.flatMap { products[$0] ?? [] }
     let apple = Set(reachable(from: roots, on: .apple, in: targets).keys)
     let conditioned = Set(reachable(from: roots, on: .linux, in: targets).keys).subtracting(apple)
     var problems: [String] = []
-    for module in modules.sorted() {
+    for module in modules.sorted() where !conditioned.contains(module) {
         let directory = root + "/" + (targets[module]?.path ?? "Sources/\(module)")
         guard let files = FileManager.default.enumerator(atPath: directory) else {
             problems.append("cannot read the sources of \(module) in \(directory)")
@@ -193,7 +196,7 @@ if arguments.count > 1 {
 problems = problems.reduce(into: []) { kept, problem in if !kept.contains(problem) { kept.append(problem) } }
 if problems.isEmpty {
     print(
-        "check-client-graph: \(clientProducts.count) client products reach only the OS (and OpenSSL on Linux); \(clientModules.count) modules' imports are guarded"
+        "check-client-graph: \(clientProducts.count) client products reach only the OS (and OpenSSL and libcurl on Linux); \(clientModules.count) modules' imports are guarded"
     )
 } else {
     for problem in problems { print("check-client-graph: \(problem)") }

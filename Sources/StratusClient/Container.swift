@@ -30,7 +30,7 @@ public final class Container: Sendable {
     ///   - serverURL: The server's base URL; `https://api.apple-cloudkit.com` for Apple's service.
     ///   - authentication: How requests authenticate.
     ///   - configuration: Deadlines, retries and logging.
-    ///   - transport: The HTTP transport; a new ``URLSessionTransport`` by default.
+    ///   - transport: The HTTP transport; a new ``DefaultTransport`` by default (``CurlTransport`` on Linux, ``URLSessionTransport`` elsewhere).
     public init(
         identifier: String, environment: StratusWire.Environment, serverURL: URL, authentication: Authentication,
         configuration: ClientConfiguration = ClientConfiguration(), transport: (any HTTPTransport)? = nil
@@ -44,7 +44,7 @@ public final class Container: Sendable {
         let builder = RequestBuilder(
             containerIdentifier: identifier, environment: environment, serverURL: serverURL,
             authentication: authentication, webAuthToken: WebAuthTokenStore(webAuthToken), now: configuration.now)
-        self.client = ServiceClient(builder: builder, transport: transport ?? URLSessionTransport(), configuration: configuration)
+        self.client = ServiceClient(builder: builder, transport: transport ?? DefaultTransport.make(), configuration: configuration)
     }
 
     /// The signed-in user's private database.

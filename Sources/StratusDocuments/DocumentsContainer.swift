@@ -48,7 +48,7 @@ public actor DocumentsContainer {
         /// How many transfers run at once: `records/modify` requests (each uploads its assets one after
         /// another) and document downloads.
         public var concurrentTransfers = 4
-        /// The transport of asset downloads; a shared `URLSessionTransport` by default.
+        /// The transport of asset downloads; a shared `DefaultTransport` by default.
         public var transport: (any HTTPTransport)?
         /// The deadline of one chunk download.
         public var downloadTimeout: Duration = .seconds(300)

@@ -1,7 +1,7 @@
 public import StratusServer
-import CCurl
 import Foundation
 public import StratusLogging
+import StratusCurl
 import Synchronization
 
 /// APNs over HTTP/2 through libcurl (with nghttp2): what `stratus serve` delivers pushes with.
@@ -41,8 +41,7 @@ public final class CurlAPNsTransport: APNsTransport {
         }
     }
 
-    private let configuration: Configuration
-    private let caBundle: [UInt8]?
+    private let settings: CurlSettings
     private let loop: CurlMultiLoop
 
     /// Starts the transport's thread and multi handle.
@@ -53,13 +52,22 @@ public final class CurlAPNsTransport: APNsTransport {
     /// - Throws: ``APNsTransportError`` with ``APNsTransportError/Code/invalidRequest`` when the CA
     ///   file cannot be read or holds no certificate, or libcurl cannot start.
     public init(configuration: Configuration = Configuration(), logger: Logger = .disabled) throws(APNsTransportError) {
-        CurlGlobal.initialize()
-        self.configuration = configuration
-        self.caBundle = try CurlCABundle.make(extraFile: configuration.trustedCAFile)
-        self.loop = try CurlMultiLoop(
-            maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
-            maximumConcurrentStreams: configuration.maximumConcurrentStreams, logger: logger
-        )
+        do throws(CurlFailure) {
+            var settings = CurlSettings()
+            settings.protocols = "https"
+            settings.requiresHTTP2 = true
+            settings.caBundle = try CurlCABundle.make(extraFile: configuration.trustedCAFile)
+            settings.maximumBodyBytes = configuration.maximumResponseBytes
+            settings.maximumHeaderBytes = configuration.maximumResponseBytes
+            settings.connectTimeout = configuration.connectTimeout
+            self.settings = settings
+            self.loop = try CurlMultiLoop(
+                name: "stratus-apns",
+                multiplexing: (streams: configuration.maximumConcurrentStreams, connectionsPerHost: configuration.maximumConnectionsPerHost)
+            )
+        } catch {
+            throw APNsTransportError(.invalidRequest, error.message.replacingOccurrences(of: "the CA file", with: "the APNs CA file"))
+        }
     }
 
     /// Sends one request over a (reused) HTTP/2 connection.
@@ -77,12 +85,17 @@ public final class CurlAPNsTransport: APNsTransport {
         return await withCheckedContinuation { continuation in
             let collector = CurlResults(count: requests.count, continuation: continuation)
             for (index, request) in requests.enumerated() {
-                do throws(APNsTransportError) {
-                    let transfer = try CurlTransfer(request: request, configuration: configuration, caBundle: caBundle)
-                    transfer.completion = { result in collector.set(index, result) }
+                guard request.url.hasPrefix("https://") else {
+                    collector.set(index, .failure(APNsTransportError(.invalidRequest, "APNs is reached over https only; got '\(request.url.prefix(60))'")))
+                    continue
+                }
+                let curlRequest = CurlRequest(method: "POST", url: request.url, headers: request.headers, body: Data(request.body), timeout: request.timeout)
+                do throws(CurlFailure) {
+                    let transfer = try CurlTransfer(request: curlRequest, settings: settings)
+                    transfer.completion = { result in collector.set(index, Self.apns(result)) }
                     loop.submit(transfer)
                 } catch {
-                    collector.set(index, .failure(error))
+                    collector.set(index, Self.apns(.failure(error)))
                 }
             }
         }
@@ -91,6 +104,32 @@ public final class CurlAPNsTransport: APNsTransport {
     /// Stops the thread; requests in flight fail with ``APNsTransportError/Code/shutDown``.
     public func shutdown() async {
         await loop.stop()
+    }
+
+    deinit {
+        loop.stopSoon()
+    }
+
+    /// libcurl's outcome in APNs terms: header names lowercased, failures by code.
+    private static func apns(_ result: Result<CurlResponse, CurlFailure>) -> Result<APNsResponse, APNsTransportError> {
+        result.map { response in
+            var headers: [String: String] = [:]
+            for (name, value) in response.headers { headers[name.lowercased()] = value }
+            return APNsResponse(status: response.status, headers: headers, body: [UInt8](response.body))
+        }
+        .mapError { failure in
+            let code: APNsTransportError.Code
+            switch failure.kind {
+            case .tooLarge: code = .responseTooLarge
+            case .timedOut: code = .timeout
+            case .tls: code = .tls
+            case .badResponse: code = .protocolViolation
+            case .shutDown, .cancelled: code = .shutDown
+            case .invalidRequest: code = .invalidRequest
+            case .cannotConnect, .connectionLost: code = .connection
+            }
+            return APNsTransportError(code, failure.message)
+        }
     }
 }
 
@@ -120,44 +159,5 @@ final class CurlResults: Sendable {
             return (continuation, state.results.map { $0 ?? .failure(APNsTransportError(.shutDown, "no answer")) })
         }
         if let (continuation, results) = done { continuation.resume(returning: results) }
-    }
-}
-
-/// `curl_global_init`, once per process.
-enum CurlGlobal {
-    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-
-    static func initialize() {
-        _ = initialized
-    }
-}
-
-/// The certificate authorities a transport trusts: the system bundle libcurl uses by default
-/// plus the operator's file, as one PEM blob (`CURLOPT_CAINFO_BLOB`); `nil` keeps libcurl's default.
-enum CurlCABundle {
-    static func make(extraFile: String?) throws(APNsTransportError) -> [UInt8]? {
-        guard let extraFile else { return nil }
-        guard let extra = FileManager.default.contents(atPath: extraFile) else {
-            throw APNsTransportError(.invalidRequest, "the APNs CA file \(extraFile) cannot be read")
-        }
-        guard String(decoding: extra, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
-            throw APNsTransportError(.invalidRequest, "the APNs CA file \(extraFile) holds no PEM certificate")
-        }
-        var bundle: [UInt8] = []
-        if let system = systemBundlePath(), let contents = FileManager.default.contents(atPath: system) {
-            bundle += contents
-            bundle.append(0x0A)
-        }
-        bundle += extra
-        return bundle
-    }
-
-    /// The CA bundle file libcurl was built to use (`CURLINFO_CAINFO`), if any.
-    private static func systemBundlePath() -> String? {
-        guard let easy = curl_easy_init() else { return nil }
-        defer { curl_easy_cleanup(easy) }
-        var path: UnsafeMutablePointer<CChar>?
-        guard stratus_curl_easy_getinfo_string(easy, CURLINFO_CAINFO, &path) == CURLE_OK, let path else { return nil }
-        return String(cString: path)
     }
 }

@@ -116,7 +116,7 @@ import Testing
 
 /// Runs `race` once, just before the first `records/modify` of the key-value zone goes out.
 final class RacingTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner = DefaultTransport.make()
     private let race: @Sendable () async throws -> Void
     private let done = Mutex(false)
 

@@ -130,7 +130,7 @@ final class CountingTransport: HTTPTransport {
         var query: [String: String]
     }
 
-    private let inner = URLSessionTransport()
+    private let inner = DefaultTransport.make()
     private let state = Mutex(State())
 
     var uploadedBytes: Int { state.withLock { $0.uploadedBytes } }

@@ -72,15 +72,22 @@ let container = makeContainer()
 let database = container.privateCloudDatabase
 let recordID = RecordID(recordName: "r1", zoneID: ZoneID(zoneName: "Bench"))
 let transport = URLSessionTransport()
+#if os(Linux)
+let curlTransport = CurlTransport()
+#else
+let curlTransport = URLSessionTransport()
+#endif
 let lookupRequest = try container.preparedRequest(
     RecordsLookup.self, RecordsLookup.Request(records: [RecordsLookup.Item(recordName: "r1")], zoneID: ZoneID(zoneName: "Bench")), in: .private)
 
 var loopbackTimes: [Double] = []
 var transportTimes: [Double] = []
+var curlTimes: [Double] = []
 var sdkTimes: [Double] = []
 for _ in 0..<50 {  // warm-up
     _ = try await database.record(for: recordID)
     _ = try await transport.send(lookupRequest)
+    _ = try await curlTransport.send(lookupRequest)
 }
 for _ in 0..<requests {
     var start = monotonicNanoseconds()
@@ -94,6 +101,11 @@ for _ in 0..<requests {
     guard raw.status == 200 else { throw BenchFailure("lookup answered \(raw.status)") }
 
     start = monotonicNanoseconds()
+    let curled = try await curlTransport.send(lookupRequest)
+    curlTimes.append(Double(monotonicNanoseconds() - start))
+    guard curled.status == 200 else { throw BenchFailure("lookup answered \(curled.status)") }
+
+    start = monotonicNanoseconds()
     let record = try await database.record(for: recordID)
     sdkTimes.append(Double(monotonicNanoseconds() - start))
     guard record["title"] == "hello" else { throw BenchFailure("lookup returned the wrong record") }
@@ -101,10 +113,12 @@ for _ in 0..<requests {
 print("1. records/lookup of one record, \(requests) requests each (interleaved), p50 / p99:")
 print("   loopback client (raw socket):      \(us(percentile(loopbackTimes, 50))) / \(us(percentile(loopbackTimes, 99)))")
 print("   URLSessionTransport, prepared:     \(us(percentile(transportTimes, 50))) / \(us(percentile(transportTimes, 99)))")
+print("   CurlTransport, prepared:           \(us(percentile(curlTimes, 50))) / \(us(percentile(curlTimes, 99)))")
 print("   SDK database.record(for:):         \(us(percentile(sdkTimes, 50))) / \(us(percentile(sdkTimes, 99)))")
 print(
-    "   SDK over URLSession: +\(us(percentile(sdkTimes, 50) - percentile(transportTimes, 50))) p50 (build, encode, decode, Record);"
-        + " URLSession over raw socket: +\(us(percentile(transportTimes, 50) - percentile(loopbackTimes, 50)))")
+    "   SDK over its default transport: +\(us(percentile(sdkTimes, 50) - percentile(curlTimes, 50))) p50 (build, encode, decode, Record);"
+        + " URLSession over raw socket: +\(us(percentile(transportTimes, 50) - percentile(loopbackTimes, 50)));"
+        + " CurlTransport over raw socket: +\(us(percentile(curlTimes, 50) - percentile(loopbackTimes, 50)))")
 
 // MARK: 2. Paging through 100,000 query results
 

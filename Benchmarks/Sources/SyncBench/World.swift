@@ -75,7 +75,7 @@ final class BenchWorld: Sendable {
     let root: URL
     let serverURL: URL
     let server: InProcessServer
-    let transport = CountingTransport(URLSessionTransport())
+    let transport = CountingTransport(DefaultTransport.make())
 
     init() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("sync-bench-\(UUID().uuidString)")

@@ -43,7 +43,7 @@ extension Asset {
     ///
     /// - Parameters:
     ///   - timeout: The deadline of the download.
-    ///   - transport: The transport; a shared ``URLSessionTransport`` by default.
+    ///   - transport: The transport; a shared ``DefaultTransport`` by default.
     /// - Returns: The bytes.
     /// - Throws: ``StratusError``: ``StratusError/Code/invalidArguments`` without a download URL or
     ///   local file, ``StratusError/Code/networkFailure`` and server errors from the download.
@@ -80,7 +80,7 @@ extension Asset {
     /// - Parameters:
     ///   - directory: Where to write a downloaded file; the temporary directory by default.
     ///   - timeout: The deadline of the download.
-    ///   - transport: The transport; a shared ``URLSessionTransport`` by default.
+    ///   - transport: The transport; a shared ``DefaultTransport`` by default.
     /// - Returns: The file's URL. Downloaded files belong to the caller, who deletes them.
     /// - Throws: What ``data(timeout:transport:)`` throws, or ``StratusError/Code/invalidArguments``
     ///   when the file cannot be written.
@@ -104,5 +104,5 @@ extension Asset {
 
 /// The transport asset downloads share when the caller gives none.
 enum AssetTransfers {
-    static let transport = URLSessionTransport()
+    static let transport = DefaultTransport.make()
 }

@@ -24,7 +24,7 @@ public struct NotificationConfiguration: Sendable {
         policy.maximumBackoff = .seconds(60)
         return policy
     }()
-    /// The transport of the long-polls; `nil` makes a ``URLSessionTransport`` of its own (its own
+    /// The transport of the long-polls; `nil` makes a ``DefaultTransport`` of its own (its own
     /// connections, so a parked poll never holds up API requests).
     public var transport: (any HTTPTransport)?
     /// An empty answer that comes back faster than this counts as a failure (backoff), not as a
@@ -116,7 +116,7 @@ extension Container {
         let session = WebCourierSession(
             client: client,
             apnsEnvironment: configuration.apnsEnvironment ?? (environment == .production ? .production : .development),
-            configuration: configuration, transport: configuration.transport ?? URLSessionTransport())
+            configuration: configuration, transport: configuration.transport ?? DefaultTransport.make())
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             let task = Task {
                 do {

@@ -2,7 +2,8 @@ public import Foundation
 
 /// Sends one HTTP request and returns the response: the SDK's only door to the network.
 ///
-/// ``URLSessionTransport`` is the real one; tests and custom stacks plug in others.
+/// ``CurlTransport`` (Linux) and ``URLSessionTransport`` (Apple platforms) are the real ones
+/// (``DefaultTransport``); tests and custom stacks plug in others.
 ///
 /// ```swift
 /// struct RecordingTransport: HTTPTransport {

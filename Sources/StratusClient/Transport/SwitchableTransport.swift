@@ -15,8 +15,8 @@ public final class SwitchableTransport: HTTPTransport {
 
     /// Wraps a transport.
     ///
-    /// - Parameter inner: What sends the requests while online; a new ``URLSessionTransport`` by default.
-    public init(_ inner: any HTTPTransport = URLSessionTransport()) {
+    /// - Parameter inner: What sends the requests while online; a new ``DefaultTransport`` by default.
+    public init(_ inner: any HTTPTransport = DefaultTransport.make()) {
         self.inner = inner
     }
 

@@ -12,7 +12,7 @@ final class HostileResponseTransport: HTTPTransport {
     /// Changes a decoded JSON response of an endpoint whose path ends with the given suffix.
     typealias Rewrite = @Sendable (inout [String: Any]) -> Void
 
-    private let inner = URLSessionTransport()
+    private let inner = DefaultTransport.make()
     private let rewrites: [String: Rewrite]
     private let sent = Mutex<[Data]>([])
 

@@ -57,7 +57,7 @@ struct PeopleDevice {
 
 /// A real server on loopback and devices of the seed's people app.
 final class PeopleWorld: Sendable {
-    static let sharedTransport = URLSessionTransport()
+    static let sharedTransport = DefaultTransport.make()
     let server: TestCloudKitServer
     let directory: TemporaryDirectory
 

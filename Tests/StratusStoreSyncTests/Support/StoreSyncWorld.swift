@@ -132,7 +132,7 @@ struct StoreDeviceOptions: Sendable {
 /// A real server on loopback and StratusStore devices syncing through it.
 final class StoreSyncWorld: Sendable {
     /// One connection pool for every simulated device of the suite.
-    static let sharedTransport = URLSessionTransport()
+    static let sharedTransport = DefaultTransport.make()
     let server: TestCloudKitServer
     let directory: TemporaryDirectory
 

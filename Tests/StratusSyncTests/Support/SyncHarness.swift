@@ -113,7 +113,7 @@ final class SyncWorld: Sendable {
     static let entityTypes: [any SyncableEntity.Type] = [Folder.self, Note.self, Tag.self, Attachment.self]
     /// One connection pool for every simulated device of the suite (sessions are not free); each
     /// device wraps it in its own `SwitchableTransport` to go offline.
-    static let sharedTransport = URLSessionTransport()
+    static let sharedTransport = DefaultTransport.make()
 
     let server: TestCloudKitServer
     let directory: TemporaryDirectory
