@@ -12,7 +12,8 @@ public import StratusLogging
 /// connections through ``PostgresConnectionPool``, which runs each on its own serial
 /// queue so libpq's blocking calls never occupy Swift's cooperative threads.
 ///
-/// Parameters are sent in text format (`PQexecParams`) and never spliced into SQL:
+/// Parameters are sent in text format (`PQexecParams`), arrays (``PostgresArray``) in binary, and
+/// never spliced into SQL:
 ///
 /// ```swift
 /// let connection = try PostgresConnection(url: "postgres://postgres@127.0.0.1:55439/postgres")
@@ -187,28 +188,13 @@ public final class PostgresConnection {
         }
         let result: OpaquePointer? = PostgresStatistics.measure(commit: sql == "COMMIT") {
             if parameters.isEmpty { return PQexec(handle, sql) }
-            return withParameters(parameters) { count, values in
-                PQexecParams(handle, sql, count, nil, values, nil, nil, 0)
-            }
+            return withParameters(parameters) { p in PQexecParams(handle, sql, p.count, nil, p.values, p.lengths, p.formats, 0) }
         }
         guard let result else {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: sql)
         }
         defer { PQclear(result) }
         return try collect(result, sql: sql)
-    }
-
-    /// Calls `body` with the parameters as C strings (text format), freed afterwards.
-    private func withParameters<R>(
-        _ parameters: [any PostgresBindable], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R
-    ) -> R {
-        var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.postgresText.flatMap { strdup($0) } }
-        defer { for pointer in pointers { free(pointer) } }
-        return pointers.withUnsafeMutableBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                body(Int32(values.count), UnsafePointer(values.baseAddress))
-            }
-        }
     }
 
     /// The rows (or the affected count) of a finished result, or its error.
@@ -278,8 +264,8 @@ public final class PostgresConnection {
         }
         defer { PQexitPipelineMode(handle) }
         for statement in statements {
-            let sent = withParameters(statement.parameters) { count, values in
-                PQsendQueryParams(handle, statement.sql, count, nil, values, nil, nil, 0)
+            let sent = withParameters(statement.parameters) { p in
+                PQsendQueryParams(handle, statement.sql, p.count, nil, p.values, p.lengths, p.formats, 0)
             }
             guard sent == 1 else {
                 throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statement.sql)

@@ -1,12 +1,21 @@
 public import Foundation
 
-/// A value bound to a statement parameter, sent in PostgreSQL's text format.
+/// A value bound to a statement parameter, sent in PostgreSQL's text format or, where a conformer
+/// offers one (``PostgresArray``), its binary format.
 ///
 /// Conformers render themselves as the text PostgreSQL parses for the parameter's type
 /// (`nil` for SQL `NULL`): integers in decimal, `Bool` as `t`/`f`, bytes as `\x` hex.
 public protocol PostgresBindable {
     /// The text form, or `nil` for `NULL`.
     var postgresText: String? { get }
+    /// The binary form (the type's `…_send` format), sent instead of ``postgresText`` when not `nil`;
+    /// the statement must then name the parameter's type exactly (`$1::bigint[]`).
+    var postgresBinary: [UInt8]? { get }
+}
+
+extension PostgresBindable {
+    /// `nil`: the value goes as text.
+    public var postgresBinary: [UInt8]? { nil }
 }
 
 /// A value read from a result column in PostgreSQL's text format.
@@ -93,46 +102,6 @@ extension Array: PostgresDecodable where Element == UInt8 {
 extension Optional: PostgresBindable where Wrapped: PostgresBindable {
     /// The wrapped value's text, or `nil` (SQL `NULL`).
     public var postgresText: String? { self?.postgresText }
-}
-
-/// An array literal (`{…}`) for `= ANY($1::text[])`, `unnest($1::bigint[])` and friends.
-public struct PostgresArray: PostgresBindable {
-    /// The literal.
-    public var postgresText: String?
-
-    /// An array of strings, each quoted and escaped; `nil` members are SQL `NULL`.
-    public init(_ strings: [String?]) {
-        let quoted = strings.map { value -> String in
-            guard let value else { return "NULL" }
-            var escaped = "\""
-            for character in value {
-                if character == "\"" || character == "\\" { escaped.append("\\") }
-                escaped.append(character)
-            }
-            return escaped + "\""
-        }
-        postgresText = "{" + quoted.joined(separator: ",") + "}"
-    }
-
-    /// An array of strings, each quoted and escaped.
-    public init(_ strings: [String]) {
-        self.init(strings.map { Optional($0) })
-    }
-
-    /// An array of integers; `nil` members are SQL `NULL`.
-    public init(_ integers: [Int64?]) {
-        postgresText = "{" + integers.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}"
-    }
-
-    /// An array of integers.
-    public init(_ integers: [Int64]) {
-        self.init(integers.map { Optional($0) })
-    }
-
-    /// An array of doubles; `nil` members are SQL `NULL`.
-    public init(_ doubles: [Double?]) {
-        postgresText = "{" + doubles.map { $0.flatMap(\.postgresText) ?? "NULL" }.joined(separator: ",") + "}"
-    }
 }
 
 /// `bytea` hex format.

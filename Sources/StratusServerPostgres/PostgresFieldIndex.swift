@@ -91,7 +91,7 @@ enum PostgresFieldIndex {
         private var records: [String] = []
         private var types: [String] = []
         private var names: [String] = []
-        private var ordinals: [Int64] = []
+        private var ordinals: [Int32] = []
         private var integers: [Int64?] = []
         private var reals: [Double?] = []
         private var longitudes: [Double?] = []
@@ -107,7 +107,7 @@ enum PostgresFieldIndex {
                     records.append(record.recordName)
                     types.append(record.recordType)
                     names.append(name)
-                    ordinals.append(Int64(ordinal))
+                    ordinals.append(Int32(clamping: ordinal))
                     integers.append(column.integer)
                     reals.append(column.real)
                     longitudes.append(column.longitude)

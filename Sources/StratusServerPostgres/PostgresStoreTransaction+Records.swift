@@ -120,8 +120,8 @@ extension PostgresStoreTransaction {
         if writes.count >= Self.maximumBufferedRecords || db.queuedCount >= Self.maximumQueuedStatements { try tracking { try db.flush() } }
     }
 
-    /// Records buffered at most before they are sent: a rendering's parameters (the records' fields
-    /// as hex text among them) stay a few megabytes at most.
+    /// Records buffered at most before they are sent: a rendering's parameters (the records' encoded
+    /// fields among them) stay a few megabytes at most.
     static let maximumBufferedRecords = 1_000
 
     /// Queued statements sent at the latest in one pipeline: their replies (about 30 bytes each) stay

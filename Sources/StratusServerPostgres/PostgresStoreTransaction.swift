@@ -359,14 +359,16 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         let lockedBefore = lockedZones
         let touchedBefore = touchedZones
         let mark = cache.mark()
-        let writesBefore = writes
+        let writesMark = writes.mark()
         do {
-            return try db.savepoint(body)
+            let value = try db.savepoint(body)
+            writes.release(writesMark)
+            return value
         } catch {
             lockedZones = lockedBefore
             touchedZones = touchedBefore
             cache.rollBack(to: mark)
-            writes = writesBefore
+            writes.rollBack(to: writesMark)
             throw error
         }
     }
