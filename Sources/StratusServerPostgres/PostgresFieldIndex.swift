@@ -56,6 +56,23 @@ enum PostgresFieldIndex {
         }
     }
 
+    /// Shortens strings already indexed past ``PostgresIndexedText/maximumBytes`` to the prefix queries
+    /// now test (a longer one could not be written at all, so only those in between exist).
+    static func registerTextPrefixes(in migrator: inout PostgresMigrator) {
+        migrator.registerMigration("pg-v12-field-index-text-prefixes") { db in
+            let rows = try db.query(
+                "SELECT zone_id, record_name, field_name, ordinal, vt FROM field_index WHERE octet_length(vt) > $1",
+                [PostgresIndexedText.maximumBytes])
+            for row in rows {
+                let zone: Int64 = try row[0], record: String = try row[1], field: String = try row[2], ordinal: Int64 = try row[3]
+                let text: String = try row[4]
+                try db.execute(
+                    "UPDATE field_index SET vt = $1 WHERE zone_id = $2 AND record_name = $3 AND field_name = $4 AND ordinal = $5",
+                    [PostgresIndexedText.prefix(text), zone, record, field, ordinal])
+            }
+        }
+    }
+
     /// The statements replacing a record's index rows.
     static func replacing(_ record: StoredRecord) -> [PostgresStatement] {
         [removal(recordName: record.recordName, zoneRowID: record.zoneRowID)] + (insertion(record).map { [$0] } ?? [])
@@ -136,7 +153,7 @@ enum PostgresFieldIndex {
     /// The column a scalar is stored in (none for bytes and assets); a location fills two.
     static func column(of value: FieldValue) -> (integer: Int64?, real: Double?, longitude: Double?, text: String?) {
         switch value {
-        case .string(let text): (nil, nil, nil, text)
+        case .string(let text): (nil, nil, nil, PostgresIndexedText.prefix(text))
         case .reference(let reference): (nil, nil, nil, reference.recordName)
         case .int64(let integer): (integer, nil, nil, nil)
         case .timestamp(let timestamp): (timestamp.millisecondsSince1970, nil, nil, nil)

@@ -88,18 +88,20 @@ struct PostgresCandidateSQL {
                 guard !values.isEmpty, values.allSatisfy({ Kind($0) == kind }) else { return nil }
                 var probes: [String] = []
                 for value in values.prefix(4) {
-                    let bound = bind(kind.bindable(value))
+                    let bound = bind(kind.bindable(Self.stored(value)))
                     probes.append(probe(&self, "\(column) = \(bound)"))
                 }
                 return probes.joined(separator: " AND ")
             }
-            guard let test = comparison(filter, column: column, kind: kind) else { return nil }
+            guard let test = comparison(filter, column: column, kind: kind, prefixed: true) else { return nil }
             return probe(&self, test)
         }
     }
 
     /// A positive comparison of `column` with the filter's value, when the value has the column's kind.
-    private mutating func comparison(_ filter: QueryFilter, column: String, kind: Kind) -> String? {
+    ///
+    /// `prefixed`: the column is `field_index`'s, whose strings are prefixes (``PostgresIndexedText``).
+    private mutating func comparison(_ filter: QueryFilter, column: String, kind: Kind, prefixed: Bool = false) -> String? {
         let scalar = PostgresQueryEvaluator.indexValue(filter.value)
         switch filter.comparator {
         case .equals, .listContains, .lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals:
@@ -108,18 +110,28 @@ struct PostgresCandidateSQL {
                 .equals: "=", .listContains: "=", .lessThan: "<", .lessThanOrEquals: "<=", .greaterThan: ">", .greaterThanOrEquals: ">=",
             ]
             guard let symbol = operators[filter.comparator] else { return nil }
+            if prefixed, case .text(let text) = scalar {
+                let test = PostgresIndexedText.comparison(symbol, text)
+                return "\(column) \(test.symbol) \(bind(test.operand))"
+            }
             return "\(column) \(symbol) \(bind(kind.bindable(scalar)))"
         case .in, .listContainsAny:
-            let values = PostgresQueryEvaluator.indexValues(filter.value)
+            let values = PostgresQueryEvaluator.indexValues(filter.value).map { prefixed ? Self.stored($0) : $0 }
             guard !values.isEmpty, values.allSatisfy({ Kind($0) == kind }) else { return nil }
             return "\(column) = ANY(\(bind(kind.array(values)))::\(kind.sqlType)[])"
         case .beginsWith, .listMemberBeginsWith:
-            guard kind == .text, let prefix = filter.value.stringValue else { return nil }
+            guard kind == .text, let whole = filter.value.stringValue else { return nil }
+            let prefix = prefixed ? PostgresIndexedText.beginning(whole) : whole
             guard let upper = SQLTextOrder.prefixUpperBound(prefix) else { return "\(column) >= \(bind(prefix))" }
             return "\(column) >= \(bind(prefix)) AND \(column) < \(bind(upper))"
         default:
             return nil
         }
+    }
+
+    /// A value as `field_index` stores it: a string by its prefix (``PostgresIndexedText``).
+    private static func stored(_ value: QueryCursorValue) -> QueryCursorValue {
+        if case .text(let text) = value { .text(PostgresIndexedText.prefix(text)) } else { value }
     }
 
     /// The bounding box of a `NEAR` filter on `f.vr` (latitude) and `f.vr2` (longitude): a superset of the
