@@ -62,18 +62,28 @@ enum SQLiteFieldIndexBuild {
         Set(try db.fetchAll(String.self, "SELECT DISTINCT record_type FROM field_index_builds"))
     }
 
-    /// Builds the next chunk of the first pending build, inside the caller's write transaction.
+    /// Builds the next chunk of the first pending build, inside the caller's write transaction, and
+    /// more chunks while `more()` says no other write is waiting for the writer.
     ///
-    /// - Returns: The record types with a build left after this chunk.
-    static func step(_ db: SQLiteConnection, chunkSize: Int) throws -> Set<String> {
-        let next = try db.fetchOne(
-            "SELECT zone_id, record_type, field_name, done_through FROM field_index_builds ORDER BY zone_id, record_type, field_name LIMIT 1"
-        ) { row in
-            Build(zone: try row[0], recordType: try row[1], field: try row[2], doneThrough: try row[3])
+    /// - Returns: The record types with a build left after these chunks.
+    static func step(_ db: SQLiteConnection, chunkSize: Int, more: () -> Bool = { false }) throws -> Set<String> {
+        var chunks = 0
+        while let next = try db.fetchOne(
+            "SELECT zone_id, record_type, field_name, done_through FROM field_index_builds ORDER BY zone_id, record_type, field_name LIMIT 1",
+            [],
+            { row in Build(zone: try row[0], recordType: try row[1], field: try row[2], doneThrough: try row[3]) }
+        ) {
+            try build(next, chunkSize: chunkSize, db)
+            chunks += 1
+            // NB: a transaction of many chunks costs each page once; a commit per chunk rewrites the
+            // pages of the field's value index that every chunk touches (~1.5× the CPU of one transaction).
+            guard chunks < maximumChunksPerTransaction, more() else { break }
         }
-        if let next { try build(next, chunkSize: chunkSize, db) }
         return try pendingTypes(db)
     }
+
+    /// The most chunks one transaction takes while no other write waits (its WAL stays bounded).
+    static let maximumChunksPerTransaction = 40
 
     private static func build(_ build: Build, chunkSize: Int, _ db: SQLiteConnection) throws {
         guard let field = try field(of: build, db), !SQLiteFieldIndex.Spec(field).isEmpty else {

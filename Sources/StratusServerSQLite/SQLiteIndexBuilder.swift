@@ -29,6 +29,9 @@ final class SQLiteIndexBuilder: Sendable {
     private let chunkSize: Int
     private let logger: Logger
     private let state = Mutex(State())
+    /// Whether another write waits for the writer (the coalescer's queue); until one does, a build
+    /// goes on in the same transaction.
+    private let writesWaiting = Mutex<@Sendable () -> Bool>({ false })
 
     /// - Parameter chunkSize: Records per chunk (per write transaction) of a build.
     init(pool: SQLiteDatabasePool, chunkSize: Int, logger: Logger) {
@@ -36,6 +39,11 @@ final class SQLiteIndexBuilder: Sendable {
         self.pool = pool
         self.chunkSize = chunkSize
         self.logger = logger
+    }
+
+    /// Lets a build go on in its transaction until `writesWaiting` returns `true`.
+    func yield(when writesWaiting: @escaping @Sendable () -> Bool) {
+        self.writesWaiting.withLock { $0 = writesWaiting }
     }
 
     /// Notes builds of `recordTypes` (scheduled by the transaction running now, or found at start)
@@ -96,7 +104,10 @@ final class SQLiteIndexBuilder: Sendable {
             let (stopped, schedulings) = state.withLock { ($0.stopped, $0.schedulings) }
             guard !stopped else { return finish(failure: nil) }
             do {
-                let left = try await pool.write { [chunkSize] db in try SQLiteFieldIndexBuild.step(db, chunkSize: chunkSize) }
+                let waiting = writesWaiting.withLock { $0 }
+                let left = try await pool.write { [chunkSize] db in
+                    try SQLiteFieldIndexBuild.step(db, chunkSize: chunkSize) { !waiting() }
+                }
                 let done = state.withLock { state -> Bool in
                     // NB: a type scheduled after this chunk began may have a build the chunk did not see.
                     state.pending = state.pending.filter { left.contains($0.key) || $0.value > schedulings }

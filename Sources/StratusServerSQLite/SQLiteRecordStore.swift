@@ -32,7 +32,9 @@ public final class SQLiteRecordStore: RecordStore {
         let schemas = SQLiteSchemaMemo()
         self.schemas = schemas
         self.indexBuilder = indexBuilder
-        self.writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas, indexBuilder: indexBuilder)
+        let writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas, indexBuilder: indexBuilder)
+        self.writes = writes
+        indexBuilder.yield { writes.hasWaitingWrites }
     }
 
     /// Records per write transaction of a query index build (Documentation/0002, "Index builds in chunks").
@@ -69,9 +71,10 @@ public final class SQLiteRecordStore: RecordStore {
         try await pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         let credentials = try SQLiteCredentialGeneration(configuration: pool.configuration, logger: logger)
         let builder = SQLiteIndexBuilder(pool: pool, chunkSize: indexBuildChunkSize, logger: logger)
+        let store = SQLiteRecordStore(pool: pool, credentials: credentials, indexBuilder: builder)
         // Builds a crash or a stop interrupted go on where their last chunk ended.
         builder.scheduled(try await pool.read { try SQLiteFieldIndexBuild.pendingTypes($0) })
-        return SQLiteRecordStore(pool: pool, credentials: credentials, indexBuilder: builder)
+        return store
     }
 
     /// Runs `body` in a read snapshot on a reader connection.

@@ -42,6 +42,9 @@ final class SQLiteWriteCoalescer: Sendable {
         self.indexBuilder = indexBuilder
     }
 
+    /// Whether writes are queued for the next group.
+    var hasWaitingWrites: Bool { state.withLock { !$0.pending.isEmpty } }
+
     func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let pending = Pending(
