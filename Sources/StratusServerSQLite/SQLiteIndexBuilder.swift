@@ -85,13 +85,15 @@ final class SQLiteIndexBuilder: Sendable {
         }
     }
 
-    /// Stops after the chunk in progress (builds left stay in the table for the next start).
+    /// Stops after the chunk in progress (builds left stay in the table for the next start); the
+    /// queries waiting for a build fail with `CancellationError`.
     func stop() async {
         let task = state.withLock { state -> Task<Void, Never>? in
             state.stopped = true
             return state.running
         }
         await task?.value
+        state.withLock { state in resumeWaiters(&state, failure: CancellationError()) }
     }
 
     private func startIfIdle(_ state: inout State) {

@@ -46,19 +46,26 @@ import Testing
             let db = try SQLiteConnection(path: harness.server.directory.path("stratus.sqlite"))
             defer { try? db.close() }
             var chunks = 0
-            while try !db.transaction(.immediate, { try SQLiteFieldIndexBuild.step($0, chunkSize: 23) }).isEmpty {
-                chunks += 1
-                // Names before every old one ("a…", in chunks done) and after them ("z…", to come); updates
-                // and deletions of records in chunks done and to come.
-                try await harness.save([Self.record("a\(chunks)", chunks), Self.record("z\(chunks)", chunks + 7)])
-                try await harness.save([Self.record("r\(chunks * 7 % 300)", chunks + 1_000), Self.record("a\(chunks / 2)", chunks + 2_000)])
-                try await harness.delete(["r\((chunks * 13 + 5) % 300)", "z\(chunks / 3)"])
+            var failure: (any Error)?
+            do {
+                while try !db.transaction(.immediate, { try SQLiteFieldIndexBuild.step($0, chunkSize: 23) }).isEmpty {
+                    chunks += 1
+                    // Names before every old one ("a…", in chunks done) and after them ("z…", to come); updates
+                    // and deletions of records in chunks done and to come.
+                    try await harness.save([Self.record("a\(chunks)", chunks), Self.record("z\(chunks)", chunks + 7)])
+                    try await harness.save([Self.record("r\(chunks * 7 % 300)", chunks + 1_000), Self.record("a\(chunks / 2)", chunks + 2_000)])
+                    try await harness.delete(["r\((chunks * 13 + 5) % 300)", "z\(chunks / 3)"])
+                }
+            } catch {
+                failure = error
             }
-            #expect(chunks > 100)
             let answeredEarly = answered.flag.load(ordering: .sequentiallyConsistent)
-            #expect(!answeredEarly, "a query ran before its index was built")
+            // NB: the builder goes on either way, so the waiting query ends (with the build's error, if any).
             store.indexBuilder.start()
             let names = try await query.value
+            if let failure { throw failure }
+            #expect(chunks > 100)
+            #expect(!answeredEarly, "a query ran before its index was built")
             let expected = try db.fetchAll(
                 String.self,
                 "SELECT record_name FROM records WHERE record_type = 'Item' AND deleted = 0 AND json_extract(CAST(fields AS TEXT), '$.score.value') = 10"
