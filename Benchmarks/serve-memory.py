@@ -6,12 +6,12 @@ Usage: python3 Benchmarks/serve-memory.py <port> <pid of stratus serve>  (see Be
 Scenarios as Benchmarks/README.md "Records": 10,000 creates in batches of 200; the whole zone
 through records/changes; a delta of 100; 1,000 sequential conditional updates; 8 clients x 500
 single creates; 100,000 records loaded and 30 filtered + sorted queries. Samples the server's
-VmRSS every 50 ms and prints VmHWM at the end; each phase line also gives its wall time (the
-updates' and queries' p50/p99 too), to weigh memory settings against speed. This Python client is
+VmRSS every 50 ms (with `smaps_rollup` at the highest sample) and prints VmHWM at the end; each phase line also gives its wall time (the
+updates' and queries' p50/p99 too, and the server's CPU time), to weigh memory settings against speed. This Python client is
 slower than RecordsBench's: compare its times only with its own, in the same run.
 
 Optional third argument: the number of filtered + sorted queries (30)."""
-import http.client, json, statistics, sys, threading, time
+import http.client, json, os, statistics, sys, threading, time
 
 port, pid = int(sys.argv[1]), int(sys.argv[2])
 queries = int(sys.argv[3]) if len(sys.argv) > 3 else 30
@@ -28,9 +28,14 @@ def rss():
             out[k] = int(v.split()[0])
     return out
 
+at_peak = [0, ""]  # the highest sampled VmRSS and /proc/PID/smaps_rollup read right after it
+
 def sampler():
     while not stop:
-        try: samples.append((time.time(), rss()["VmRSS"]))
+        try:
+            now = rss()["VmRSS"]
+            samples.append((time.time(), now))
+            if now > at_peak[0]: at_peak[:] = [now, open(f"/proc/{pid}/smaps_rollup").read()]
         except Exception: pass
         time.sleep(0.05)
 
@@ -51,15 +56,20 @@ def fields(i, rev=0):
 def create_ops(prefix, r):
     return [{"operationType": "create", "record": {"recordName": f"{prefix}-{i}", "recordType": "Item", "fields": fields(i)}} for i in r]
 
-clock = [time.time()]
+def cpu():  # the server's user + system CPU seconds so far
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+clock = [time.time(), cpu()]
 def phase(name, latencies=None):
-    now = time.time()
+    now, spent = time.time(), cpu()
     extra = ""
     if latencies:
         ordered = sorted(latencies)
         extra = f", p50 {statistics.median(ordered)*1000:.2f} ms, p99 {ordered[int(len(ordered)*0.99)]*1000:.2f} ms"
-    print(f"{name}: RSS {rss()['VmRSS']/1024:.1f} MiB, peak {rss()['VmHWM']/1024:.1f} MiB, {now - clock[0]:.2f} s{extra}", flush=True)
-    clock[0] = time.time()
+    print(f"{name}: RSS {rss()['VmRSS']/1024:.1f} MiB, peak {rss()['VmHWM']/1024:.1f} MiB, {now - clock[0]:.2f} s,"
+          f" server CPU {spent - clock[1]:.2f} s{extra}", flush=True)
+    clock[:] = [time.time(), cpu()]
 
 def timed(f):
     start = time.perf_counter(); result = f(); return time.perf_counter() - start, result
@@ -105,10 +115,12 @@ for b in range(500):
     post(c, "records/modify", {"operations": create_ops("q", range(b * 200, b * 200 + 200)), "zoneID": q, "atomic": True})
 phase("6. 100,000 loaded")
 latencies = []
-for _ in range(queries):
+for index in range(queries):
+    if index == 1: phase("6. first query (builds the development index)", latencies)
     latencies.append(timed(lambda: post(c, "records/query", {"query": {"recordType": "Item", "filterBy": [{"fieldName": "priority", "comparator": "GREATER_THAN", "fieldValue": {"value": 500, "type": "INT64"}}],
         "sortBy": [{"fieldName": "due", "ascending": False}]}, "zoneID": q, "resultsLimit": 200}))[0])
 phase(f"6. {queries} queries", latencies)
 stop = True
 print(open(f"/proc/{pid}/smaps_rollup").read())
+print(f"smaps_rollup at the highest sample ({at_peak[0]/1024:.1f} MiB):\n{at_peak[1]}")
 print(f"peak RSS (VmHWM) {rss()['VmHWM']/1024:.1f} MiB; max sampled VmRSS {max(s for _, s in samples)/1024:.1f} MiB")

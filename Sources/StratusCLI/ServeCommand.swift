@@ -20,7 +20,7 @@ enum ServeCommand {
                       [--max-connections 4096] [--max-connections-per-address 128] [--connection-timeout 30]
                       [--max-buffered-body-mb 256] [--unauthenticated-requests-per-second 10]
                       [--upload-url-lifetime 900] [--metrics-token TOKEN] [--connection-memory-kb 16]
-                      [--sqlite-readers 2] [--sqlite-cache-mb 16] [--sqlite-reader-cache-mb 16] [--sqlite-mmap-mb 0]
+                      [--sqlite-readers 2] [--sqlite-cache-mb 4] [--sqlite-reader-cache-mb 4] [--sqlite-mmap-mb 0]
                       [--max-subscriptions-per-user 200] [--max-push-tokens-per-user 100]
                       [--max-parked-polls-per-user 16] [--max-parked-polls 2000]
                       [--apns-endpoint https://host:port] [--apns-ca-file PEM] [--max-apns-tokens-per-user 20]

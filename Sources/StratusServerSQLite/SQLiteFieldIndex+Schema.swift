@@ -8,11 +8,21 @@ extension SQLiteFieldIndex {
     ///
     /// - A new field declared as development declares it needs nothing but NULL rows
     ///   for the records that lack it (records that have it were indexed when saved).
-    /// - A field whose index flags changed (or that was removed) has its rows
-    ///   dropped and, if it still has an index, rebuilt from every live record of
-    ///   its type. That reads every such record, but only on schema edits.
-    static func schemaChanged(from old: Schema, to new: Schema, container: String, environment: String, _ db: SQLiteConnection) throws {
+    /// - A field whose index was turned off (or that was removed) has its rows dropped.
+    /// - A field whose index flags changed otherwise gets a build (`field_index_builds`): its rows are
+    ///   rebuilt from every live record of its type, a chunk of records per write transaction, after
+    ///   this one commits (`SQLiteFieldIndexBuild`). Writes meanwhile index the field as the new schema
+    ///   says, and queries of the type wait for the build (`SQLiteIndexBuilder`).
+    ///
+    /// - Returns: The record types that got a build.
+    @discardableResult
+    static func schemaChanged(
+        from old: Schema, to new: Schema, container: String, environment: String, _ db: SQLiteConnection
+    ) throws
+        -> Set<String>
+    {
         var zones: [Int64]?
+        var scheduled: Set<String> = []
         for typeName in Set(old.recordTypes.keys).union(new.recordTypes.keys).sorted() {
             let oldFields = old.recordTypes[typeName]?.fields ?? [:]
             let newFields = new.recordTypes[typeName]?.fields ?? [:]
@@ -33,13 +43,19 @@ extension SQLiteFieldIndex {
                     continue
                 }
                 for zone in zoneIDs {
-                    try db.execute("DELETE FROM field_index WHERE zone_id = ? AND record_type = ? AND field_name = ?", binding: zone, typeName, name)
-                    try db.execute("DELETE FROM field_tokens WHERE zone_id = ? AND record_type = ? AND field_name = ?", binding: zone, typeName, name)
-                    guard let after, !after.isEmpty else { continue }
-                    try reindex(zone: zone, recordType: typeName, field: name, type: newFields[name]?.type, spec: after, db)
+                    guard let after, !after.isEmpty else {
+                        try db.execute("DELETE FROM field_index WHERE zone_id = ? AND record_type = ? AND field_name = ?", binding: zone, typeName, name)
+                        try db.execute("DELETE FROM field_tokens WHERE zone_id = ? AND record_type = ? AND field_name = ?", binding: zone, typeName, name)
+                        try SQLiteFieldIndexBuild.cancel(zone: zone, recordType: typeName, field: name, db)
+                        continue
+                    }
+                    // NB: the old rows stay until the build's chunk replaces them; no query reads them meanwhile.
+                    try SQLiteFieldIndexBuild.schedule(zone: zone, recordType: typeName, field: name, db)
+                    scheduled.insert(typeName)
                 }
             }
         }
+        return scheduled
     }
 
     /// Rebuilds the whole index from the records table (the migration that creates the index).

@@ -21,16 +21,24 @@ public final class SQLiteRecordStore: RecordStore {
     let credentials: SQLiteCredentialGeneration
     private let schemas: SQLiteSchemaMemo
     private let writes: SQLiteWriteCoalescer
+    /// Builds the query index of fields turned on since, a chunk of records per write transaction.
+    let indexBuilder: SQLiteIndexBuilder
     /// System-field indexes known to exist.
     private let systemIndexes = Mutex<Set<SQLiteSystemIndexes.Index>>([])
 
-    private init(pool: SQLiteDatabasePool, credentials: SQLiteCredentialGeneration) {
+    private init(pool: SQLiteDatabasePool, credentials: SQLiteCredentialGeneration, indexBuilder: SQLiteIndexBuilder) {
         self.pool = pool
         self.credentials = credentials
         let schemas = SQLiteSchemaMemo()
         self.schemas = schemas
-        self.writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas)
+        self.indexBuilder = indexBuilder
+        let writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas, indexBuilder: indexBuilder)
+        self.writes = writes
+        indexBuilder.yield { writes.hasWaitingWrites }
     }
+
+    /// Records per write transaction of a query index build (Documentation/0002, "Index builds in chunks").
+    static let indexBuildChunkSize = 5_000
 
     /// Opens (creating and migrating if needed) the store at `path`.
     ///
@@ -44,6 +52,11 @@ public final class SQLiteRecordStore: RecordStore {
     ) async throws
         -> SQLiteRecordStore
     {
+        try await open(path: path, memory: memory, indexBuildChunkSize: indexBuildChunkSize, logger: logger)
+    }
+
+    /// ``open(path:memory:logger:)`` with the records per chunk of an index build (tests).
+    static func open(path: String, memory: SQLiteStoreMemory, indexBuildChunkSize: Int, logger: Logger) async throws -> SQLiteRecordStore {
         var configuration = SQLiteConfiguration(path: path)
         memory.apply(to: &configuration)
         // Password hashes, e-mail addresses and session IDs live here: readable by the server's user only.
@@ -57,7 +70,11 @@ public final class SQLiteRecordStore: RecordStore {
         // only (readers keep their sorts on disk); the sub-journal lives as long as the transaction.
         try await pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA temp_store = MEMORY") }
         let credentials = try SQLiteCredentialGeneration(configuration: pool.configuration, logger: logger)
-        return SQLiteRecordStore(pool: pool, credentials: credentials)
+        let builder = SQLiteIndexBuilder(pool: pool, chunkSize: indexBuildChunkSize, logger: logger)
+        let store = SQLiteRecordStore(pool: pool, credentials: credentials, indexBuilder: builder)
+        // Builds a crash or a stop interrupted go on where their last chunk ended.
+        builder.scheduled(try await pool.read { try SQLiteFieldIndexBuild.pendingTypes($0) })
+        return store
     }
 
     /// Runs `body` in a read snapshot on a reader connection.
@@ -77,8 +94,10 @@ public final class SQLiteRecordStore: RecordStore {
     /// `nil`: one SQLite file serves one node, which keeps its token secret in its data directory.
     public var nodeCoordination: (any NodeCoordination)? { nil }
 
-    /// Creates, once, the system-field indexes `plan` reads (see `SQLiteSystemIndexes`).
+    /// Waits for the index builds of `plan`'s record type, and creates, once, the system-field
+    /// indexes it reads (see `SQLiteSystemIndexes`).
     public func prepare(for plan: QueryPlan) async throws {
+        try await indexBuilder.waitUntilBuilt(plan.recordType)
         let missing = SQLiteSystemIndexes.needed(by: plan).subtracting(systemIndexes.withLock { $0 })
         guard !missing.isEmpty else { return }
         try await pool.writeWithoutTransaction { db in
@@ -89,6 +108,7 @@ public final class SQLiteRecordStore: RecordStore {
 
     /// Closes every connection.
     public func close() async throws {
+        await indexBuilder.stop()
         try credentials.close()
         try pool.close()
     }

@@ -68,6 +68,9 @@ enum SQLiteRecordStoreSchema {
         SQLitePushStoreSchema.registerOutbox(in: &migrator)
         SQLiteAPNsSchema.register(in: &migrator)
         SQLiteConsoleSchema.register(in: &migrator)
+        migrator.registerMigration("v4-field-index-builds") { db in
+            try db.execute(sql: SQLiteFieldIndexBuild.createTable)
+        }
         return migrator
     }()
 }

@@ -26,19 +26,19 @@ public struct SQLiteStoreMemory: Sendable, Equatable {
     /// process's resident memory (shared between the connections, and reclaimable by the kernel).
     public var mmapBytes: Int
 
-    /// The defaults `stratus serve` uses: 2 readers, 16 MiB of page cache each and for the
+    /// The defaults `stratus serve` uses: 2 readers, 4 MiB of page cache each and for the
     /// writer, no memory map (measured in Benchmarks/README.md, "Memory of `stratus serve`": the
-    /// peak of the RecordsBench workload ~178 → ~104 MiB, its filtered + sorted query 1.2–1.9×
-    /// slower). The writer's cache matters most: the record and query-index B-trees outgrow
-    /// SQLite's 2 MiB default at a few thousand records, past which every insert and index seek
-    /// becomes a `read(2)`.
+    /// peak of the RecordsBench workload ~178 → ~104 MiB with 16 MiB caches and no map, ~71 → ~59
+    /// MiB with 4 MiB caches, the 100,000-record load and the index build at the same server CPU
+    /// time, the filtered + sorted queries within noise). Past the cache, SQLite reads pages with
+    /// `read(2)` from the kernel's file cache, which does not count in the process.
     ///
     /// - Parameters:
     ///   - readerCount: Read-only connections; at least 1.
     ///   - writerCacheKiB: The writer's page cache.
     ///   - readerCacheKiB: Each reader's page cache.
     ///   - mmapBytes: The memory map of each connection; `0` for none.
-    public init(readerCount: Int = 2, writerCacheKiB: Int = 16 * 1024, readerCacheKiB: Int = 16 * 1024, mmapBytes: Int = 0) {
+    public init(readerCount: Int = 2, writerCacheKiB: Int = 4 * 1024, readerCacheKiB: Int = 4 * 1024, mmapBytes: Int = 0) {
         self.readerCount = readerCount
         self.writerCacheKiB = writerCacheKiB
         self.readerCacheKiB = readerCacheKiB

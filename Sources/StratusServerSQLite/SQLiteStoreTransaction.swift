@@ -12,6 +12,8 @@ import Synchronization
 final class SQLiteStoreTransaction: RecordStoreWriter {
     let db: SQLiteConnection
     private let schemas: SQLiteSchemaMemo
+    /// Told about index builds this transaction schedules (`nil` on a reader, which saves no schema).
+    private let indexBuilder: SQLiteIndexBuilder?
     /// Zones whose records changed in this transaction, with their databases; they move up their
     /// database's change log at commit.
     private var touchedZones: [Int64: DatabaseKey] = [:]
@@ -31,9 +33,10 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         var recordName: String
     }
 
-    init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo) {
+    init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo, indexBuilder: SQLiteIndexBuilder? = nil) {
         self.db = db
         self.schemas = schemas
+        self.indexBuilder = indexBuilder
     }
 
     // MARK: Containers and schemas
@@ -74,7 +77,9 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         )
         seen.wrote(schema, for: key)
         if old != schema {
-            try SQLiteFieldIndex.schemaChanged(from: old, to: schema, container: container, environment: environment.rawValue, db)
+            let builds = try SQLiteFieldIndex.schemaChanged(from: old, to: schema, container: container, environment: environment.rawValue, db)
+            // NB: on the writer, before this transaction ends: the build's first chunk queues behind it.
+            indexBuilder?.scheduled(builds)
         }
     }
 
@@ -148,6 +153,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         try db.execute("DELETE FROM records WHERE zone_id = ?", [zone.rowID])
         try db.execute("DELETE FROM record_refs WHERE zone_id = ?", [zone.rowID])
         try SQLiteFieldIndex.removeZone(zone.rowID, db)
+        try SQLiteFieldIndexBuild.cancelZone(zone.rowID, db)
         touchedZones[zone.rowID] = nil
         zonesRead[zone.rowID] = nil
     }

@@ -31,14 +31,19 @@ final class SQLiteWriteCoalescer: Sendable {
 
     private let pool: SQLiteDatabasePool
     private let schemas: SQLiteSchemaMemo
+    private let indexBuilder: SQLiteIndexBuilder
     private let state = Mutex(State())
     /// The most writes one transaction takes, so one group cannot hold the writer for long.
     private let maximumGroupSize = 64
 
-    init(pool: SQLiteDatabasePool, schemas: SQLiteSchemaMemo) {
+    init(pool: SQLiteDatabasePool, schemas: SQLiteSchemaMemo, indexBuilder: SQLiteIndexBuilder) {
         self.pool = pool
         self.schemas = schemas
+        self.indexBuilder = indexBuilder
     }
+
+    /// Whether writes are queued for the next group.
+    var hasWaitingWrites: Bool { state.withLock { !$0.pending.isEmpty } }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreWriter) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -75,8 +80,8 @@ final class SQLiteWriteCoalescer: Sendable {
         guard let group = nextGroup() else { return }
         let alone = group.count == 1
         do {
-            let outcomes = try db.transaction(.immediate) { [schemas] db in
-                let transaction = SQLiteStoreTransaction(db, schemas: schemas)
+            let outcomes = try db.transaction(.immediate) { [schemas, indexBuilder] db in
+                let transaction = SQLiteStoreTransaction(db, schemas: schemas, indexBuilder: indexBuilder)
                 let outcomes = group.map { $0.run(transaction, alone) }
                 if alone, outcomes[0].failed { throw FailedAlone(resume: outcomes[0].resume) }
                 try transaction.finish()

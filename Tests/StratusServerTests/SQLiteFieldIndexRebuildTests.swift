@@ -46,6 +46,7 @@ import Testing
             schema.recordTypes["Item"] = RecordTypeSchema(fields: fields.mapValues { $0.fullyIndexed })
             try tx.saveSchema(schema, container: TestCloudKitServer.container, environment: .development)
         }
+        try await #require(server.store as? SQLiteRecordStore).indexBuilder.waitUntilBuilt("Item")
         let db = try SQLiteConnection(path: server.directory.path("stratus.sqlite"))
         defer { try? db.close() }
         let built = try Self.indexRows(db)
@@ -67,7 +68,7 @@ import Testing
     }
 
     /// Every value and token row, as sorted text lines.
-    private static func indexRows(_ db: SQLiteConnection) throws -> (values: [String], tokens: [String]) {
+    static func indexRows(_ db: SQLiteConnection) throws -> (values: [String], tokens: [String]) {
         let values = try db.fetchAll(
             "SELECT zone_id || '|' || record_name || '|' || field_name || '|' || ordinal || '|' || record_type || '|' || coalesce(quote(v), 'NULL') || '|' || coalesce(quote(v2), 'NULL') FROM field_index"
         ) { row in try row[0] as String }

@@ -61,7 +61,16 @@ enum QueryStalls {
         var sampler: ActivitySampler?
         if case .postgres(let url) = configuration.backend { sampler = try ActivitySampler.start(url: url) }
         let body = try Payloads.filteredQueryBody(zone: "q")
-        var runs = try timedRuns(scenarios, body: body, count: settings.queries, loaded: loaded)
+        // One client saving single records, each timed, while the first query (which builds the
+        // development index on SQLite) runs: how long a write waits for it.
+        let writer = try TimedWriter.start(port: server.port)
+        var runs = try timedRuns(scenarios, body: body, count: 1, loaded: loaded)
+        try writer.stop().report(during: runs[0].microseconds)
+        runs += try timedRuns(scenarios, body: body, count: settings.queries - 1, loaded: loaded).map { run in
+            var run = run
+            run.index += 1
+            return run
+        }
         report(configuration.name + ", right after the load", runs)
         if settings.settle > 0 {
             let wait = Double(settings.settle) - Double(monotonicNanoseconds() - loaded) / 1e9
@@ -125,6 +134,54 @@ enum QueryStalls {
             let cells = try (0..<7).map { (try row[$0] as String?) ?? "" }
             print("  " + cells.joined(separator: ", "))
         }
+    }
+}
+
+/// Saves one new record at a time on its own thread and connection, timing each save, until stopped.
+final class TimedWriter: Sendable {
+    private let latencies = Mutex<[Double]>([])
+    private let failure = Mutex<String?>(nil)
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    static func start(port: UInt16) throws -> TimedWriter {
+        let writer = TimedWriter()
+        nonisolated(unsafe) let client = try BenchClient(port: port)
+        let thread = Thread {
+            defer { writer.finished.signal() }
+            var index = 0
+            while !writer.stopped.load(ordering: .relaxed) {
+                do {
+                    let body = try Payloads.createBody(prefix: "w", indices: index..<(index + 1), zone: "q")
+                    let start = monotonicNanoseconds()
+                    let reply = try client.send("POST", BenchServer.path("records/modify"), body: body)
+                    let end = monotonicNanoseconds()
+                    guard reply.status == 200, !reply.body.contains("serverErrorCode") else { throw BenchFailure("records/modify answered \(reply.status)") }
+                    writer.latencies.withLock { $0.append(Double(end - start) / 1000) }
+                    index += 1
+                } catch {
+                    writer.failure.withLock { $0 = "\(error)" }
+                    return
+                }
+            }
+        }
+        thread.start()
+        return writer
+    }
+
+    func stop() throws -> TimedWriter {
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
+        if let failure = failure.withLock({ $0 }) { throw BenchFailure("the timed writer failed: \(failure)") }
+        return self
+    }
+
+    func report(during query: Double) {
+        let values = latencies.withLock { $0 }
+        guard !values.isEmpty else { return print("no single-record save by another client finished during the first query (\(µs(query)))") }
+        print(
+            "single-record saves by another client during the first query (\(µs(query))): \(values.count) saves,"
+                + " p50 \(µs(percentile(values, 50))), p99 \(µs(percentile(values, 99))), max \(µs(values.max() ?? 0))")
     }
 }
 
