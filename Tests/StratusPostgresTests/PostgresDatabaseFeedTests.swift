@@ -1,0 +1,80 @@
+import Foundation
+import StratusPostgres
+import StratusServerPostgres
+import StratusTesting
+import StratusWire
+import Testing
+
+/// `changes/database` over the transaction-ID log (Documentation/0008, "The database change log
+/// from transaction IDs"), through real servers: a client reads its own zone change at once even
+/// while an older transaction runs, and a tail through one node while two nodes create zones gets
+/// every zone exactly once.
+@Suite(.enabled(if: PostgresScratch.isEnabled, "set STRATUS_POSTGRES_URL (make test does)"))
+struct PostgresDatabaseFeedTests {
+    static func createZones(_ names: [String], on server: TestCloudKitServer) async throws {
+        let request = ZonesModify.Request(operations: names.map { ZoneOperation.create(ZoneID(zoneName: $0)) })
+        _ = try await server.send("zones/modify", request, as: ZonesModify.Response.self)
+    }
+
+    static func changes(_ server: TestCloudKitServer, after token: SyncToken?, limit: Int? = nil) async throws -> DatabaseChanges.Response {
+        try await server.send("changes/database", DatabaseChanges.Request(syncToken: token, resultsLimit: limit), as: DatabaseChanges.Response.self)
+    }
+
+    @Test func aClientReadsItsOwnZoneWhileAnOlderTransactionIsStillOpen() async throws {
+        let server = try await TestCloudKitServer.start(backend: .postgres)
+        let store = try #require(server.store as? PostgresRecordStore)
+        try await Self.createZones(["Before"], on: server)
+        let start = try await Self.changes(server, after: nil).syncToken
+        // Any transaction with an ID older than the client's write holds the horizon back.
+        let open = try PostgresConnection(url: store.url)
+        try open.execute("BEGIN")
+        _ = try open.queryFirst("SELECT pg_current_xact_id()")
+        try await Self.createZones(["Mine"], on: server)
+        let ending = Task {
+            try await Task.sleep(nanoseconds: 300_000_000)
+            try open.execute("COMMIT")
+        }
+        // The page waits for the older transaction to end rather than leave the zone out.
+        let page = try await Self.changes(server, after: start)
+        #expect(page.zones.compactMap(\.zone?.zoneID.zoneName) == ["Mine"])
+        try await ending.value
+        let quiet = try await Self.changes(server, after: page.syncToken)
+        #expect(quiet.zones.isEmpty)
+        await server.stop()
+    }
+
+    @Test func aTailThroughOneNodeWhileTwoNodesCreateZonesGetsEachZoneOnce() async throws {
+        let first = try await TestCloudKitServer.start(backend: .postgres)
+        let second = try await TestCloudKitServer.startNode(sharingStoreOf: first)
+        let writers = 6
+        let zonesEach = 6
+        let tail = Task {
+            var names: [String] = []
+            var token: SyncToken?
+            while names.count < writers * zonesEach {
+                let page = try await Self.changes(second, after: token, limit: 3)
+                names += page.zones.compactMap(\.zone?.zoneID.zoneName).filter { $0 != ZoneID.defaultZoneName }
+                token = page.syncToken
+                if !page.moreComing { try await Task.sleep(nanoseconds: 5_000_000) }
+            }
+            // Nothing more after every zone came: none twice.
+            let rest = try await Self.changes(second, after: token)
+            return names + rest.zones.compactMap(\.zone?.zoneID.zoneName)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for index in 0..<zonesEach {
+                        try await Self.createZones(["w\(writer)-\(index)"], on: writer % 2 == 0 ? first : second)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let names = try await tail.value
+        let created = (0..<writers).flatMap { writer in (0..<zonesEach).map { "w\(writer)-\($0)" } }
+        #expect(names.sorted() == created.sorted())
+        await second.stop()
+        await first.stop()
+    }
+}
