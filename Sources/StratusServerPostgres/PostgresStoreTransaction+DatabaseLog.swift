@@ -35,8 +35,8 @@ extension PostgresStoreTransaction {
         }
     }
 
-    /// Zones changed after `position` whose stamps are final in this snapshot; those that committed
-    /// past the horizon are counted in ``DatabaseZoneChanges/heldBackThrough`` and left for later.
+    /// Zones changed after `position` whose stamps are final in this snapshot, then those that
+    /// committed at or past the horizon (``DatabaseZoneChanges/heldBack``), at most `limit` in all.
     func zoneChanges(in database: DatabaseKey, after position: DatabaseFeedPosition, limit: Int) throws -> DatabaseZoneChanges {
         // An older token's counter value s: every legacy stamp up to s, none after it.
         let after =
@@ -52,10 +52,8 @@ extension PostgresStoreTransaction {
         guard let first = rows.first else { return DatabaseZoneChanges(zones: []) }
         let horizon: Int64 = try first[10]
         let zones = try rows.map(Self.zone)
-        let final = zones.prefix { $0.databaseSequence < horizon }
-        return DatabaseZoneChanges(
-            zones: Array(final), heldBackThrough: zones.count > final.count ? zones.last?.databaseSequence : nil, horizon: horizon
-        )
+        let final = zones.prefix { $0.databaseSequence < horizon }.count
+        return DatabaseZoneChanges(zones: Array(zones.prefix(final)), heldBack: Array(zones.dropFirst(final)), horizon: horizon)
     }
 
     /// Creates a zone stamped with this transaction's ID; the database's row (which lists the

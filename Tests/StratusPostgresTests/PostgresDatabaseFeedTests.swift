@@ -8,7 +8,8 @@ import Testing
 /// `changes/database` over the transaction-ID log (Documentation/0008, "The database change log
 /// from transaction IDs"), through real servers: a client reads its own zone change at once even
 /// while an older transaction runs, and a tail through one node while two nodes create zones gets
-/// every zone exactly once.
+/// every zone (exactly once unless a transaction runs past the feed's wait; the store-level tail of
+/// `PostgresDatabaseLogTests` is exactly once always).
 @Suite(.enabled(if: PostgresScratch.isEnabled, "set STRATUS_POSTGRES_URL (make test does)"))
 struct PostgresDatabaseFeedTests {
     static func createZones(_ names: [String], on server: TestCloudKitServer) async throws {
@@ -34,16 +35,18 @@ struct PostgresDatabaseFeedTests {
             try await Task.sleep(nanoseconds: 300_000_000)
             try open.execute("COMMIT")
         }
-        // The page waits for the older transaction to end rather than leave the zone out.
+        // The page waits for the older transaction to end (or, past ChangeFeed.heldBackWait, reports
+        // the zone without moving its token past it) rather than leave the zone out.
         let page = try await Self.changes(server, after: start)
         #expect(page.zones.compactMap(\.zone?.zoneID.zoneName) == ["Mine"])
         try await ending.value
-        let quiet = try await Self.changes(server, after: page.syncToken)
-        #expect(quiet.zones.isEmpty)
+        // Reported again at most (while other tests' transactions of the cluster hold it back), never lost.
+        let again = try await Self.changes(server, after: page.syncToken)
+        #expect(Set(again.zones.compactMap(\.zone?.zoneID.zoneName)).isSubset(of: ["Mine"]))
         await server.stop()
     }
 
-    @Test func aTailThroughOneNodeWhileTwoNodesCreateZonesGetsEachZoneOnce() async throws {
+    @Test func aTailThroughOneNodeWhileTwoNodesCreateZonesGetsEveryZone() async throws {
         let first = try await TestCloudKitServer.start(backend: .postgres)
         let second = try await TestCloudKitServer.startNode(sharingStoreOf: first)
         let writers = 6
@@ -51,15 +54,13 @@ struct PostgresDatabaseFeedTests {
         let tail = Task {
             var names: [String] = []
             var token: SyncToken?
-            while names.count < writers * zonesEach {
+            while Set(names).count < writers * zonesEach {
                 let page = try await Self.changes(second, after: token, limit: 3)
                 names += page.zones.compactMap(\.zone?.zoneID.zoneName).filter { $0 != ZoneID.defaultZoneName }
                 token = page.syncToken
                 if !page.moreComing { try await Task.sleep(nanoseconds: 5_000_000) }
             }
-            // Nothing more after every zone came: none twice.
-            let rest = try await Self.changes(second, after: token)
-            return names + rest.zones.compactMap(\.zone?.zoneID.zoneName)
+            return names
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<writers {
@@ -73,7 +74,9 @@ struct PostgresDatabaseFeedTests {
         }
         let names = try await tail.value
         let created = (0..<writers).flatMap { writer in (0..<zonesEach).map { "w\(writer)-\($0)" } }
-        #expect(names.sorted() == created.sorted())
+        // Every zone; each once, unless a transaction of the cluster ran longer than ChangeFeed's wait
+        // meanwhile (a zone held back then is reported at once and again when final).
+        #expect(Set(names) == Set(created))
         await second.stop()
         await first.stop()
     }

@@ -84,7 +84,9 @@ struct ChangeFeed: Sendable {
     /// nothing is new). A back end whose writers commit out of sequence order (PostgreSQL) holds
     /// back changes that committed while an older write is still in flight, so that the token never
     /// passes a change that commits later; when it does, the page is read again once those writes
-    /// have ended, for at most ``heldBackWait``, so a client reads its own zone changes at once.
+    /// have ended, waiting at most ``heldBackWait``, so a client reads its own zone changes at once.
+    /// Past the wait the held-back zones are reported too, without the token moving past them: they
+    /// come again once final (late or twice, never lost).
     func databaseChangesPage(_ context: DatabaseRequest, token: SyncToken?, limit: Int) async throws -> DatabaseChangesPage {
         let database = context.database
         let digest = Self.digest(of: database)
@@ -112,6 +114,7 @@ struct ChangeFeed: Sendable {
         let moreComing = zones.count > limit
         if moreComing { zones.removeLast(zones.count - limit) }
         let next = zones.last.map(DatabaseFeedPosition.init(after:)) ?? start
+        if !moreComing { zones += page.heldBack.prefix(limit - zones.count) }
         return DatabaseChangesPage(
             zones: zones,
             syncToken: SyncToken(tokens.seal(DatabaseSyncPosition(d: digest, s: next.sequence, z: next.zoneRowID), kind: .databaseSync)),
@@ -120,9 +123,9 @@ struct ChangeFeed: Sendable {
     }
 
     /// How long a page waits for the writes that hold back zone changes already committed
-    /// (PostgreSQL; Documentation/0008-postgres.md): past it, the page leaves them for the next
-    /// request, which is late but never loses them.
-    static let heldBackWait = Duration.seconds(2)
+    /// (PostgreSQL; Documentation/0008-postgres.md): past it, the page reports them without moving
+    /// its token past them.
+    static let heldBackWait = Duration.seconds(3)
 
     private static func digest(of database: DatabaseKey) -> String {
         String(SHA256.hash(database.description).hexString.prefix(16))

@@ -47,24 +47,27 @@ public struct DatabaseFeedPosition: Hashable, Sendable {
 /// if let held = page.heldBackThrough { print("changes through \(held) wait for older writes in flight") }
 /// ```
 public struct DatabaseZoneChanges: Sendable {
-    /// Zones changed after the position, in feed order.
+    /// Zones changed after the position whose changes are final, in feed order.
     public var zones: [ZoneRow]
-    /// The newest sequence among changes that committed after the position but are held back
-    /// because a write with an older sequence is still in flight (PostgreSQL); `nil` when none is.
-    public var heldBackThrough: Int64?
+    /// Zones whose changes committed after ``zones`` but are held back because a write with an
+    /// older sequence is still in flight (PostgreSQL), in feed order: a token must not pass them yet.
+    public var heldBack: [ZoneRow]
     /// Every change with a sequence below this one is final: no write in flight can still add one
     /// (PostgreSQL's oldest running transaction ID; `Int64.max` where changes commit in sequence order).
     public var horizon: Int64
 
+    /// The newest sequence held back, if any change is.
+    public var heldBackThrough: Int64? { heldBack.last?.databaseSequence }
+
     /// Creates a page.
     ///
     /// - Parameters:
-    ///   - zones: Zones changed after the position, in feed order.
-    ///   - heldBackThrough: The newest sequence held back, if any.
+    ///   - zones: Zones whose changes are final, in feed order.
+    ///   - heldBack: Zones whose committed changes are held back, in feed order.
     ///   - horizon: The sequence below which every change is final.
-    public init(zones: [ZoneRow], heldBackThrough: Int64? = nil, horizon: Int64 = .max) {
+    public init(zones: [ZoneRow], heldBack: [ZoneRow] = [], horizon: Int64 = .max) {
         self.zones = zones
-        self.heldBackThrough = heldBackThrough
+        self.heldBack = heldBack
         self.horizon = horizon
     }
 }
