@@ -46,6 +46,26 @@ struct PostgresDatabaseFeedTests {
         await server.stop()
     }
 
+    @Test func pastTheWaitAHeldBackZoneIsReportedWithoutTheTokenPassingIt() async throws {
+        let server = try await TestCloudKitServer.start(backend: .postgres)
+        let store = try #require(server.store as? PostgresRecordStore)
+        let start = try await Self.changes(server, after: nil).syncToken
+        let open = try PostgresConnection(url: store.url)
+        try open.execute("BEGIN")
+        _ = try open.queryFirst("SELECT pg_current_xact_id()")
+        try await Self.createZones(["Mine"], on: server)
+        // The older transaction outlasts the wait: the zone is reported, and again from the page's token.
+        let first = try await Self.changes(server, after: start)
+        #expect(first.zones.compactMap(\.zone?.zoneID.zoneName) == ["Mine"])
+        #expect(!first.moreComing)
+        let second = try await Self.changes(server, after: first.syncToken)
+        #expect(second.zones.compactMap(\.zone?.zoneID.zoneName) == ["Mine"], "the token passed a zone that was not final")
+        try open.execute("COMMIT")
+        let settled = try await Self.changes(server, after: second.syncToken)
+        #expect(settled.zones.compactMap(\.zone?.zoneID.zoneName) == ["Mine"])
+        await server.stop()
+    }
+
     @Test func aTailThroughOneNodeWhileTwoNodesCreateZonesGetsEveryZone() async throws {
         let first = try await TestCloudKitServer.start(backend: .postgres)
         let second = try await TestCloudKitServer.startNode(sharingStoreOf: first)
