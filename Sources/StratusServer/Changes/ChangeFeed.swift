@@ -7,6 +7,8 @@ struct ChangeFeed: Sendable {
     let store: any RecordStore
     let tokens: TokenCodec
     let presenter: ZonePresenter
+    /// How long a database feed page waits for changes held back (``ServiceLimits/databaseFeedWait``).
+    var heldBackWait = Duration.seconds(3)
 
     struct ZoneChangesPage: Sendable {
         var zoneID: ZoneID
@@ -102,7 +104,7 @@ struct ChangeFeed: Sendable {
         let read = { @Sendable in try await store.read { try $0.zoneChanges(in: database, after: after, limit: limit + 1) } }
         var page = try await read()
         if let target = page.heldBackThrough, page.zones.count <= limit {
-            let deadline = ContinuousClock.now + Self.heldBackWait
+            let deadline = ContinuousClock.now + heldBackWait
             var pause = Duration.milliseconds(1)
             while page.heldBackThrough != nil, page.horizon <= target, ContinuousClock.now < deadline {
                 try await Task.sleep(for: pause)
@@ -121,11 +123,6 @@ struct ChangeFeed: Sendable {
             moreComing: moreComing
         )
     }
-
-    /// How long a page waits for the writes that hold back zone changes already committed
-    /// (PostgreSQL; Documentation/0008-postgres.md): past it, the page reports them without moving
-    /// its token past them.
-    static let heldBackWait = Duration.seconds(3)
 
     private static func digest(of database: DatabaseKey) -> String {
         String(SHA256.hash(database.description).hexString.prefix(16))
