@@ -8,7 +8,8 @@ public import StratusServer
 /// Reads run in a `REPEATABLE READ READ ONLY` snapshot. Each `write` is one `READ COMMITTED`
 /// transaction that locks the rows of the zones it touches and takes change sequences with
 /// `UPDATE … RETURNING` under those locks, so sequences are gap-free, duplicate-free and
-/// committed in order however many nodes write (Documentation/0008-postgres.md). A write that
+/// committed in order however many nodes write; the database's zone-change log is ordered by
+/// transaction ID and read below the oldest running one (Documentation/0008-postgres.md). A write that
 /// meets a deadlock or a serialization failure is run again from the start.
 ///
 /// ```swift

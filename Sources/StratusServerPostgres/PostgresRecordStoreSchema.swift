@@ -25,6 +25,7 @@ enum PostgresRecordStoreSchema {
         PostgresQueryKeyset.registerCreatorIndex(in: &migrator)
         PostgresAPNsSchema.register(in: &migrator)
         PostgresConsoleSchema.register(in: &migrator)
+        PostgresStoreTransaction.registerDatabaseLog(in: &migrator)
         PostgresFieldIndex.registerTextPrefixes(in: &migrator)
         return migrator
     }()

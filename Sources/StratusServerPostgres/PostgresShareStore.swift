@@ -10,9 +10,9 @@ import StratusWire
 ///
 /// Every node checks a quota against the same counters. So that two nodes cannot both pass
 /// the check with writes that together exceed the quota, `usage(of:)` first locks the
-/// database's row in `databases` (which every record write locks at its end anyway, for the
-/// database change log) and then sums in a new statement, whose `READ COMMITTED` snapshot
-/// holds every write that committed while it waited (Documentation/0008-postgres.md).
+/// database's row in `databases` and then sums in a new statement, whose `READ COMMITTED`
+/// snapshot holds every write that committed while it waited (Documentation/0008-postgres.md).
+/// Only quota checks lock that row: the database change log no longer does.
 enum PostgresShareSchema {
     /// The share tables.
     static func register(in migrator: inout PostgresMigrator) {
@@ -40,7 +40,7 @@ extension PostgresStoreTransaction: SQLShareStore, SQLUsageStore {
                 """
                 INSERT INTO databases (container, environment, scope, owner)
                 VALUES (\(database.container), \(database.environment.rawValue), \(database.scope.rawValue), \(database.owner))
-                ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq
+                ON CONFLICT (container, environment, scope, owner) DO UPDATE SET owner = excluded.owner
                 """
             ))
     }

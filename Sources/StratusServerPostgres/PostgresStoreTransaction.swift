@@ -36,7 +36,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// the group holds, and none once the group holds its database's row, so groups on different
     /// nodes take their locks in one order and cannot deadlock each other.
     var locksInOrderOnly = false
-    /// Whether this transaction locked its database's `databases` row (a quota check, a log position).
+    /// Whether this transaction locked its database's `databases` row (a quota check).
     private(set) var holdsDatabaseRow = false
     /// Whether a lock was refused for the group's order since the coalescer last cleared it (even if the write caught the error).
     var lockOrderRefused = false
@@ -193,67 +193,15 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         ).map(Self.zone).map(current)
     }
 
-    func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow] {
-        try query(
-            """
-            SELECT \(Self.zoneColumns) FROM zones
-            WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND db_seq > $5 ORDER BY db_seq LIMIT $6
-            """,
-            Self.arguments(database) + [sequence, limit]
-        ).map(Self.zone).map(current)
-    }
-
-    func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow {
-        let sequence = try nextDatabaseSequence(database)
-        guard
-            let row = try first(
-                """
-                INSERT INTO zones (container, environment, scope, owner, zone_name, db_seq, created_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
-                """,
-                Self.arguments(database) + [name, sequence, createdAt]
-            )
-        else {
-            throw PostgresStoreCorruption(message: "INSERT … RETURNING gave no zone ID")
-        }
-        let rowID: Int64 = try row[0]
-        lockedZones.insert(rowID)
-        cache.learnCounter(0, ofZone: rowID)
-        return ZoneRow(
-            rowID: rowID, database: database, zoneName: name, changeSequence: 0, databaseSequence: sequence, createdAt: createdAt,
-            isDeleted: false
-        )
-    }
-
     func deleteZone(_ zone: ZoneRow) throws {
         try lockZone(zone.rowID)
-        let sequence = try nextDatabaseSequence(zone.database)
-        try execute("UPDATE zones SET deleted = true, db_seq = $1 WHERE id = $2", [sequence, zone.rowID])
+        try execute("UPDATE zones SET deleted = true, db_seq = \(Self.transactionStamp) WHERE id = $1", [zone.rowID])
         try execute("DELETE FROM records WHERE zone_id = $1", [zone.rowID])
         try execute("DELETE FROM record_refs WHERE zone_id = $1", [zone.rowID])
         try tracking { try PostgresFieldIndex.removeZone(zone.rowID, db) }
         touchedZones.remove(zone.rowID)
         cache.forgetZone(zone.rowID)
         zonesByName = zonesByName.filter { $0.value.rowID != zone.rowID }
-    }
-
-    /// Takes the next position in the database's change log; the row stays locked until commit,
-    /// so positions commit in order.
-    private func nextDatabaseSequence(_ database: DatabaseKey) throws -> Int64 {
-        holdsDatabaseRow = true
-        guard
-            let row = try first(
-                """
-                INSERT INTO databases (container, environment, scope, owner, change_seq) VALUES ($1, $2, $3, $4, 1)
-                ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
-                RETURNING change_seq
-                """,
-                Self.arguments(database)
-            )
-        else {
-            throw PostgresStoreCorruption(message: "database \(database) has no change-log row after an upsert")
-        }
-        return try row[0]
     }
 
     /// Locks a zone row for the rest of a write transaction (once); reads do nothing.
@@ -320,23 +268,16 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     /// Moves every zone whose records changed up its database's change log; called once before commit.
     ///
-    /// One statement per zone takes the database's next position (locking its row) and stamps
-    /// the zone with it and with the change counter counted in memory; the statements are queued, so they go out with the `COMMIT` in one round trip
-    /// and the database row is held for the shortest time. A failure (a deadlock) is thrown by the commit.
+    /// One statement per zone stamps it with this transaction's ID (``transactionStamp``) and with
+    /// the change counter counted in memory. The zone is locked already and no shared row is, so
+    /// writers of different zones of one database do not wait for each other here; the statements
+    /// are queued and go out with the `COMMIT` in one round trip. A failure is thrown by the commit.
     func finish() throws {
         for zoneRowID in touchedZones.sorted() {
             db.enqueue(
                 PostgresStatement(
                     """
-                    WITH zone AS (SELECT container, environment, scope, owner FROM zones WHERE id = $1 AND NOT deleted),
-                    position AS (
-                        INSERT INTO databases (container, environment, scope, owner, change_seq)
-                        SELECT container, environment, scope, owner, 1 FROM zone
-                        ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1
-                        RETURNING change_seq
-                    )
-                    UPDATE zones SET db_seq = position.change_seq, change_seq = coalesce($2, zones.change_seq)
-                    FROM position WHERE zones.id = $1
+                    UPDATE zones SET db_seq = \(Self.transactionStamp), change_seq = coalesce($2, change_seq) WHERE id = $1 AND NOT deleted
                     """,
                     [zoneRowID, cache.counters[zoneRowID]]
                 )

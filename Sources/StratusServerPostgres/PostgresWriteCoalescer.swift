@@ -12,14 +12,14 @@ import Synchronization
 /// their outcome only after the shared `COMMIT`: nothing is acknowledged that is not durable.
 /// Savepoints are queued, so they cost no round trip.
 ///
-/// Why: writers of one zone take turns under its row lock for a whole transaction (and for their
-/// `COMMIT` under the database's `databases` row); eight clients each saving one record to a zone
+/// Why: writers of one zone take turns under its row lock for a whole transaction, its `COMMIT`
+/// included; eight clients each saving one record to a zone
 /// take eight turns without this, one with it (Documentation/0008, "Group commit").
 ///
 /// - A group is one zone's writes; different zones' groups run side by side, as lone writes did
 ///   (grouping a database's zones was measured slower: their reads went one after another).
 /// - After the first, a write may lock only zones after every zone the group holds, and none once
-///   the group holds the `databases` row (`PostgresStoreTransaction.claimLock`); asking otherwise
+///   the group holds the `databases` row (a quota check's; `PostgresStoreTransaction.claimLock`); asking otherwise
 ///   puts it in the next group. So groups on different nodes lock in one order and do not deadlock.
 /// - If a statement fails anywhere in the group (even one a write caught), or the `COMMIT` is
 ///   refused, nothing committed: each write of the group runs again alone, in its own transaction

@@ -29,8 +29,8 @@ public enum SQLRecordSchema {
             )\(types.withoutRowID);
 
             -- One row per database (container, environment, scope, owner): its change-log position.
-            -- On PostgreSQL writers take the next position with an upsert … RETURNING, which holds the
-            -- row lock until commit (commit order = sequence order).
+            -- PostgreSQL drops the counter later (pg-v11-database-log-transaction-ids): its zones are
+            -- stamped with transaction IDs, and the row only lists the database and serializes quota checks.
             CREATE TABLE databases (
                 container TEXT NOT NULL,
                 environment TEXT NOT NULL,

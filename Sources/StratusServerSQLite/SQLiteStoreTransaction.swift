@@ -128,11 +128,14 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         return zone
     }
 
-    func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow] {
-        try db.fetchAll(
+    /// The one writer numbers every zone change with the database's counter, so a sequence names
+    /// one change and the feed needs neither the zone row ID nor a horizon.
+    func zoneChanges(in database: DatabaseKey, after position: DatabaseFeedPosition, limit: Int) throws -> DatabaseZoneChanges {
+        let zones = try db.fetchAll(
             "SELECT \(Self.zoneColumns) FROM zones WHERE container = ? AND environment = ? AND scope = ? AND owner = ? AND db_seq > ? ORDER BY db_seq LIMIT ?",
-            SQLiteArguments(Self.arguments(database) + [sequence, limit]), Self.zone
+            SQLiteArguments(Self.arguments(database) + [position.sequence, limit]), Self.zone
         )
+        return DatabaseZoneChanges(zones: zones)
     }
 
     func createZone(named name: String, in database: DatabaseKey, createdAt: Int64) throws -> ZoneRow {

@@ -42,6 +42,21 @@ import Testing
         #expect(other.prefix(25) != bytes.prefix(25))
     }
 
+    /// A database token sealed before positions named a zone row opens with no zone: its `s` is a
+    /// database counter value, which the back end maps onto its log (Documentation/0008).
+    @Test func aDatabaseTokenWithoutAZoneOpensAsACounterValue() throws {
+        let token = codec.seal(LegacyDatabaseSyncPosition(d: "digest", s: 99), kind: .databaseSync)
+        #expect(codec.open(token, kind: .databaseSync, as: DatabaseSyncPosition.self) == DatabaseSyncPosition(d: "digest", s: 99, z: nil))
+        let current = codec.seal(DatabaseSyncPosition(d: "digest", s: 99, z: 7), kind: .databaseSync)
+        #expect(codec.open(current, kind: .databaseSync, as: DatabaseSyncPosition.self)?.z == 7)
+    }
+
+    /// The database token's payload before this change.
+    struct LegacyDatabaseSyncPosition: Encodable {
+        var d: String
+        var s: Int64
+    }
+
     @Test func alteredTruncatedAndOldTokensDoNotOpen() throws {
         let position = DatabaseSyncPosition(d: "digest", s: 99)
         let token = codec.seal(position, kind: .databaseSync)

@@ -7,6 +7,8 @@ struct ChangeFeed: Sendable {
     let store: any RecordStore
     let tokens: TokenCodec
     let presenter: ZonePresenter
+    /// How long a database feed page waits for changes held back (``ServiceLimits/databaseFeedWait``).
+    var heldBackWait = Duration.seconds(3)
 
     struct ZoneChangesPage: Sendable {
         var zoneID: ZoneID
@@ -78,23 +80,46 @@ struct ChangeFeed: Sendable {
         var moreComing: Bool
     }
 
+    /// Reads one page of a database's zone-change feed.
+    ///
+    /// The token after the page is the last zone change returned (or the one it was sent, when
+    /// nothing is new). A back end whose writers commit out of sequence order (PostgreSQL) holds
+    /// back changes that committed while an older write is still in flight, so that the token never
+    /// passes a change that commits later; when it does, the page is read again once those writes
+    /// have ended, waiting at most ``heldBackWait``, so a client reads its own zone changes at once.
+    /// Past the wait the held-back zones are reported too, without the token moving past them: they
+    /// come again once final (late or twice, never lost).
     func databaseChangesPage(_ context: DatabaseRequest, token: SyncToken?, limit: Int) async throws -> DatabaseChangesPage {
         let database = context.database
         let digest = Self.digest(of: database)
-        var after: Int64 = 0
+        var start = DatabaseFeedPosition.start
         if let token {
             guard let position = tokens.open(token.rawValue, kind: .databaseSync, as: DatabaseSyncPosition.self), position.d == digest else {
                 throw ServiceError.badRequest("the sync token is not valid for this database; fetch again without a token to resync")
             }
-            after = position.s
+            start = DatabaseFeedPosition(sequence: position.s, zoneRowID: position.z)
         }
-        let start = after
-        var zones = try await store.read { try $0.zoneChanges(in: database, after: start, limit: limit + 1) }
+        let after = start
+        let store = self.store
+        let read = { @Sendable in try await store.read { try $0.zoneChanges(in: database, after: after, limit: limit + 1) } }
+        var page = try await read()
+        if let target = page.heldBackThrough, page.zones.count <= limit {
+            let deadline = ContinuousClock.now + heldBackWait
+            var pause = Duration.milliseconds(1)
+            while page.heldBackThrough != nil, page.horizon <= target, ContinuousClock.now < deadline {
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(50))
+                page = try await read()
+            }
+        }
+        var zones = page.zones
         let moreComing = zones.count > limit
         if moreComing { zones.removeLast(zones.count - limit) }
-        let next = zones.last.map { max(start, $0.databaseSequence) } ?? start
+        let next = zones.last.map(DatabaseFeedPosition.init(after:)) ?? start
+        if !moreComing { zones += page.heldBack.prefix(limit - zones.count) }
         return DatabaseChangesPage(
-            zones: zones, syncToken: SyncToken(tokens.seal(DatabaseSyncPosition(d: digest, s: next), kind: .databaseSync)),
+            zones: zones,
+            syncToken: SyncToken(tokens.seal(DatabaseSyncPosition(d: digest, s: next.sequence, z: next.zoneRowID), kind: .databaseSync)),
             moreComing: moreComing
         )
     }

@@ -12,6 +12,11 @@ public struct ServiceLimits: Hashable, Sendable {
     /// the indexes cannot narrow or order the query by themselves (see `QueryPlan.candidateLimit`;
     /// `stratus serve --query-candidate-limit`). 10,000 by default.
     public var maximumQueryCandidates = QueryPlan.defaultCandidateLimit
+    /// How long a `changes/database` page waits for older writes still in flight when zone changes
+    /// that committed after them are held back (PostgreSQL; Documentation/0008-postgres.md, "The
+    /// database change log from transaction IDs"): past it, the page reports those zones without
+    /// moving its token past them, so they come again. 3 seconds by default.
+    public var databaseFeedWait = Duration.seconds(3)
 
     /// The CloudKit limits.
     public init() {}

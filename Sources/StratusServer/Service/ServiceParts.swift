@@ -47,7 +47,8 @@ struct ServiceParts {
             store: store, schemas: schemas, tokens: tokens, configuration: configuration, logger: logger, assetsEnabled: files != nil,
             invitations: ShareInvitations(accounts: accounts, makeParticipantID: configuration.makeRecordName), fanout: fanout
         )
-        let changes = ChangeEndpoints(feed: ChangeFeed(store: store, tokens: tokens, presenter: presenter), limits: configuration.limits)
+        let feed = ChangeFeed(store: store, tokens: tokens, presenter: presenter, heldBackWait: configuration.limits.databaseFeedWait)
+        let changes = ChangeEndpoints(feed: feed, limits: configuration.limits)
         var groups: [any EndpointGroup] = [
             records,
             ZoneEndpoints(store: store, presenter: presenter, limits: configuration.limits, now: configuration.now),

@@ -82,8 +82,13 @@ public protocol RecordStoreReader: PushStoreReader, AssetStoreReader, APNsStoreR
     /// The live zones of `database`, by name.
     func zones(in database: DatabaseKey) throws -> [ZoneRow]
 
-    /// Zones (deleted ones included) whose database sequence is after `sequence`, oldest change first.
-    func zoneChanges(in database: DatabaseKey, after sequence: Int64, limit: Int) throws -> [ZoneRow]
+    /// Zones (deleted ones included) changed after `position`, in feed order, at most `limit`.
+    ///
+    /// Only changes no write in flight can still precede are returned: on PostgreSQL, where writers
+    /// of different zones commit in any order, changes at or past the oldest running transaction
+    /// are held back (``DatabaseZoneChanges/heldBackThrough``). A position without a zone row ID
+    /// (an older token's counter value) means every change the database counter had numbered up to it.
+    func zoneChanges(in database: DatabaseKey, after position: DatabaseFeedPosition, limit: Int) throws -> DatabaseZoneChanges
 
     /// The record (or tombstone) named `name` in the zone.
     func record(named name: String, inZone zoneRowID: Int64) throws -> StoredRecord?

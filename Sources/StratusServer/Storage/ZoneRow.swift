@@ -14,7 +14,8 @@ public struct ZoneRow: Hashable, Sendable {
     public var zoneName: String
     /// The latest record change sequence in the zone (0 when nothing changed yet).
     public var changeSequence: Int64
-    /// The zone's position in its database's change log.
+    /// The zone's position in its database's change log (on PostgreSQL the ID of the transaction
+    /// that last created, deleted or changed it; ``DatabaseFeedPosition``).
     public var databaseSequence: Int64
     /// When the zone was created, in milliseconds since 1970.
     public var createdAt: Int64

@@ -70,6 +70,9 @@ struct TokenCodec: Sendable {
 struct DatabaseSyncPosition: Codable, Hashable {
     /// A digest of the database key, so a token works only for its database.
     var d: String
-    /// The last database change sequence the client has.
+    /// The database sequence of the last zone change the client has.
     var s: Int64
+    /// The row ID of the last zone the client has at sequence `s`; absent in tokens made before
+    /// it was part of them, whose `s` was a database counter value (``DatabaseFeedPosition``).
+    var z: Int64?
 }
