@@ -25,14 +25,7 @@ import Testing
             #expect(store.deliveries.count == 1)
             let before = PipelinedFetchTests.inserted(store)
             #expect(before.count == 400)
-            try await b.sync.close()
-
-            let relaunched = try world.device("b", store: store, bookkeeping: b.bookkeepingPath, configure: Self.twoPagesPerPart)
-            try await relaunched.sync.sync()
-            let after = PipelinedFetchTests.inserted(store).dropFirst(before.count)
-            #expect(after.count == 206)
-            #expect(Set(before).isDisjoint(with: after))
-            PipelinedFetchTests.expectIntact(store)
+            let relaunched = try await PipelinedFetchTests.relaunch(b, in: world, after: before, configure: Self.twoPagesPerPart)
             let status = await relaunched.sync.status
             #expect(status.isCaughtUp)
             try await relaunched.sync.close()
