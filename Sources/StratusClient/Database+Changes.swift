@@ -1,3 +1,4 @@
+import Foundation
 public import StratusWire
 
 extension Database {
@@ -56,22 +57,33 @@ extension Database {
     public func recordZoneChanges(
         inZoneWith zoneID: ZoneID, since token: SyncToken?, desiredKeys: [String]? = nil, resultsLimit: Int? = nil
     ) async throws -> RecordZoneChanges {
+        let body = try await zoneChangesBody(zoneID, since: token, desiredKeys: desiredKeys, resultsLimit: resultsLimit)
+        return try zoneChangesPage(body, zoneID: zoneID, hadToken: token != nil)
+    }
+
+    /// Sends one `changes/zone` request for one zone; returns its answer's body, not yet decoded.
+    func zoneChangesBody(_ zoneID: ZoneID, since token: SyncToken?, desiredKeys: [String]?, resultsLimit: Int?) async throws -> Data {
         let request = ZoneChanges.Request(
             zones: [ZoneChanges.ZoneOptions(zoneID: zoneID, syncToken: token, resultsLimit: resultsLimit, desiredKeys: desiredKeys)])
-        let response: ZoneChanges.Response
         do {
-            response = try await client.send(ZoneChanges.self, request, database: scope, idempotent: true)
+            return try await client.sendForBody(ZoneChanges.self, request, database: scope, idempotent: true)
         } catch let error as StratusError {
             throw Self.tokenAware(error, hadToken: token != nil)
         }
+    }
+
+    /// Decodes a one-zone `changes/zone` answer (`hadToken`: the request carried a sync token).
+    func zoneChangesPage(_ body: Data, zoneID: ZoneID, hadToken: Bool) throws -> RecordZoneChanges {
+        let response = try client.decode(ZoneChanges.self, body)
         guard response.zones.count == 1, let result = response.zones.first else {
             throw StratusError(.serverResponseLost, "changes/zone answered \(response.zones.count) zones for 1")
         }
         switch result {
         case .error(let error):
-            throw Self.tokenAware(StratusError(error, zoneID: zoneID), hadToken: token != nil)
+            throw Self.tokenAware(StratusError(error, zoneID: zoneID), hadToken: hadToken)
         case .changes(let page):
             var changes = RecordZoneChanges(modificationResultsByID: [:], deletions: [], changeToken: page.syncToken, moreComing: page.moreComing)
+            changes.modificationResultsByID.reserveCapacity(page.records.count)
             for entry in page.records {
                 switch entry {
                 case .record(let wire):
@@ -91,65 +103,6 @@ extension Database {
             }
             return changes
         }
-    }
-
-    /// Fetches every change of a zone since a token (or the next `limit` of them), page after page,
-    /// merged into one result.
-    ///
-    /// A record modified and later deleted appears only as a deletion, and the reverse.
-    ///
-    /// With `limit`, it stops after the first page that brings the merged changes to `limit` or more,
-    /// and ``RecordZoneChanges/moreComing`` says whether the feed goes on from the returned token:
-    /// a long feed read in parts, each ending on a page boundary.
-    ///
-    /// ```swift
-    /// import StratusClient
-    ///
-    /// func readInParts(_ database: Database, zone: ZoneID) async throws {
-    ///     var token: SyncToken? = nil
-    ///     var more = true
-    ///     while more {
-    ///         let part = try await database.allRecordZoneChanges(inZoneWith: zone, since: token, limit: 2_000)
-    ///         print(part.modificationResultsByID.count, "changes")  // store them, then remember the token
-    ///         token = part.changeToken
-    ///         more = part.moreComing
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - zoneID: The zone.
-    ///   - token: Where the last fetch ended; `nil` fetches every live record.
-    ///   - desiredKeys: The fields to fetch; `nil` fetches all.
-    ///   - limit: Stop once this many changes (modifications and deletions) are merged; `nil` reads to the end.
-    /// - Returns: The changes with the token where they end (``RecordZoneChanges/moreComing`` is `false`
-    ///   at the end of the feed).
-    /// - Throws: ``StratusError``, also when the server says more is coming but does not move the token.
-    public func allRecordZoneChanges(
-        inZoneWith zoneID: ZoneID, since token: SyncToken?, desiredKeys: [String]? = nil, limit: Int? = nil
-    ) async throws -> RecordZoneChanges {
-        var page = try await recordZoneChanges(inZoneWith: zoneID, since: token, desiredKeys: desiredKeys)
-        var merged = page
-        var deleted = Dictionary(page.deletions.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
-        while page.moreComing, merged.modificationResultsByID.count + deleted.count < limit ?? .max {
-            let previous = page.changeToken
-            page = try await recordZoneChanges(inZoneWith: zoneID, since: previous, desiredKeys: desiredKeys)
-            guard page.changeToken != previous || !page.moreComing else {
-                throw StratusError(.serverResponseLost, "changes/zone said more is coming but did not move the sync token")
-            }
-            for (id, result) in page.modificationResultsByID {
-                merged.modificationResultsByID[id] = result
-                deleted[id] = nil
-            }
-            for deletion in page.deletions {
-                merged.modificationResultsByID[deletion.recordID] = nil
-                deleted[deletion.recordID] = deletion
-            }
-        }
-        merged.deletions = deleted.values.sorted { $0.recordID.recordName < $1.recordID.recordName }
-        merged.changeToken = page.changeToken
-        merged.moreComing = page.moreComing
-        return merged
     }
 
     /// Fetches one page of the zones changed in the database since a token.

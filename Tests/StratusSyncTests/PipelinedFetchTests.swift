@@ -60,6 +60,21 @@ import Testing
         store.deliveries.flatMap { $0.inserted.map(\.record.recordID.recordName) }
     }
 
+    /// Closes `device`, relaunches it on its store and bookkeeping and syncs: the relaunch inserts
+    /// exactly the records `before` (those inserted until then) lacks.
+    static func relaunch(
+        _ device: Device, in world: SyncWorld, after before: [String], configure: (inout SyncConfiguration) -> Void
+    ) async throws -> Device {
+        try await device.sync.close()
+        let relaunched = try world.device(device.name, store: device.store, bookkeeping: device.bookkeepingPath, configure: configure)
+        try await relaunched.sync.sync()
+        let after = inserted(device.store).dropFirst(before.count)
+        #expect(Set(before).isDisjoint(with: after))
+        #expect(Set(before).union(after).count == notes + folders)
+        expectIntact(device.store)
+        return relaunched
+    }
+
     @Test func aLongFetchArrivesInPartsWithEveryReferenceRelinked() async throws {
         try await SyncWorld.run { world in
             try await Self.seed(world)
@@ -89,15 +104,8 @@ import Testing
             await #expect(throws: (any Error).self) { try await running.value }
             #expect(store.deliveries.count == 2)
             let before = Self.inserted(store)
-            try await b.sync.close()
-
-            let relaunched = try world.device("b", store: store, bookkeeping: b.bookkeepingPath, configure: Self.onePagePerPart)
-            try await relaunched.sync.sync()
-            let after = Self.inserted(store).dropFirst(before.count)
             #expect(before.count == 400)
-            #expect(Set(before).isDisjoint(with: after))
-            #expect(Set(before).union(after).count == Self.notes + Self.folders)
-            Self.expectIntact(store)
+            let relaunched = try await Self.relaunch(b, in: world, after: before, configure: Self.onePagePerPart)
             try await relaunched.sync.close()
         }
     }

@@ -25,13 +25,28 @@ final class ServiceClient: Sendable {
     func send<E: WireEndpoint>(
         _ endpoint: E.Type, _ request: E.Request, database: DatabaseScope, idempotent: Bool
     ) async throws -> E.Response {
+        try decode(endpoint, try await sendForBody(endpoint, request, database: database, idempotent: idempotent))
+    }
+
+    /// Sends one request to `Endpoint` in `database`; returns the body of its answer, not yet decoded.
+    ///
+    /// - Throws: ``StratusError``, or `CancellationError` when the task is cancelled.
+    func sendForBody<E: WireEndpoint>(
+        _ endpoint: E.Type, _ request: E.Request, database: DatabaseScope, idempotent: Bool
+    ) async throws -> Data {
         let body: Data
         do {
             body = E.operation.httpMethod == .get ? Data() : try WireCoding.encode(request)
         } catch {
             throw StratusError(.invalidArguments, "cannot encode the \(E.operation.rawValue) request: \(error)", underlying: error)
         }
-        let data = try await send(E.operation, body: body, database: database, idempotent: idempotent)
+        return try await send(E.operation, body: body, database: database, idempotent: idempotent)
+    }
+
+    /// Decodes the body of an answer from `Endpoint`.
+    ///
+    /// - Throws: ``StratusError/Code/serverResponseLost`` when it is not the endpoint's response.
+    func decode<E: WireEndpoint>(_ endpoint: E.Type, _ data: Data) throws(StratusError) -> E.Response {
         do {
             return try WireCoding.decode(E.Response.self, from: data)
         } catch {

@@ -106,7 +106,7 @@ private struct FieldValueReader {
         case .double: return .double(try double(value, path))
         case .timestamp: return .timestamp(try timestamp(value, path))
         case .bytes: return .bytes(try bytes(value, path))
-        case .reference: return .reference(try dictionary(value, Reference.self, .reference, path))
+        case .reference: return .reference(try reference(value, path))
         case .asset: return .asset(try dictionary(value, Asset.self, .asset, path))
         case .location: return .location(try dictionary(value, Location.self, .location, path))
         case .stringList: return .stringList(try list(value, type, path) { v, p throws(WireError) in try string(v, p) })
@@ -117,7 +117,7 @@ private struct FieldValueReader {
         case .bytesList: return .bytesList(try list(value, type, path) { v, p throws(WireError) in try bytes(v, p) })
         case .referenceList:
             return .referenceList(
-                try list(value, type, path) { v, p throws(WireError) in try dictionary(v, Reference.self, .reference, p) })
+                try list(value, type, path) { v, p throws(WireError) in try reference(v, p) })
         case .assetList:
             return .assetList(try list(value, type, path) { v, p throws(WireError) in try dictionary(v, Asset.self, .asset, p) })
         case .locationList:
@@ -252,6 +252,15 @@ private struct FieldValueReader {
             throw WireError(code: .invalidBase64, message: "BYTES value is not valid base64", codingPath: path)
         }
         return data
+    }
+
+    /// A reference, read directly; what the direct reader declines goes to ``dictionary(_:_:_:_:)``,
+    /// which reports the error (the direct reader accepts exactly what the `Codable` one does).
+    private func reference(_ value: JSONValue, _ path: [any CodingKey]) throws(WireError) -> Reference {
+        // NB: every note of a feed carries a reference; through `Codable` it was a tenth of a page's
+        // decoding, on the server (stored fields) and in the client (the page) alike.
+        if let reference = try? Reference(directJSON: value, context: JSONDirectDecoding(fieldTypes: nil)) { return reference }
+        return try dictionary(value, Reference.self, .reference, path)
     }
 
     private func dictionary<T: Decodable>(
