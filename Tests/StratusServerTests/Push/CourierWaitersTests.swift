@@ -84,13 +84,15 @@ import Testing
     /// Polls woken by a signal leave deadlines behind; they are dropped once they outnumber the parked polls.
     @Test func staleDeadlinesAreCompacted() async throws {
         let waiters = CourierWaiters()
-        let keep = try await Self.park(waiters, "keep", timeout: .seconds(60))
+        // NB: an hour, not a minute: parking 1,100 polls one after another took over a minute under
+        // ThreadSanitizer on a loaded machine, and the first ones timed out before the signal.
+        let keep = try await Self.park(waiters, "keep", timeout: .seconds(3600))
         var woken: [Task<(CourierWake, Duration), Never>] = []
-        for index in 0..<1100 { woken.append(try await Self.park(waiters, "t\(index)", timeout: .seconds(60))) }
+        for index in 0..<1100 { woken.append(try await Self.park(waiters, "t\(index)", timeout: .seconds(3600))) }
         waiters.signal((0..<1100).map { "t\($0)" })
         for poll in woken { #expect(await poll.value.0 == .signalled) }
         #expect(waiters.count == 1 && waiters.deadlineCount == 1101)
-        let next = try await Self.park(waiters, "next", timeout: .seconds(60))
+        let next = try await Self.park(waiters, "next", timeout: .seconds(3600))
         #expect(waiters.deadlineCount == 2)
         waiters.close()
         #expect(await keep.value.0 == .closed)
