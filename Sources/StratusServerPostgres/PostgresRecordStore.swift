@@ -2,6 +2,7 @@ import Foundation
 public import StratusLogging
 import StratusPostgres
 public import StratusServer
+import StratusServerSQL
 
 /// The scale-out back end: the cloud database in PostgreSQL, shared by any number of `stratus serve` nodes.
 ///
@@ -34,6 +35,8 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Groups concurrent writes of one zone into one transaction.
     private let coalescer = PostgresWriteCoalescer()
+    /// The last schema decoded, shared by the store's transactions (`SchemaMemo`).
+    private let schemas = SchemaMemo()
 
     /// How many times a write is attempted when PostgreSQL asks for a retry.
     static let maximumAttempts = 8
@@ -106,10 +109,11 @@ public final class PostgresRecordStore: RecordStore {
     /// Runs `body` in a read-only snapshot.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any RecordStoreReader) throws -> T) async throws -> T {
         let channel = pushChannel
+        let schemas = self.schemas
         let statistics = queryStatistics
         return try await pool.withConnection { db in
             try db.transaction(isolation: .repeatableRead, readOnly: true) { db in
-                let tx = PostgresStoreTransaction(db, writing: false, pushChannel: channel)
+                let tx = PostgresStoreTransaction(db, writing: false, pushChannel: channel, schemas: schemas)
                 tx.queryStatistics = statistics
                 return try body(tx)
             }
@@ -143,9 +147,10 @@ public final class PostgresRecordStore: RecordStore {
     /// changed, and the `COMMIT`; a transient failure a statement met, even a caught one, fails it.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresStoreTransaction) throws -> T) async throws -> T {
         let channel = pushChannel
+        let schemas = self.schemas
         return try await pool.withConnection { db in
             try db.transaction(isolation: .readCommitted) { db in
-                let tx = PostgresStoreTransaction(db, writing: true, pushChannel: channel)
+                let tx = PostgresStoreTransaction(db, writing: true, pushChannel: channel, schemas: schemas)
                 let value = try body(tx)
                 if let failure = tx.transientFailure { throw failure }
                 try tx.finish()

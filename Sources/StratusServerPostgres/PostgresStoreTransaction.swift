@@ -46,10 +46,14 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// Counts the candidate rows queries read, when the store keeps count.
     var queryStatistics: PostgresQueryStatistics?
 
-    init(_ db: PostgresConnection, writing: Bool, pushChannel: String) {
+    /// The store's last decoded schema, reused for identical stored bytes.
+    private let schemas: SchemaMemo
+
+    init(_ db: PostgresConnection, writing: Bool, pushChannel: String, schemas: SchemaMemo) {
         self.db = db
         self.isWriting = writing
         self.pushChannel = pushChannel
+        self.schemas = schemas
         // The connection forgets this when the transaction ends (the cycle it makes is broken then).
         if writing { db.pendingStatements = { self.writes.take() } }
     }
@@ -102,7 +106,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
 
     private func loadSchema(_ key: TransactionSchemas.Key) throws -> Schema {
         let statement = Self.schemaStatement(key)
-        return try Self.schema(try first(statement.sql, statement.parameters))
+        return try schema(try first(statement.sql, statement.parameters))
     }
 
     private static func schemaStatement(_ key: TransactionSchemas.Key) -> PostgresStatement {
@@ -110,9 +114,9 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     /// The schema in a row of ``schemaStatement(_:)``; none stored is the empty schema.
-    private static func schema(_ row: PostgresRow?) throws -> Schema {
+    private func schema(_ row: PostgresRow?) throws -> Schema {
         guard let row else { return Schema() }
-        return try JSONDecoder().decode(Schema.self, from: try row[0] as Data)
+        return try schemas.schema(decoding: try row[0] as Data)
     }
 
     func saveSchema(_ schema: Schema, container: String, environment: Environment) throws {
@@ -164,7 +168,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         let rows: [PostgresRow]
         if isWriting, seen.known(key) == nil {
             let results = try tracking { try db.pipeline([select, Self.schemaStatement(key)]) }
-            let schema = try Self.schema(results[1].first)
+            let schema = try schema(results[1].first)
             _ = seen.schema(key) { _ in schema }
             rows = results[0]
         } else {

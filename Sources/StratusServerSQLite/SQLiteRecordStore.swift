@@ -1,5 +1,6 @@
 public import StratusLogging
 public import StratusServer
+import StratusServerSQL
 import StratusSQLite
 import StratusWire
 import Synchronization
@@ -19,7 +20,7 @@ public final class SQLiteRecordStore: RecordStore {
     let pool: SQLiteDatabasePool
     /// The server-key and API-token change counter, on connections of its own.
     let credentials: SQLiteCredentialGeneration
-    private let schemas: SQLiteSchemaMemo
+    private let schemas: SchemaMemo
     private let writes: SQLiteWriteCoalescer
     /// Builds the query index of fields turned on since, a chunk of records per write transaction.
     let indexBuilder: SQLiteIndexBuilder
@@ -29,7 +30,7 @@ public final class SQLiteRecordStore: RecordStore {
     private init(pool: SQLiteDatabasePool, credentials: SQLiteCredentialGeneration, indexBuilder: SQLiteIndexBuilder) {
         self.pool = pool
         self.credentials = credentials
-        let schemas = SQLiteSchemaMemo()
+        let schemas = SchemaMemo()
         self.schemas = schemas
         self.indexBuilder = indexBuilder
         let writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas, indexBuilder: indexBuilder)

@@ -11,7 +11,7 @@ import Synchronization
 /// Confined to the connection's queue for the life of one `read` or `write`.
 final class SQLiteStoreTransaction: RecordStoreWriter {
     let db: SQLiteConnection
-    private let schemas: SQLiteSchemaMemo
+    private let schemas: SchemaMemo
     /// Told about index builds this transaction schedules (`nil` on a reader, which saves no schema).
     private let indexBuilder: SQLiteIndexBuilder?
     /// Zones whose records changed in this transaction, with their databases; they move up their
@@ -33,7 +33,7 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
         var recordName: String
     }
 
-    init(_ db: SQLiteConnection, schemas: SQLiteSchemaMemo, indexBuilder: SQLiteIndexBuilder? = nil) {
+    init(_ db: SQLiteConnection, schemas: SchemaMemo, indexBuilder: SQLiteIndexBuilder? = nil) {
         self.db = db
         self.schemas = schemas
         self.indexBuilder = indexBuilder
@@ -348,23 +348,6 @@ final class SQLiteStoreTransaction: RecordStoreWriter {
 
     func query(_ plan: QueryPlan) throws -> QueryPage {
         try SQLiteQueryCompiler(plan: plan).run(db)
-    }
-}
-
-/// The last schema body decoded, and its decoding.
-///
-/// Every write transaction reads its container's schema; decoding the stored JSON with
-/// `JSONDecoder` each time cost more than a single-record write's SQL. The body is still
-/// read from the transaction's snapshot, so a rolled-back or concurrent change can never
-/// be served from here: only identical bytes reuse the decoded value.
-final class SQLiteSchemaMemo: Sendable {
-    private let last = Mutex<(body: Data, schema: Schema)?>(nil)
-
-    func schema(decoding body: Data) throws -> Schema {
-        if let hit = last.withLock({ $0 }), hit.body == body { return hit.schema }
-        let schema = try JSONDecoder().decode(Schema.self, from: body)
-        last.withLock { $0 = (body, schema) }
-        return schema
     }
 }
 

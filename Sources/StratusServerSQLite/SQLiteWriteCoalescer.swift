@@ -1,4 +1,5 @@
 import StratusServer
+import StratusServerSQL
 import StratusSQLite
 import Synchronization
 
@@ -30,13 +31,13 @@ final class SQLiteWriteCoalescer: Sendable {
     }
 
     private let pool: SQLiteDatabasePool
-    private let schemas: SQLiteSchemaMemo
+    private let schemas: SchemaMemo
     private let indexBuilder: SQLiteIndexBuilder
     private let state = Mutex(State())
     /// The most writes one transaction takes, so one group cannot hold the writer for long.
     private let maximumGroupSize = 64
 
-    init(pool: SQLiteDatabasePool, schemas: SQLiteSchemaMemo, indexBuilder: SQLiteIndexBuilder) {
+    init(pool: SQLiteDatabasePool, schemas: SchemaMemo, indexBuilder: SQLiteIndexBuilder) {
         self.pool = pool
         self.schemas = schemas
         self.indexBuilder = indexBuilder
