@@ -57,6 +57,9 @@ struct DemoDevice {
     func edit(_ body: @escaping @Sendable (ObjectContext) throws -> Void) async throws {
         let context = store.newBackgroundContext()
         context.transactionAuthor = "app"
+        // The user's edit wins property by property over what sync merged into the view context meanwhile
+        // (a pushed change landing between this context's fetch and its save), as an app would set it.
+        context.mergePolicy = .objectTrump
         try await context.perform { context in
             try body(context)
             try context.save()
