@@ -26,6 +26,36 @@ import Testing
         }
     }
 
+    /// A child process spawned by another thread shares the lock file's open description from its `fork`
+    /// until its `exec`; here a child keeps a copy for good (a duplicate without close-on-exec). Closing
+    /// the container still frees the folder at once: a bare `close` left it locked by the copy.
+    @Test func closingFreesTheFolderWhileAChildHoldsACopyOfTheLock() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("A")
+            let lockPath = a.documents.directory.appendingPathComponent(".stratus/lock").resolvingSymlinksInPath().path
+            let descriptor = try #require(Self.openDescriptor(of: lockPath))
+            let copy = dup(descriptor)  // a duplicate loses close-on-exec: the child keeps it
+            let child = try SpawnedCommand.start(
+                "/bin/sleep", ["30"], environment: [:], standardOutput: "/dev/null", standardError: "/dev/null")
+            close(copy)
+            defer {
+                child.signal(SIGKILL)
+                _ = try? child.wait()
+            }
+            await a.documents.close()
+            let again = try fixture.device("A")
+            #expect(try await again.sync().isEmpty)
+        }
+    }
+
+    /// The descriptor of this process open on `path`, found through `/proc/self/fd`.
+    private static func openDescriptor(of path: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.compactMap(Int32.init).first { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) == path
+        }
+    }
+
     /// #6: a watcher runs in its own process; 40 files appear; `docs conflicts` runs meanwhile. It answers from
     /// the watcher's state instead of syncing the folder a second time: no twins, nothing missing.
     @Test func docsConflictsBesideARunningWatcherNeitherDuplicatesNorLoses() async throws {

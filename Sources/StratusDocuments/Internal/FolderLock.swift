@@ -47,6 +47,10 @@ final class FolderLock: Sendable {
     deinit { release() }
 
     /// Releases the lock (once; later calls do nothing).
+    ///
+    /// `LOCK_UN` before `close`: a child process another thread spawns shares the open file description
+    /// from its `fork` until its `exec` closes the copy, and a bare `close` would leave the lock held by
+    /// that copy for that window — a container closed and at once reopened was then refused.
     func release() {
         guard
             let opened = descriptor.withLock({ state -> Int32? in
@@ -54,6 +58,7 @@ final class FolderLock: Sendable {
                 return state
             })
         else { return }
+        flock(opened, LOCK_UN)
         close(opened)
     }
 
