@@ -124,6 +124,20 @@ public final class SQLiteDatabasePool: SQLiteDatabase {
         writer.enqueue(body)
     }
 
+    /// The number of writes queued for the writer that have not started (``write(_:)``,
+    /// ``enqueueOnWriter(_:)`` and the other writer calls): a long write made of steps, such as an
+    /// index build, checks it between steps and lets them go first.
+    ///
+    /// ```swift
+    /// let pool = try SQLiteDatabasePool(configuration: SQLiteConfiguration(path: "/tmp/notes.sqlite"))
+    /// try await pool.write { db in
+    ///     for step in 0..<40 where step == 0 || pool.writerBacklog == 0 {
+    ///         try db.execute("INSERT INTO notes (body) VALUES ('step')")
+    ///     }
+    /// }
+    /// ```
+    public var writerBacklog: Int { writer.backlog }
+
     /// The blocking twin of ``read(_:)``.
     ///
     /// If every reader is busy, the calling thread blocks until one comes back, so do not

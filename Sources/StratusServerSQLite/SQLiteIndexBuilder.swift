@@ -29,7 +29,7 @@ final class SQLiteIndexBuilder: Sendable {
     private let chunkSize: Int
     private let logger: Logger
     private let state = Mutex(State())
-    /// Whether another write waits for the writer (the coalescer's queue); until one does, a build
+    /// Whether another write waits for the writer (the coalescer's queue or the writer's own); until one does, a build
     /// goes on in the same transaction.
     private let writesWaiting = Mutex<@Sendable () -> Bool>({ false })
 

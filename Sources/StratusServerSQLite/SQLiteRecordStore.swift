@@ -35,7 +35,8 @@ public final class SQLiteRecordStore: RecordStore {
         self.indexBuilder = indexBuilder
         let writes = SQLiteWriteCoalescer(pool: pool, schemas: schemas, indexBuilder: indexBuilder)
         self.writes = writes
-        indexBuilder.yield { writes.hasWaitingWrites }
+        // Any write waits: one in the group-commit queue, or one that takes the writer itself (accounts, the console).
+        indexBuilder.yield { writes.hasWaitingWrites || pool.writerBacklog > 0 }
     }
 
     /// Records per write transaction of a query index build (Documentation/0002, "Index builds in chunks").

@@ -112,6 +112,49 @@ import Testing
         }
     }
 
+    /// A write that takes the writer without the group-commit queue (accounts, the console) waits for one
+    /// chunk of a build, not for the up to 40 chunks a transaction takes while nobody waits.
+    @Test func aWriteOutsideTheQueueWaitsForOneChunkOnly() async throws {
+        try await QueryHarness.with(.sqlite) { harness in
+            let store = try #require(harness.server.store as? SQLiteRecordStore)
+            await store.indexBuilder.stop()
+            for start in stride(from: 0, to: 2_000, by: 200) {
+                try await harness.save(
+                    (start..<start + 200).map { Record(recordName: String(format: "r%05d", $0), recordType: "Item", fields: ["score": .int64(Int64($0))]) })
+            }
+            let chunkSize = 10
+            let other = try await SQLiteRecordStore.open(
+                path: harness.server.directory.path("stratus.sqlite"), memory: SQLiteStoreMemory(), indexBuildChunkSize: chunkSize, logger: .disabled)
+            await other.indexBuilder.stop()
+            try await Self.turnOnEveryIndex(other)
+            // The writer is held while the build's first transaction and then the write queue behind it.
+            let release = DispatchSemaphore(value: 0)
+            other.pool.enqueueOnWriter { _ in release.wait() }
+            other.indexBuilder.start()
+            try await Self.until { other.pool.writerBacklog == 1 }
+            let write = Task {
+                try await other.pool.write { db in
+                    try db.fetchOne(
+                        Int.self,
+                        "SELECT count(*) FROM records WHERE record_type = 'Item' AND record_name <= (SELECT done_through FROM field_index_builds WHERE field_name = 'score')"
+                    ) ?? 0
+                }
+            }
+            try await Self.until { other.pool.writerBacklog == 2 }
+            release.signal()
+            let builtBeforeTheWrite = try await write.value
+            #expect((1...chunkSize).contains(builtBeforeTheWrite), "the write waited for \(builtBeforeTheWrite / chunkSize) chunks")
+            try await other.indexBuilder.waitUntilBuilt("Item")
+            try await other.close()
+        }
+    }
+
+    /// Returns once `condition` holds (polled every 10 ms for up to 30 s).
+    static func until(_ condition: () -> Bool) async throws {
+        for _ in 0..<3_000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(condition(), "timed out")
+    }
+
     /// Whether a query task has returned.
     final class Answered: Sendable {
         let flag = Atomic<Bool>(false)

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// A connection confined to its own serial dispatch queue.
 ///
@@ -12,6 +13,8 @@ final class SerializedConnection: @unchecked Sendable {
     private let queue: DispatchQueue
     private let connection: SQLiteConnection
     private let onQueueKey = DispatchSpecificKey<Bool>()
+    /// Blocks queued by ``sync(_:)``, ``enqueue(_:)`` or ``perform(_:completion:)`` that have not started yet.
+    private let queued = Atomic<Int>(0)
     let label: String
 
     init(label: String, connection: SQLiteConnection) {
@@ -21,6 +24,9 @@ final class SerializedConnection: @unchecked Sendable {
         queue.setSpecific(key: onQueueKey, value: true)
     }
 
+    /// The number of blocks waiting for the queue (queued, not started): work that waits for this connection.
+    var backlog: Int { queued.load(ordering: .relaxed) }
+
     /// Whether the caller is running on this connection's queue.
     var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
 
@@ -29,12 +35,20 @@ final class SerializedConnection: @unchecked Sendable {
         precondition(
             !isOnQueue,
             "re-entrant database access on \(label): a synchronous read or write was started from inside another access to the same connection")
-        return try queue.sync { try body(connection) }
+        queued.add(1, ordering: .relaxed)
+        return try queue.sync {
+            queued.subtract(1, ordering: .relaxed)
+            return try body(connection)
+        }
     }
 
     /// Queues `body` to run on the queue and returns at once; nobody waits for it.
     func enqueue(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
-        queue.async { body(self.connection) }
+        queued.add(1, ordering: .relaxed)
+        queue.async {
+            self.queued.subtract(1, ordering: .relaxed)
+            body(self.connection)
+        }
     }
 
     /// Runs `body` on the queue while the calling task suspends.
@@ -49,7 +63,9 @@ final class SerializedConnection: @unchecked Sendable {
         completion: (@Sendable () -> Void)? = nil
     ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
+            queued.add(1, ordering: .relaxed)
             queue.async {
+                self.queued.subtract(1, ordering: .relaxed)
                 let result = Swift.Result { try body(self.connection) }
                 completion?()
                 continuation.resume(with: result)
