@@ -14,17 +14,21 @@ extension SyncController {
         if configuration.databaseScope == .public { return try await fetchPublicChanges(scope: scope) }
         switch scope {
         case .delta:
+            // NB: parts delivered before a refusal stay reported; the whole zone's pass adds what they lacked.
+            var changes = SyncChanges()
             do {
-                return try await pipelinedDelta(from: try bookkeeping.changeToken)
+                try await pipelinedDelta(from: try bookkeeping.changeToken, into: &changes)
             } catch let error as StratusError where error.code == .changeTokenExpired {
                 guard Self.tokenMerelyExpired(error) else {
                     logger.info("the server refused the change token; recovering from the whole zone")
                     noteContradiction(error)
-                    return try await fetchWholeZone(only: nil, recovery: true)
+                    changes.append(try await fetchWholeZone(only: nil, recovery: true))
+                    return changes
                 }
                 logger.info("the change token expired; fetching the whole zone (a synced record it no longer has was deleted)")
-                return try await fetchWholeZone(only: nil, recovery: false, missing: .expired)
+                changes.append(try await fetchWholeZone(only: nil, recovery: false, missing: .expired))
             }
+            return changes
         case .full(let types):
             var changes = try await fetchChanges(scope: .delta)
             if try bookkeeping.recoveryPending { return changes }

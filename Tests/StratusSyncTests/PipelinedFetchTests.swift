@@ -90,6 +90,28 @@ import Testing
         }
     }
 
+    /// The token expires between two parts (the server compacted its log meanwhile): the whole zone is
+    /// fetched again, and the sync reports every insertion once — the first part's too, which it delivered
+    /// before the refusal — with nothing inserted twice.
+    @Test func aTokenThatExpiresBetweenPartsStillReportsEveryChangeOnce() async throws {
+        try await SyncWorld.run { world in
+            try await Self.seed(world)
+            let network = TokenExpiringTransport(SyncWorld.sharedTransport)
+            network.expireNextToken()  // the first request carries none: the second part's is refused
+            let b = try world.device("b", network: network, configure: Self.onePagePerPart)
+            let changes = try await b.sync.sync()
+            let inserted = changes.inserted.map(\.record.recordID.recordName)
+            #expect(inserted.count == Self.notes + Self.folders)
+            #expect(Set(inserted).count == inserted.count)
+            // The whole zone's pass re-applies what the first part inserted (a full fetch re-applies every record).
+            #expect(Set(changes.updated.map(\.record.recordID.recordName)).isSubset(of: inserted) && changes.deleted.isEmpty)
+            #expect(Self.inserted(b.store).count == Self.notes + Self.folders, "each entity inserted once")
+            Self.expectIntact(b.store)
+            #expect(try await b.sync.sync().isEmpty)
+            try await b.sync.close()
+        }
+    }
+
     /// The sync is cancelled while the third part is being fetched: the two parts before it are
     /// committed; a relaunch fetches the rest only (nothing inserted twice, nothing missing).
     @Test func aFetchCancelledMidPipelineResumesAfterARelaunch() async throws {

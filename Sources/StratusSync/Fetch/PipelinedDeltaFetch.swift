@@ -26,12 +26,13 @@ extension SyncController {
     /// the next sync. Only the part that reaches the end of the feed counts as a completed fetch (the
     /// sync date, caught up, the record-gone rule of ``SyncSessionStateMachine``).
     ///
-    /// - Parameter startToken: The committed token (`nil`: the whole feed, a fresh device).
-    /// - Returns: The changes of every part delivered.
-    func pipelinedDelta(from startToken: SyncToken?) async throws -> SyncChanges {
+    /// - Parameters:
+    ///   - startToken: The committed token (`nil`: the whole feed, a fresh device).
+    ///   - changes: Gets the changes of every part delivered, also of the parts delivered before an error
+    ///     (a token that expires between two parts: the caller fetches the whole zone and reports both).
+    func pipelinedDelta(from startToken: SyncToken?, into changes: inout SyncChanges) async throws {
         var part = startFetching(from: startToken)
         defer { part.cancel() }
-        var changes = SyncChanges()
         var token = startToken
         while true {
             let fetched = try await withTaskCancellationHandler {
@@ -47,10 +48,10 @@ extension SyncController {
                 records: try feed.modifications(), deletions: feed.deletions.map { ($0.recordID.recordName, $0.recordType) }, full: false)
             var delivery = ChangeDelivery(records, batch: batch)
             changes.append(try await delivery.run(on: self))
-            guard feed.moreComing else { return changes }
+            guard feed.moreComing else { return }
             guard try bookkeeping.changeToken == feed.changeToken else {
                 logger.debug("a part of the change feed was not committed; the next sync fetches from the committed token")
-                return changes
+                return
             }
             token = feed.changeToken
         }
