@@ -74,7 +74,9 @@ package final class CurlTransfer: @unchecked Sendable {
             codes += [
                 stratus_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1),
                 stratus_curl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, settings.maximumRedirects),
-                stratus_curl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+                // An https request never follows a redirect to plain http: its body and headers would cross in clear.
+                stratus_curl_easy_setopt_string(
+                    easy, CURLOPT_REDIR_PROTOCOLS_STR, request.url.lowercased().hasPrefix("https:") ? "https" : "http,https"),
             ]
         }
         if let connect = settings.connectTimeout {

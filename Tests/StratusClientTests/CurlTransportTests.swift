@@ -179,6 +179,31 @@ import Testing
         #expect(error?.code == .badServerResponse)
     }
 
+    /// A server over TLS that redirects to plain http (a misconfigured proxy, or one that wants the body in
+    /// clear): the transport refuses, and nothing reaches the plain-http address.
+    @Test func anHTTPSRequestDoesNotFollowARedirectToPlainHTTP() async throws {
+        let plain = try ScriptedSocketServer(Self.keepAlive)
+        defer { plain.stop() }
+        let scratch = try TemporaryDirectory(prefix: "stratus-curl-downgrade")
+        defer { scratch.remove() }
+        let identity = try await TestCertificate.make(in: scratch.url, name: "private")
+        let target = plain.url("/stolen").absoluteString
+        let server = try TestHTTPServer(responder: Redirect(location: target)) { configuration in
+            configuration.tls = try? TLSIdentity(certificateFile: identity.certificate, keyFile: identity.key)
+        }
+        try await stoppingAfterUse(server, stop: { await $0.stop() }) { server in
+            let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/modify"))
+            let transport = try CurlTransport(configuration: .init(trustedCAFile: identity.certificate.path))
+            let error = await #expect(throws: URLError.self) {
+                _ = try await transport.send(TransportRequest(method: "POST", url: url, body: Data("private record".utf8), timeout: .seconds(20)))
+            }
+            #expect(error?.code == .badServerResponse, "\(String(describing: error))")
+            #expect(plain.connections == 0, "the request went to the plain-http address")
+            let followed = try await CurlTransport().send(TransportRequest(method: "GET", url: plain.url("/first"), timeout: .seconds(20)))
+            #expect(followed.status == 200, "a plain-http request still works")
+        }
+    }
+
     @Test func aPrivateCAIsTrustedOnlyWhenGiven() async throws {
         let scratch = try TemporaryDirectory(prefix: "stratus-curl-tls")
         defer { scratch.remove() }
@@ -215,6 +240,19 @@ private struct Hello: HTTPResponder {
 
     func respond(to request: HTTPRequest) -> HTTPReply {
         .now(HTTPResponse(status: .ok, body: Data("hello".utf8)))
+    }
+
+    func reject(_ request: HTTPRequest, with error: HTTPError) -> HTTPResponse { error.response(requestID: request.requestID) }
+}
+
+/// Answers every request with `307 Temporary Redirect` to `location` (the method and body go along).
+private struct Redirect: HTTPResponder {
+    var location: String
+
+    func maximumBodySize(method: HTTPMethod, path: String) -> Int { 1 << 10 }
+
+    func respond(to request: HTTPRequest) -> HTTPReply {
+        .now(HTTPResponse(status: HTTPStatus(code: 307), headers: ["Location": location]))
     }
 
     func reject(_ request: HTTPRequest, with error: HTTPError) -> HTTPResponse { error.response(requestID: request.requestID) }

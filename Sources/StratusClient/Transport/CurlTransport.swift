@@ -19,7 +19,9 @@ import StratusCurl
 /// ``Configuration/maximumResponseBytes`` or header lines over ``Configuration/maximumHeaderBytes``
 /// fail with `URLError(.dataLengthExceedsMaximum)`, a malformed status line with
 /// `URLError(.badServerResponse)`. Redirects to `http` or `https` are followed (up to 16), as
-/// `URLSession` follows them.
+/// `URLSession` follows them — except that a request sent over `https` fails with
+/// `URLError(.badServerResponse)` rather than follow a redirect to plain `http`, which would send
+/// its body and headers (a server-to-server signature) in clear.
 ///
 /// ```swift
 /// #if os(Linux)
