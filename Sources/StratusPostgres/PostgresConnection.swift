@@ -45,6 +45,8 @@ public final class PostgresConnection {
     /// connection, whoever catches the error: a caller running several writes in one transaction
     /// compares it before and after each to know that one met a database error, even a swallowed one.
     public private(set) var failures = 0
+    /// Statements and pipelines this connection sent (each a round trip), as ``PostgresStatistics`` counts them process-wide.
+    public private(set) var roundTrips = 0
 
     /// Connects.
     ///
@@ -155,12 +157,18 @@ public final class PostgresConnection {
         let batch = deferred
         deferred = []
         flushes += 1
-        _ = try PostgresStatistics.measure { try runPipeline(batch) }
+        _ = try measureRoundTrip { try runPipeline(batch) }
     }
 
     /// Queues what ``pendingStatements`` renders.
     private func queuePending() {
         if let pendingStatements { deferred += pendingStatements() }
+    }
+
+    /// Runs one round trip, counted here and in ``PostgresStatistics``.
+    private func measureRoundTrip<T>(commit: Bool = false, _ body: () throws -> T) rethrows -> T {
+        roundTrips += 1
+        return try PostgresStatistics.measure(commit: commit, body)
     }
 
     /// Runs `body`, counting a ``PostgresError`` it throws in ``failures``.
@@ -183,10 +191,10 @@ public final class PostgresConnection {
             let batch = deferred + [PostgresStatement(sql, parameters)]
             deferred = []
             flushes += 1
-            let outputs = try PostgresStatistics.measure(commit: sql == "COMMIT") { try runPipeline(batch) }
+            let outputs = try measureRoundTrip(commit: sql == "COMMIT") { try runPipeline(batch) }
             return outputs[outputs.count - 1]
         }
-        let result: OpaquePointer? = PostgresStatistics.measure(commit: sql == "COMMIT") {
+        let result: OpaquePointer? = measureRoundTrip(commit: sql == "COMMIT") {
             if parameters.isEmpty { return PQexec(handle, sql) }
             return withParameters(parameters) { p in PQexecParams(handle, sql, p.count, nil, p.values, p.lengths, p.formats, 0) }
         }
@@ -251,7 +259,7 @@ public final class PostgresConnection {
             deferred = []
             flushes += 1
         }
-        return try PostgresStatistics.measure { try runPipeline(batch) }.suffix(statements.count).map(\.rows)
+        return try measureRoundTrip { try runPipeline(batch) }.suffix(statements.count).map(\.rows)
     }
 
     private func runPipeline(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {

@@ -26,6 +26,7 @@ extension PostgresStoreTransaction {
     /// further reads, and its change sequences are counted in memory.
     func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws {
         guard isWriting else { return }
+        let names = names + takeGroupReads(inZone: zoneRowID)
         let wanted = Array(Set(names.filter { !cache.contains(named: $0, inZone: zoneRowID) })).sorted()
         let knowsCounter = lockedZones.contains(zoneRowID) && cache.counters[zoneRowID] != nil
         guard !wanted.isEmpty || !knowsCounter else { return }

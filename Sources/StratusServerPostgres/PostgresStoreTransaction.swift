@@ -40,6 +40,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     private(set) var holdsDatabaseRow = false
     /// Whether a lock was refused for the group's order since the coalescer last cleared it (even if the write caught the error).
     var lockOrderRefused = false
+    /// What the group's writes will read, read with its first lock (``PostgresGroupReads``).
+    var groupReads: PostgresGroupReads?
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
@@ -178,6 +180,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         // Remembered so that writing a record of the zone need not read the zone again for its schema.
         if let zone {
             seen.noteZone(zone)
+            if isWriting { noteGroupZone(zone, named: cacheKey) }
             if isWriting, lockedZones.contains(zone.rowID) { zonesByName[cacheKey] = zone }
         }
         return zone
@@ -263,11 +266,6 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     /// Notes that the database's `databases` row is locked until commit (a quota check's lock).
     func noteDatabaseRowLocked() {
         holdsDatabaseRow = true
-    }
-
-    /// Queues the buffered record writes now, so they go out inside the current savepoint.
-    func queueBufferedWrites() {
-        for statement in writes.take() { db.enqueue(statement) }
     }
 
     /// Moves every zone whose records changed up its database's change log; called once before commit.
