@@ -9,6 +9,7 @@
               question; every write's rows as one multi-row statement per table, one usage upsert, RELEASE, the
               zone stamp, COMMIT (three round trips per group)
 
+   RAW_PREPARED=1 prepares every statement but the transaction's own once (as branch pgsingle's write statements).
    Prints records/s and, per record, the wall time, the PostgreSQL backend's CPU (from /proc: run it on the
    server's machine) and the client's CPU.
 
@@ -93,10 +94,21 @@ static void sync_(void) {
   for (int i = 0; i < sent; i++) { PGresult *r; while ((r = PQgetResult(conn))) { check(r); PQclear(r); } }
   PGresult *r = PQgetResult(conn); check(r); PQclear(r); sent = 0;
 }
+/* RAW_PREPARED=1: every statement but BEGIN, SAVEPOINT, RELEASE and COMMIT is prepared once and then only executed. */
+static const char *prepared_sql[64];
+static void sendp_(const char *sql, int n, const char **v, int *len, int *fmt) {
+  if (!getenv("RAW_PREPARED") || !strncmp(sql, "BEGIN", 5) || !strncmp(sql, "SAVEPOINT", 9) || !strncmp(sql, "RELEASE", 7) || !strncmp(sql, "COMMIT", 6)) { send_(sql, n, v, len, fmt); return; }
+  int k = 0; char name[16];
+  while (k < 64 && prepared_sql[k] && prepared_sql[k] != sql) k++;
+  snprintf(name, sizeof name, "raw%d", k);
+  if (!prepared_sql[k]) { prepared_sql[k] = sql; if (!PQsendPrepare(conn, name, sql, n, NULL)) { fprintf(stderr, "prepare: %s\n", PQerrorMessage(conn)); exit(1); } sent++; }
+  if (!PQsendQueryPrepared(conn, name, n, v, len, fmt, 0)) { fprintf(stderr, "send: %s\n", PQerrorMessage(conn)); exit(1); }
+  sent++;
+}
+#define send_ sendp_
 static const char *C = "iCloud.com.example.RecordsBench", *E = "development", *S = "private", *O = "_00000000000000000000000000000001";
 static const char *SUBSCRIPTIONS = "SELECT subscriber, body, created_at FROM (SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND record_type = $5 AND zone_name = $6 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $7) AS arm UNION ALL SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $8 AND environment = $9 AND scope = $10 AND owner = $11 AND record_type = $12 AND zone_name IS NULL ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $13) AS arm UNION ALL SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $14 AND environment = $15 AND scope = $16 AND owner = $17 AND record_type IS NULL AND zone_name = $18 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $19) AS arm) AS candidates ORDER BY subscriber, subscription_id LIMIT $20";
 static int64_t seq = 0;
-static int counter = 0;
 
 /* The lock pipeline's statements for `count` record names starting at `first` (no sync). */
 static void lock_and_read(int first, int count) {

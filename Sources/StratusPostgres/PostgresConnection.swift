@@ -47,6 +47,12 @@ public final class PostgresConnection {
     public private(set) var failures = 0
     /// Statements and pipelines this connection sent (each a round trip), as ``PostgresStatistics`` counts them process-wide.
     public private(set) var roundTrips = 0
+    /// The names of the statements prepared on this session, by SQL (``PostgresStatement/prepared``).
+    var preparedNames: [String: String] = [:]
+    /// The SQL of the statements whose `Parse` is in flight, by name.
+    var preparedSQL: [String: String] = [:]
+    /// The most statements kept prepared; later ones run unnamed.
+    static let maximumPrepared = 256
 
     /// Connects.
     ///
@@ -89,6 +95,7 @@ public final class PostgresConnection {
         savepointDepth = 0
         deferred = []
         pendingStatements = nil
+        preparedNames = [:]
         logger.notice("reconnected to PostgreSQL")
         for statement in setup { try execute(statement) }
     }
@@ -271,11 +278,9 @@ public final class PostgresConnection {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }
         defer { PQexitPipelineMode(handle) }
-        for statement in statements {
-            let sent = withParameters(statement.parameters) { p in
-                PQsendQueryParams(handle, statement.sql, p.count, nil, p.values, p.lengths, p.formats, 0)
-            }
-            guard sent == 1 else {
+        var preparing: [Int: String] = [:]
+        for (index, statement) in statements.enumerated() {
+            guard try send(statement, at: index, preparing: &preparing) else {
                 throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statement.sql)
             }
         }
@@ -284,7 +289,8 @@ public final class PostgresConnection {
         }
         var outputs: [(rows: [PostgresRow], affected: Int)] = []
         var failure: PostgresError?
-        for statement in statements {
+        for (index, statement) in statements.enumerated() {
+            if let name = preparing[index], let error = collectPrepare(named: name, sql: statement.sql), failure == nil { failure = error }
             var output: (rows: [PostgresRow], affected: Int) = ([], 0)
             // Each statement's results end with a NULL.
             while let result = PQgetResult(handle) {

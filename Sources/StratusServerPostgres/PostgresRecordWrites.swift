@@ -180,7 +180,7 @@ struct PostgresRecordWrites {
                         DELETE FROM record_refs USING unnest($1::bigint[], $2::text[]) AS u(z, n)
                         WHERE record_refs.zone_id = u.z AND record_refs.source_name = u.n
                         """,
-                        [zones, names]
+                        [zones, names], prepared: true
                     )
                 )
                 statements.append(PostgresFieldIndex.removal(zoneRowIDs: zones, recordNames: names))
@@ -205,7 +205,8 @@ struct PostgresRecordWrites {
                 [
                     PostgresArray(usage.map(\.zoneRowID)), PostgresArray(usage.map(\.delta.recordBytes)),
                     PostgresArray(usage.map(\.delta.assetBytes)),
-                ]
+                ],
+                prepared: true
             )
         }
 
@@ -229,7 +230,8 @@ struct PostgresRecordWrites {
                     PostgresArray(records.map(\.record.created.timestamp)), PostgresArray(records.map(\.record.created.userRecordName)),
                     PostgresArray(records.map(\.record.created.deviceID)), PostgresArray(records.map(\.record.modified.timestamp)),
                     PostgresArray(records.map(\.record.modified.userRecordName)), PostgresArray(records.map(\.record.modified.deviceID)),
-                ]
+                ],
+                prepared: true
             )
         }
 
@@ -246,7 +248,8 @@ struct PostgresRecordWrites {
                     PostgresArray(tombstones.map { ChangeTags.tag(for: $0.sequence, at: $0.modified.timestamp) }),
                     PostgresArray(tombstones.map(\.modified.timestamp)), PostgresArray(tombstones.map(\.modified.userRecordName)),
                     PostgresArray(tombstones.map(\.modified.deviceID)),
-                ]
+                ],
+                prepared: true
             )
         }
 
@@ -261,7 +264,8 @@ struct PostgresRecordWrites {
                     PostgresArray(edges.map(\.sourceZoneRowID)), PostgresArray(edges.map(\.targetRecordName)),
                     PostgresArray(edges.map(\.sourceRecordName)), PostgresArray(edges.map(\.fieldName)),
                     PostgresArray(edges.map(\.action.rawValue)),
-                ]
+                ],
+                prepared: true
             )
         }
     }

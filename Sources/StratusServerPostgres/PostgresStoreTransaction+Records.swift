@@ -37,10 +37,10 @@ extension PostgresStoreTransaction {
         let results = try tracking {
             try db.pipeline(
                 [
-                    PostgresStatement("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
+                    PostgresStatement("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID], prepared: true),
                     PostgresStatement(
                         "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = ANY($2::text[])",
-                        [zoneRowID, PostgresArray(wanted)]
+                        [zoneRowID, PostgresArray(wanted)], prepared: true
                     ),
                 ] + questions.statements
             )

@@ -112,7 +112,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     private static func schemaStatement(_ key: TransactionSchemas.Key) -> PostgresStatement {
-        PostgresStatement("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment])
+        PostgresStatement("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment], prepared: true)
     }
 
     /// The schema in a row of ``schemaStatement(_:)``; none stored is the empty schema.
@@ -162,7 +162,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             SELECT \(Self.zoneColumns) FROM zones
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND zone_name = $5 AND NOT deleted
             """,
-            Self.arguments(database) + [name]
+            Self.arguments(database) + [name], prepared: true
         )
         let cacheKey = ZoneName(database: database, name: name)
         if isWriting, let known = zonesByName[cacheKey], lockedZones.contains(known.rowID) { return current(known) }
@@ -221,7 +221,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     func lockZone(_ zoneRowID: Int64) throws {
         guard isWriting, !lockedZones.contains(zoneRowID) else { return }
         try claimLock(onZone: zoneRowID)
-        db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID]))
+        db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID], prepared: true))
         lockedZones.insert(zoneRowID)
     }
 
@@ -281,7 +281,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
                     """
                     UPDATE zones SET db_seq = \(Self.transactionStamp), change_seq = coalesce($2, change_seq) WHERE id = $1 AND NOT deleted
                     """,
-                    [zoneRowID, cache.counters[zoneRowID]]
+                    [zoneRowID, cache.counters[zoneRowID]], prepared: true
                 )
             )
         }

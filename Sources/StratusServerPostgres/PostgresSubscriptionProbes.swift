@@ -46,11 +46,13 @@ struct PostgresSubscriptionProbes {
         let keys = pending
         pending = []
         let statements = keys.map { key in
-            PostgresConnection.statement(
+            var statement = PostgresConnection.statement(
                 SQLPushStatements.candidates(
                     in: key.database, zoneName: key.zoneName, recordTypes: [key.recordType], after: nil, limit: 1, dialect: .postgres
                 )
             )
+            statement.prepared = true  // the same text for every type and zone; planning it cost more than running it
+            return statement
         }
         return (keys, statements)
     }
