@@ -45,6 +45,14 @@ public final class PostgresConnection {
     /// connection, whoever catches the error: a caller running several writes in one transaction
     /// compares it before and after each to know that one met a database error, even a swallowed one.
     public private(set) var failures = 0
+    /// Statements and pipelines this connection sent (each a round trip), as ``PostgresStatistics`` counts them process-wide.
+    public private(set) var roundTrips = 0
+    /// The names of the statements prepared on this session, by SQL (``PostgresStatement/prepared``).
+    var preparedNames: [String: String] = [:]
+    /// The SQL of the statements whose `Parse` is in flight, by name.
+    var preparedSQL: [String: String] = [:]
+    /// The most statements kept prepared; later ones run unnamed.
+    static let maximumPrepared = 256
 
     /// Connects.
     ///
@@ -87,6 +95,7 @@ public final class PostgresConnection {
         savepointDepth = 0
         deferred = []
         pendingStatements = nil
+        preparedNames = [:]
         logger.notice("reconnected to PostgreSQL")
         for statement in setup { try execute(statement) }
     }
@@ -155,12 +164,18 @@ public final class PostgresConnection {
         let batch = deferred
         deferred = []
         flushes += 1
-        _ = try PostgresStatistics.measure { try runPipeline(batch) }
+        _ = try measureRoundTrip { try runPipeline(batch) }
     }
 
     /// Queues what ``pendingStatements`` renders.
     private func queuePending() {
         if let pendingStatements { deferred += pendingStatements() }
+    }
+
+    /// Runs one round trip, counted here and in ``PostgresStatistics``.
+    private func measureRoundTrip<T>(commit: Bool = false, _ body: () throws -> T) rethrows -> T {
+        roundTrips += 1
+        return try PostgresStatistics.measure(commit: commit, body)
     }
 
     /// Runs `body`, counting a ``PostgresError`` it throws in ``failures``.
@@ -183,10 +198,10 @@ public final class PostgresConnection {
             let batch = deferred + [PostgresStatement(sql, parameters)]
             deferred = []
             flushes += 1
-            let outputs = try PostgresStatistics.measure(commit: sql == "COMMIT") { try runPipeline(batch) }
+            let outputs = try measureRoundTrip(commit: sql == "COMMIT") { try runPipeline(batch) }
             return outputs[outputs.count - 1]
         }
-        let result: OpaquePointer? = PostgresStatistics.measure(commit: sql == "COMMIT") {
+        let result: OpaquePointer? = measureRoundTrip(commit: sql == "COMMIT") {
             if parameters.isEmpty { return PQexec(handle, sql) }
             return withParameters(parameters) { p in PQexecParams(handle, sql, p.count, nil, p.values, p.lengths, p.formats, 0) }
         }
@@ -251,7 +266,7 @@ public final class PostgresConnection {
             deferred = []
             flushes += 1
         }
-        return try PostgresStatistics.measure { try runPipeline(batch) }.suffix(statements.count).map(\.rows)
+        return try measureRoundTrip { try runPipeline(batch) }.suffix(statements.count).map(\.rows)
     }
 
     private func runPipeline(_ statements: [PostgresStatement]) throws -> [(rows: [PostgresRow], affected: Int)] {
@@ -263,11 +278,9 @@ public final class PostgresConnection {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }
         defer { PQexitPipelineMode(handle) }
-        for statement in statements {
-            let sent = withParameters(statement.parameters) { p in
-                PQsendQueryParams(handle, statement.sql, p.count, nil, p.values, p.lengths, p.formats, 0)
-            }
-            guard sent == 1 else {
+        var preparing: [Int: String] = [:]
+        for (index, statement) in statements.enumerated() {
+            guard try send(statement, at: index, preparing: &preparing) else {
                 throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statement.sql)
             }
         }
@@ -276,7 +289,8 @@ public final class PostgresConnection {
         }
         var outputs: [(rows: [PostgresRow], affected: Int)] = []
         var failure: PostgresError?
-        for statement in statements {
+        for (index, statement) in statements.enumerated() {
+            if let name = preparing[index], let error = collectPrepare(named: name, sql: statement.sql), failure == nil { failure = error }
             var output: (rows: [PostgresRow], affected: Int) = ([], 0)
             // Each statement's results end with a NULL.
             while let result = PQgetResult(handle) {

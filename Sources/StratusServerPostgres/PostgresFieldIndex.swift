@@ -91,7 +91,7 @@ enum PostgresFieldIndex {
     static func removal(zoneRowIDs: PostgresArray, recordNames: PostgresArray) -> PostgresStatement {
         PostgresStatement(
             "DELETE FROM field_index USING unnest($1::bigint[], $2::text[]) AS u(z, n) WHERE field_index.zone_id = u.z AND field_index.record_name = u.n",
-            [zoneRowIDs, recordNames]
+            [zoneRowIDs, recordNames], prepared: true
         )
     }
 
@@ -145,7 +145,8 @@ enum PostgresFieldIndex {
                 [
                     PostgresArray(zones), PostgresArray(records), PostgresArray(types), PostgresArray(names), PostgresArray(ordinals),
                     PostgresArray(integers), PostgresArray(reals), PostgresArray(longitudes), PostgresArray(texts),
-                ]
+                ],
+                prepared: true
             )
         }
     }

@@ -125,7 +125,16 @@ public final class PostgresRecordStore: RecordStore {
     public func write<T: Sendable>(
         in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
     ) async throws -> T {
-        try await coalescer.write(in: ZoneName(database: database, name: zoneName), store: self, body)
+        try await write(in: database, zone: zoneName, reading: RecordWriteHint(), body)
+    }
+
+    /// Runs `body` as ``write(in:zone:_:)`` does; a group reads what its writes' hints name in its
+    /// first locking read, so its later writes need no round trip of their own (``PostgresWriteCoalescer``).
+    public func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, reading hint: RecordWriteHint,
+        _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T {
+        try await coalescer.write(in: ZoneName(database: database, name: zoneName), hint: hint, store: self, body)
     }
 
     /// Runs `body` in one transaction of its own that locks the zones it touches; runs it again on a

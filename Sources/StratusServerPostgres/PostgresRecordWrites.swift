@@ -7,14 +7,16 @@ import StratusWire
 /// A write transaction's record writes not yet sent, turned into one multi-row statement per table.
 ///
 /// `putRecord` and `deleteRecord` add here instead of queuing four or more statements per record;
-/// ``take()`` renders the lot as at most six statements (`unnest` of parallel arrays): the
+/// ``take()`` renders the lot as at most seven statements (`unnest` of parallel arrays): the
 /// records upsert, the tombstones, the old references and index rows removed, the new ones
-/// inserted. The transaction hands them to its connection right before anything is sent
+/// inserted, the usage counters. The transaction hands them to its connection right before anything is sent
 /// (`PostgresConnection.pendingStatements`), so every read, savepoint flush and the `COMMIT`
 /// sees them. Each record appears at most once (a second write of the same record first renders
 /// what is buffered), so the statements' order within one rendering does not matter. A record the
 /// transaction read as missing under its zone's lock (a create) has no references or index rows to
-/// remove: the removals name only the others, and are left out when there are none.
+/// remove: the removals name only the others, and are left out when there are none. Usage deltas
+/// (`addUsage`) are buffered too and summed per zone into one upsert, so the writes of a group
+/// (``PostgresWriteCoalescer``) move each zone's counters once.
 struct PostgresRecordWrites {
     private struct Tombstone {
         var zoneRowID: Int64
@@ -27,11 +29,15 @@ struct PostgresRecordWrites {
         /// A record's row (its `fields` encoded as `body`) and outgoing references; `isNew`: nothing of it to remove.
         case put(StoredRecord, body: Data, edges: [ReferenceEdge], isNew: Bool)
         case delete(Tombstone)
+        /// A change of a zone's usage counters.
+        case usage(zoneRowID: Int64, delta: StorageUsage)
 
-        var key: PostgresWriteCache.RecordKey {
+        /// The record written; `nil` for a usage change.
+        var key: PostgresWriteCache.RecordKey? {
             switch self {
             case .put(let record, _, _, _): PostgresWriteCache.RecordKey(zoneRowID: record.zoneRowID, name: record.recordName)
             case .delete(let tombstone): PostgresWriteCache.RecordKey(zoneRowID: tombstone.zoneRowID, name: tombstone.name)
+            case .usage: nil
             }
         }
     }
@@ -78,8 +84,13 @@ struct PostgresRecordWrites {
         append(.delete(Tombstone(zoneRowID: zoneRowID, name: name, sequence: sequence, modified: modified)))
     }
 
+    /// Buffers a change of a zone's usage counters (summed with the zone's others when rendered).
+    mutating func addUsage(_ delta: StorageUsage, zoneRowID: Int64) {
+        append(.usage(zoneRowID: zoneRowID, delta: delta))
+    }
+
     private mutating func append(_ entry: Entry) {
-        buffered.insert(entry.key)
+        if let key = entry.key { buffered.insert(key) }
         log.append(entry)
     }
 
@@ -101,7 +112,7 @@ struct PostgresRecordWrites {
         openMarks -= 1
         log.removeSubrange(mark.count...)
         rendered = mark.rendered
-        buffered = Set(log[rendered...].map(\.key))
+        buffered = Set(log[rendered...].compactMap(\.key))
         compact()
     }
 
@@ -135,16 +146,24 @@ struct PostgresRecordWrites {
         var records: [(record: StoredRecord, body: Data)] = []
         var edges: [ReferenceEdge] = []
         var tombstones: [Tombstone] = []
+        /// Usage deltas summed per zone, in the order the zones first appeared.
+        var usage: [(zoneRowID: Int64, delta: StorageUsage)] = []
 
         mutating func add(_ entry: Entry) {
             switch entry {
             case .put(let record, let body, let own, let isNew):
-                if !isNew { replaced.append(entry.key) }
+                if !isNew, let key = entry.key { replaced.append(key) }
                 records.append((record, body))
                 edges += own
             case .delete(let tombstone):
-                replaced.append(entry.key)
+                if let key = entry.key { replaced.append(key) }
                 tombstones.append(tombstone)
+            case .usage(let zoneRowID, let delta):
+                if let index = usage.firstIndex(where: { $0.zoneRowID == zoneRowID }) {
+                    usage[index].delta = usage[index].delta + delta
+                } else {
+                    usage.append((zoneRowID, delta))
+                }
             }
         }
 
@@ -161,7 +180,7 @@ struct PostgresRecordWrites {
                         DELETE FROM record_refs USING unnest($1::bigint[], $2::text[]) AS u(z, n)
                         WHERE record_refs.zone_id = u.z AND record_refs.source_name = u.n
                         """,
-                        [zones, names]
+                        [zones, names], prepared: true
                     )
                 )
                 statements.append(PostgresFieldIndex.removal(zoneRowIDs: zones, recordNames: names))
@@ -170,7 +189,25 @@ struct PostgresRecordWrites {
             var index = PostgresFieldIndex.Rows()
             for (record, _) in records { index.add(record) }
             if let insertion = index.insertion { statements.append(insertion) }
+            if !usage.isEmpty { statements.append(usageUpsert()) }
             return statements
+        }
+
+        /// One row per zone: `ON CONFLICT DO UPDATE` may touch a row once per statement.
+        private func usageUpsert() -> PostgresStatement {
+            PostgresStatement(
+                """
+                INSERT INTO zone_usage (zone_id, record_bytes, asset_bytes)
+                SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+                ON CONFLICT (zone_id) DO UPDATE SET record_bytes = zone_usage.record_bytes + excluded.record_bytes,
+                    asset_bytes = zone_usage.asset_bytes + excluded.asset_bytes
+                """,
+                [
+                    PostgresArray(usage.map(\.zoneRowID)), PostgresArray(usage.map(\.delta.recordBytes)),
+                    PostgresArray(usage.map(\.delta.assetBytes)),
+                ],
+                prepared: true
+            )
         }
 
         private func upsert() -> PostgresStatement {
@@ -193,7 +230,8 @@ struct PostgresRecordWrites {
                     PostgresArray(records.map(\.record.created.timestamp)), PostgresArray(records.map(\.record.created.userRecordName)),
                     PostgresArray(records.map(\.record.created.deviceID)), PostgresArray(records.map(\.record.modified.timestamp)),
                     PostgresArray(records.map(\.record.modified.userRecordName)), PostgresArray(records.map(\.record.modified.deviceID)),
-                ]
+                ],
+                prepared: true
             )
         }
 
@@ -210,7 +248,8 @@ struct PostgresRecordWrites {
                     PostgresArray(tombstones.map { ChangeTags.tag(for: $0.sequence, at: $0.modified.timestamp) }),
                     PostgresArray(tombstones.map(\.modified.timestamp)), PostgresArray(tombstones.map(\.modified.userRecordName)),
                     PostgresArray(tombstones.map(\.modified.deviceID)),
-                ]
+                ],
+                prepared: true
             )
         }
 
@@ -225,7 +264,8 @@ struct PostgresRecordWrites {
                     PostgresArray(edges.map(\.sourceZoneRowID)), PostgresArray(edges.map(\.targetRecordName)),
                     PostgresArray(edges.map(\.sourceRecordName)), PostgresArray(edges.map(\.fieldName)),
                     PostgresArray(edges.map(\.action.rawValue)),
-                ]
+                ],
+                prepared: true
             )
         }
     }

@@ -31,6 +31,12 @@ enum PostgresShareSchema {
 }
 
 extension PostgresStoreTransaction: SQLShareStore, SQLUsageStore {
+    /// Buffered with the record writes (`PostgresRecordWrites`), summed per zone: a group of writes
+    /// moves each zone's counters in one statement, sent with the next statement or the `COMMIT`.
+    func addUsage(_ delta: StorageUsage, zoneRowID: Int64) throws {
+        writes.addUsage(delta, zoneRowID: zoneRowID)
+    }
+
     /// Locks the database row (making it if need be) until commit, so quota checks of one
     /// database take turns; queued, it goes out with the sum that follows.
     func lockUsage(of database: DatabaseKey) throws {

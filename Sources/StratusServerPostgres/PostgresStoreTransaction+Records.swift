@@ -26,6 +26,7 @@ extension PostgresStoreTransaction {
     /// further reads, and its change sequences are counted in memory.
     func prefetchRecords(named names: [String], inZone zoneRowID: Int64) throws {
         guard isWriting else { return }
+        let names = names + takeGroupReads(inZone: zoneRowID)
         let wanted = Array(Set(names.filter { !cache.contains(named: $0, inZone: zoneRowID) })).sorted()
         let knowsCounter = lockedZones.contains(zoneRowID) && cache.counters[zoneRowID] != nil
         guard !wanted.isEmpty || !knowsCounter else { return }
@@ -36,10 +37,10 @@ extension PostgresStoreTransaction {
         let results = try tracking {
             try db.pipeline(
                 [
-                    PostgresStatement("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID]),
+                    PostgresStatement("SELECT \(Self.zoneColumns) FROM zones WHERE id = $1 AND NOT deleted FOR UPDATE", [zoneRowID], prepared: true),
                     PostgresStatement(
                         "SELECT \(Self.recordColumns) FROM records WHERE zone_id = $1 AND record_name = ANY($2::text[])",
-                        [zoneRowID, PostgresArray(wanted)]
+                        [zoneRowID, PostgresArray(wanted)], prepared: true
                     ),
                 ] + questions.statements
             )

@@ -40,6 +40,8 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     private(set) var holdsDatabaseRow = false
     /// Whether a lock was refused for the group's order since the coalescer last cleared it (even if the write caught the error).
     var lockOrderRefused = false
+    /// What the group's writes will read, read with its first lock (``PostgresGroupReads``).
+    var groupReads: PostgresGroupReads?
 
     /// Where queued notifications are announced to every node.
     let pushChannel: String
@@ -110,7 +112,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     }
 
     private static func schemaStatement(_ key: TransactionSchemas.Key) -> PostgresStatement {
-        PostgresStatement("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment])
+        PostgresStatement("SELECT body FROM schemas WHERE container = $1 AND environment = $2", [key.container, key.environment], prepared: true)
     }
 
     /// The schema in a row of ``schemaStatement(_:)``; none stored is the empty schema.
@@ -160,7 +162,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
             SELECT \(Self.zoneColumns) FROM zones
             WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND zone_name = $5 AND NOT deleted
             """,
-            Self.arguments(database) + [name]
+            Self.arguments(database) + [name], prepared: true
         )
         let cacheKey = ZoneName(database: database, name: name)
         if isWriting, let known = zonesByName[cacheKey], lockedZones.contains(known.rowID) { return current(known) }
@@ -178,6 +180,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         // Remembered so that writing a record of the zone need not read the zone again for its schema.
         if let zone {
             seen.noteZone(zone)
+            if isWriting { noteGroupZone(zone, named: cacheKey) }
             if isWriting, lockedZones.contains(zone.rowID) { zonesByName[cacheKey] = zone }
         }
         return zone
@@ -218,7 +221,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
     func lockZone(_ zoneRowID: Int64) throws {
         guard isWriting, !lockedZones.contains(zoneRowID) else { return }
         try claimLock(onZone: zoneRowID)
-        db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID]))
+        db.enqueue(PostgresStatement("SELECT 1 FROM zones WHERE id = $1 FOR UPDATE", [zoneRowID], prepared: true))
         lockedZones.insert(zoneRowID)
     }
 
@@ -265,11 +268,6 @@ final class PostgresStoreTransaction: RecordStoreWriter {
         holdsDatabaseRow = true
     }
 
-    /// Queues the buffered record writes now, so they go out inside the current savepoint.
-    func queueBufferedWrites() {
-        for statement in writes.take() { db.enqueue(statement) }
-    }
-
     /// Moves every zone whose records changed up its database's change log; called once before commit.
     ///
     /// One statement per zone stamps it with this transaction's ID (``transactionStamp``) and with
@@ -283,7 +281,7 @@ final class PostgresStoreTransaction: RecordStoreWriter {
                     """
                     UPDATE zones SET db_seq = \(Self.transactionStamp), change_seq = coalesce($2, change_seq) WHERE id = $1 AND NOT deleted
                     """,
-                    [zoneRowID, cache.counters[zoneRowID]]
+                    [zoneRowID, cache.counters[zoneRowID]], prepared: true
                 )
             )
         }

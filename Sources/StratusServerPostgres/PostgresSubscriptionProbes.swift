@@ -14,6 +14,11 @@ import StratusSQL
 /// `READ COMMITTED` each statement sees what committed before it ran, so asking a little earlier in
 /// the same transaction sees the same kind of snapshot: a subscription committed meanwhile is as
 /// concurrent with the write as one committed just after it.
+///
+/// A group of writes (`PostgresGroupReads`) asks once for all of them: those answers are shared,
+/// taken by every write of the group and by a second ask. The writes commit together, so a
+/// subscription committed after the question is as concurrent with each of them as with the first;
+/// and a records write saves no subscription, so none of the group's own can be missed.
 struct PostgresSubscriptionProbes {
     struct Key: Hashable {
         var database: DatabaseKey
@@ -25,10 +30,15 @@ struct PostgresSubscriptionProbes {
     private var pending: [Key] = []
     /// Read, not taken yet.
     private var answers: [Key: [StoredSubscription]] = [:]
+    /// Questions asked for a whole group, and their answers: kept for every write of the transaction.
+    private var sharedKeys: Set<Key> = []
+    private var sharedAnswers: [Key: [StoredSubscription]] = [:]
 
-    /// Notes the types a write will ask about.
-    mutating func announce(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>) {
-        pending += recordTypes.sorted().map { Key(database: database, zoneName: zoneName, recordType: $0) }.filter { answers[$0] == nil }
+    /// Notes the types a write will ask about; `shared`: every write of the transaction will (a group's).
+    mutating func announce(in database: DatabaseKey, zoneName: String, recordTypes: Set<String>, shared: Bool = false) {
+        let keys = recordTypes.sorted().map { Key(database: database, zoneName: zoneName, recordType: $0) }
+        if shared { sharedKeys.formUnion(keys) }
+        pending += keys.filter { answers[$0] == nil && sharedAnswers[$0] == nil && !pending.contains($0) }
     }
 
     /// The statements for what was announced, in order; ``answer(_:)`` takes their rows in the same order.
@@ -36,11 +46,13 @@ struct PostgresSubscriptionProbes {
         let keys = pending
         pending = []
         let statements = keys.map { key in
-            PostgresConnection.statement(
+            var statement = PostgresConnection.statement(
                 SQLPushStatements.candidates(
                     in: key.database, zoneName: key.zoneName, recordTypes: [key.recordType], after: nil, limit: 1, dialect: .postgres
                 )
             )
+            statement.prepared = true  // the same text for every type and zone; planning it cost more than running it
+            return statement
         }
         return (keys, statements)
     }
@@ -48,7 +60,8 @@ struct PostgresSubscriptionProbes {
     /// Keeps the rows read for `keys`.
     mutating func answer(_ keys: [Key], rows: [[PostgresRow]]) throws {
         for (key, rows) in zip(keys, rows) {
-            answers[key] = try rows.map(PostgresStoreTransaction.subscription(key.database))
+            let subscriptions = try rows.map(PostgresStoreTransaction.subscription(key.database))
+            if sharedKeys.contains(key) { sharedAnswers[key] = subscriptions } else { answers[key] = subscriptions }
         }
     }
 
@@ -59,6 +72,7 @@ struct PostgresSubscriptionProbes {
         -> [StoredSubscription]?
     {
         guard cursor == nil, limit == 1, recordTypes.count == 1, let type = recordTypes.first else { return nil }
-        return answers.removeValue(forKey: Key(database: database, zoneName: zoneName, recordType: type))
+        let key = Key(database: database, zoneName: zoneName, recordType: type)
+        return answers.removeValue(forKey: key) ?? sharedAnswers[key]
     }
 }

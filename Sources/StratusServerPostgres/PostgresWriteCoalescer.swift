@@ -7,10 +7,16 @@ import Synchronization
 ///
 /// Each write runs in its own savepoint inside the shared transaction, in arrival order, so it
 /// sees the writes before it and a failure of its own (a change-tag conflict, an atomic batch
-/// that fails) undoes only itself: the result is exactly a serial execution. Its buffered
-/// statements are queued before its savepoint is released, so they run inside it. Callers learn
+/// that fails) undoes only itself: the result is exactly a serial execution. Callers learn
 /// their outcome only after the shared `COMMIT`: nothing is acknowledged that is not durable.
 /// Savepoints are queued, so they cost no round trip.
+///
+/// The group's first locking read also reads what every write's ``RecordWriteHint`` names (its
+/// records, and the push outbox's subscription question per type), and the writes' buffered
+/// record writes stay buffered across their savepoints (`PostgresRecordWrites` marks them), so a
+/// later write that reads nothing else sends nothing: a group of single-record creates is three
+/// round trips in all, and its record and index rows go out as one multi-row statement per table
+/// with the `COMMIT` (Documentation/0008, "One locking read per group").
 ///
 /// Why: writers of one zone take turns under its row lock for a whole transaction, its `COMMIT`
 /// included; eight clients each saving one record to a zone
@@ -29,6 +35,8 @@ import Synchronization
 final class PostgresWriteCoalescer: Sendable {
     /// One queued write.
     struct Member: Sendable {
+        /// What the write will read: the group reads it for every write at once.
+        let hint: RecordWriteHint
         /// Runs the write in a savepoint of the group's transaction; `nil` when it must wait for a later group.
         let run: @Sendable (PostgresStoreTransaction) -> (@Sendable () -> Void)?
         /// Runs the write alone and resumes its caller.
@@ -48,10 +56,11 @@ final class PostgresWriteCoalescer: Sendable {
 
     /// Runs `body` in `store`, alone or in a group with other writes of `zone` (always the same store).
     func write<T: Sendable>(
-        in zone: ZoneName, store: PostgresRecordStore, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+        in zone: ZoneName, hint: RecordWriteHint, store: PostgresRecordStore, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let member = Member(
+                hint: hint,
                 run: { tx in
                     tx.lockOrderRefused = false
                     do {
@@ -59,7 +68,6 @@ final class PostgresWriteCoalescer: Sendable {
                             let value = try body(tx)
                             // Refused even if the write caught it: the whole write waits for a later group.
                             if tx.lockOrderRefused { throw PostgresLockOrderDeferral() }
-                            tx.queueBufferedWrites()
                             return value
                         }
                         return { continuation.resume(returning: value) }
@@ -122,7 +130,9 @@ final class PostgresWriteCoalescer: Sendable {
     private func runTogether(_ group: [Member], in zone: ZoneName, store: PostgresRecordStore) async {
         let resumes: [(@Sendable () -> Void)?]
         do {
+            let reads = PostgresGroupReads(zone: zone, hints: group.map(\.hint))
             resumes = try await store.transaction { tx in
+                tx.groupReads = reads
                 var resumes: [(@Sendable () -> Void)?] = []
                 for (index, member) in group.enumerated() {
                     tx.locksInOrderOnly = index > 0

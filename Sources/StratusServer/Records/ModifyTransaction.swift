@@ -41,6 +41,13 @@ struct ModifyTransaction: Sendable {
         return try batch.finish()
     }
 
+    /// What ``begin(_:)`` reads ahead, said before the transaction (a back end may read it for a group of writes at once).
+    var hint: RecordWriteHint {
+        RecordWriteHint(recordNames: request.operations.compactMap(\.record.recordName), recordTypes: recordTypes)
+    }
+
+    private var recordTypes: Set<String> { Set(request.operations.compactMap(\.record.recordType)) }
+
     /// Step 1, or `nil` when the zone does not exist.
     private func begin(_ tx: any RecordStoreWriter) throws -> Batch? {
         guard let zone = try tx.zoneCreatingDefault(named: zoneName, in: database, now: author.timestamp) else { return nil }
@@ -52,7 +59,7 @@ struct ModifyTransaction: Sendable {
         )
         // One lock and one read for every named record of the batch, before the per-record loop,
         // with the question the push outbox asks at the end (whether a subscription watches the types).
-        try tx.prefetchSubscriptionCandidates(in: database, zoneName: zone.zoneName, recordTypes: Set(request.operations.compactMap(\.record.recordType)))
+        try tx.prefetchSubscriptionCandidates(in: database, zoneName: zone.zoneName, recordTypes: recordTypes)
         try tx.prefetchRecords(named: request.operations.compactMap(\.record.recordName), inZone: zone.rowID)
         // The key-value store's zone has limits (KeyValueContract); other zones load nothing.
         let keyValueUsage = try KeyValueUsage.load(zone: zone, database: database, tx)

@@ -30,7 +30,7 @@ extension RecordEndpoints {
         )
         let outcome: ModifyOutcome
         do {
-            outcome = try await store.write(in: database, zone: zoneName) { tx in try transaction.run(tx) }
+            outcome = try await store.write(in: database, zone: zoneName, reading: transaction.hint) { tx in try transaction.run(tx) }
         } catch let failure as AtomicBatchFailure {
             outcome = ModifyOutcome(results: failure.results, schema: nil)
         }

@@ -35,6 +35,19 @@ public protocol RecordStore: Sendable {
         in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
     ) async throws -> T
 
+    /// Runs `body` as ``write(in:zone:_:)`` does, told what it will read: a back end that groups
+    /// writes may read what the whole group will ask for at once (PostgreSQL: one locking read for
+    /// every write of the group instead of one each). A hint only: `body` still asks for everything.
+    ///
+    /// ```swift
+    /// let hint = RecordWriteHint(recordNames: ["note-1"], recordTypes: ["Note"])
+    /// let inbox = try await store.write(in: database, zone: "Inbox", reading: hint) { tx in try tx.zone(named: "Inbox", in: database) }
+    /// ```
+    func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, reading hint: RecordWriteHint,
+        _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T
+
     /// Whether request-rate buckets are shared by every node of a cluster: part of the contract,
     /// so a store says which it does instead of a capability being discovered by a cast.
     var rateBucketSharing: RateBucketSharing { get }
@@ -59,6 +72,34 @@ extension RecordStore {
         in database: DatabaseKey, zone zoneName: String, _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
     ) async throws -> T {
         try await write(body)
+    }
+
+    /// ``write(in:zone:_:)``, the hint unused.
+    public func write<T: Sendable>(
+        in database: DatabaseKey, zone zoneName: String, reading hint: RecordWriteHint,
+        _ body: @escaping @Sendable (any RecordStoreWriter) throws -> T
+    ) async throws -> T {
+        try await write(in: database, zone: zoneName, body)
+    }
+}
+
+/// What a write of one zone will read, said before it runs (``RecordStore/write(in:zone:reading:_:)``):
+/// the records it names and the record types whose subscriptions its push outbox asks about.
+///
+/// ```swift
+/// let hint = RecordWriteHint(recordNames: ["note-1", "note-2"], recordTypes: ["Note"])
+/// print(hint.recordNames.count)
+/// ```
+public struct RecordWriteHint: Sendable, Hashable {
+    /// The names of the records the write reads or writes, in its zone.
+    public var recordNames: [String]
+    /// The record types the write names.
+    public var recordTypes: Set<String>
+
+    /// Creates a hint.
+    public init(recordNames: [String] = [], recordTypes: Set<String> = []) {
+        self.recordNames = recordNames
+        self.recordTypes = recordTypes
     }
 }
 
