@@ -1,5 +1,6 @@
 import Foundation
 import StratusClient
+import StratusCrypto
 import StratusWire
 
 /// What reading an entity needs from the controller, as `Sendable` values a confinement block can carry.
@@ -25,7 +26,7 @@ struct SnapshotContext: Sendable {
     func ensureSyncID(_ entity: any SyncableEntity) throws(SyncError) -> String {
         let description = try description(of: type(of: entity))
         if let id = description.syncID(of: entity) { return id }
-        let id = UUID().uuidString
+        let id = SecureRandom.uuid().uuidString
         entity.setValue(id, forKey: description.syncIdKey)
         return id
     }
