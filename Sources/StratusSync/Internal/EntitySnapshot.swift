@@ -1,6 +1,5 @@
 import Foundation
 import StratusClient
-import StratusCrypto
 import StratusWire
 
 /// What reading an entity needs from the controller, as `Sendable` values a confinement block can carry.
@@ -26,7 +25,7 @@ struct SnapshotContext: Sendable {
     func ensureSyncID(_ entity: any SyncableEntity) throws(SyncError) -> String {
         let description = try description(of: type(of: entity))
         if let id = description.syncID(of: entity) { return id }
-        let id = SecureRandom.uuid().uuidString
+        let id = SyncIDs.make()
         entity.setValue(id, forKey: description.syncIdKey)
         return id
     }
