@@ -59,4 +59,22 @@ import Testing
         #expect(try SecureRandom.webAuthToken(byteCount: 76).count >= 100)
         #expect(try SecureRandom.webAuthToken() != token)
     }
+
+    /// UUIDs are version 4 with the RFC 4122 variant, read back from their strings, and do not repeat.
+    @Test func uuidsAreVersion4AndDistinct() throws {
+        var seen: Set<UUID> = []
+        for _ in 0..<10_000 {
+            let uuid = SecureRandom.uuid()
+            #expect(uuid.uuid.6 >> 4 == 4)
+            #expect(uuid.uuid.8 >> 6 == 0b10)
+            #expect(UUID(uuidString: uuid.uuidString) == uuid)
+            seen.insert(uuid)
+        }
+        #expect(seen.count == 10_000)
+        // Every random nibble varies (the fixed version and variant bits aside).
+        let strings = (0..<256).map { _ in Array(SecureRandom.uuid().uuidString.utf8) }
+        for position in 0..<36 where ![8, 13, 14, 18, 23].contains(position) {
+            #expect(Set(strings.map { $0[position] }).count > 1, "position \(position)")
+        }
+    }
 }

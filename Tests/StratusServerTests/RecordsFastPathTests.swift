@@ -64,7 +64,17 @@ import Testing
             default: #expect(bound >= name.utf8.count + (try WireCoding.encode(value).count), "\(name)")
             }
         }
-        let worst: [String: FieldValue] = ["s": .string(String(repeating: "\u{01}", count: 1000)), "l": .stringList(["\u{01}\u{02}", "\""])]
+        let awkward = String(repeating: "\u{01}\"", count: 50)
+        let reference = Reference(recordName: awkward, zoneID: ZoneID(zoneName: awkward, ownerRecordName: awkward, zoneType: awkward), action: .deleteSelf)
+        let worst: [String: FieldValue] = [
+            "s": .string(String(repeating: "\u{01}", count: 1000)), "l": .stringList(["\u{01}\u{02}", "\""]), "r": .reference(reference),
+            "rl": .referenceList([reference, Reference(recordName: ""), Reference(recordName: "x", action: .validate)]),
+        ]
+        for (name, value) in worst {
+            #expect(RecordModifier.sizeBound([name: value]) >= name.utf8.count + (try WireCoding.encode(value).count), "\(name)")
+        }
+        // A reference no longer makes the bound unbounded (which encoded every field of every note to count it).
+        #expect(RecordModifier.sizeBound(["folder": .reference(Reference(recordName: "F", zoneID: ZoneID(zoneName: "Z")))]) < 200)
         #expect(RecordModifier.sizeBound(worst) >= worst.reduce(0) { $0 + $1.key.utf8.count + ((try? WireCoding.encode($1.value).count) ?? 0) })
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StratusCrypto
 
 /// The real clock, randomness and identifiers; the only place the SDK reads them.
 enum LiveEnvironment {
@@ -22,6 +23,6 @@ enum LiveEnvironment {
 enum LiveIdentifiers {
     /// A new UUID string, as CloudKit clients name new records.
     static func newRecordName() -> String {
-        UUID().uuidString
+        SecureRandom.uuid().uuidString
     }
 }

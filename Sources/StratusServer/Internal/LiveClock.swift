@@ -1,4 +1,5 @@
 import Foundation
+import StratusCrypto
 
 /// The real clock and UUIDs; injected everywhere else so tests can drive them.
 enum LiveClock {
@@ -6,7 +7,8 @@ enum LiveClock {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 
+    /// A random UUID string, without Foundation's read of `/dev/urandom` per UUID (made per record written).
     @Sendable static func uuidString() -> String {
-        UUID().uuidString
+        SecureRandom.uuid().uuidString
     }
 }

@@ -7,7 +7,8 @@ import StratusWire
 /// recompute later: the records as they were before and after (a deletion matches the record
 /// as it was; a later write may already have replaced it), each change's notification ID (so
 /// a change keeps one `nid` however many fan-out transactions it takes), and the author's
-/// skipped token. Encoded as JSON with the wire encoding of field values.
+/// skipped token. Encoded as JSON with the wire encoding of field values; `Codable` is the
+/// reference, the stored bytes are written and read directly (PushOutboxPayload+JSON.swift).
 struct PushOutboxPayload: Codable, Sendable, Equatable {
     /// The zone's row ID in the store.
     var zoneRowID: Int64
@@ -85,15 +86,5 @@ struct PushOutboxPayload: Codable, Sendable, Equatable {
     /// The types of the changed records.
     var recordTypes: Set<String> {
         Set(changes.compactMap { $0.after?.recordType ?? $0.before?.recordType })
-    }
-
-    /// The stored bytes.
-    func encoded() throws -> [UInt8] {
-        Array(try WireCoding.encode(self))
-    }
-
-    /// Reads stored bytes.
-    static func decode(_ bytes: [UInt8]) throws -> PushOutboxPayload {
-        try WireCoding.decode(PushOutboxPayload.self, from: Data(bytes))
     }
 }

@@ -236,10 +236,21 @@ struct RecordModifier {
             case .int64List(let values): bound += wrapper + 2 + 21 * values.count
             case .timestampList(let values): bound += wrapper + 2 + 21 * values.count
             case .doubleList(let values): bound += wrapper + 2 + 33 * values.count
+            case .reference(let reference): bound += wrapper + referenceBound(reference)
+            case .referenceList(let references): bound += wrapper + 2 + references.reduce(0) { $0 + 1 + referenceBound($1) }
             default: return .max
             }
         }
         return bound
+    }
+
+    /// An upper bound of a reference's JSON: every member present, every string byte escaped to six
+    /// (a note's folder reference made every save encode all its fields only to count them).
+    private static func referenceBound(_ reference: Reference) -> Int {
+        let strings = [
+            reference.action?.rawValue, reference.recordName, reference.zoneID?.zoneName, reference.zoneID?.ownerRecordName, reference.zoneID?.zoneType,
+        ]
+        return 100 + strings.reduce(0) { $0 + 6 * ($1?.utf8.count ?? 0) }
     }
 
     /// The references the record's fields hold, checked: same zone, VALIDATE targets exist,

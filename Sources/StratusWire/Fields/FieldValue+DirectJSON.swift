@@ -240,6 +240,13 @@ extension Location: JSONDirectEncodable {
     }
 }
 
+extension JSONWriter {
+    /// Writes a record's `fields` dictionary as ``WireCoding/encode(_:numbersAsStrings:prettyPrinted:)`` does.
+    package mutating func writeFields(_ fields: [String: FieldValue]) throws(WireError) {
+        try fields.writeJSON(to: &self)
+    }
+}
+
 extension Dictionary: JSONDirectEncodable where Key == String, Value == FieldValue {
     /// A record's `fields` dictionary (also the store's field blob), names in the tree writer's order.
     func writeJSON(to writer: inout JSONWriter) throws(WireError) {

@@ -4,13 +4,14 @@
 /// primitives (``writeString(_:)``, ``writeInteger(_:)``, ``beginMember(_:first:)``, …) let a
 /// ``JSONDirectEncodable`` type write itself without building a tree. Both produce the same bytes
 /// for the same value: strings are escaped by one function and numbers formatted by one function.
-struct JSONWriter {
-    private(set) var output: [UInt8] = []
+/// Other modules of the package (the server's push outbox) write their own stored JSON with it.
+package struct JSONWriter {
+    package private(set) var output: [UInt8] = []
     let prettyPrinted: Bool
     /// Whether ``FieldValue`` writes INT64, DOUBLE and TIMESTAMP values as JSON strings (direct path only).
     let numbersAsStrings: Bool
 
-    init(prettyPrinted: Bool, numbersAsStrings: Bool = false, capacity: Int = 0) {
+    package init(prettyPrinted: Bool = false, numbersAsStrings: Bool = false, capacity: Int = 0) {
         self.prettyPrinted = prettyPrinted
         self.numbersAsStrings = numbersAsStrings
         output.reserveCapacity(capacity)
@@ -59,19 +60,19 @@ struct JSONWriter {
     // MARK: Primitives shared by the tree writer and the direct writers
 
     /// Appends ASCII text verbatim (punctuation, literals, keys that need no escaping).
-    mutating func writeRaw(_ text: StaticString) {
+    package mutating func writeRaw(_ text: StaticString) {
         text.withUTF8Buffer { output.append(contentsOf: $0) }
     }
 
     /// Appends one ASCII byte.
-    mutating func writeByte(_ byte: UInt8) {
+    package mutating func writeByte(_ byte: UInt8) {
         output.append(byte)
     }
 
     /// Writes `,` unless this is the first member, then `"key":`. Keys must need no escaping.
     ///
     /// Direct writers call this in sorted key order, so the output matches the tree writer's.
-    mutating func beginMember(_ key: StaticString, first: inout Bool) {
+    package mutating func beginMember(_ key: StaticString, first: inout Bool) {
         if first { first = false } else { output.append(UInt8(ascii: ",")) }
         output.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { output.append(contentsOf: $0) }
@@ -84,7 +85,7 @@ struct JSONWriter {
     }
 
     /// Writes the decimal digits of `value`, exactly as `String(value)` spells them.
-    mutating func writeInteger(_ value: Int64) {
+    package mutating func writeInteger(_ value: Int64) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits = 1
@@ -122,7 +123,7 @@ struct JSONWriter {
     }
 
     /// Writes a JSON string: `"` and `\` escaped, control characters as `\n`-style or `\u00XX` escapes.
-    mutating func writeString(_ string: String) {
+    package mutating func writeString(_ string: String) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { appendEscaped($0) }
