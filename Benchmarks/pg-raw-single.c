@@ -16,84 +16,7 @@
      cc -O2 -o /tmp/pg-raw-single Benchmarks/pg-raw-single.c -I/usr/include/postgresql -lpq
      Scripts/test-postgres.sh run sh -c '/tmp/pg-raw-single "$STRATUS_POSTGRES_URL" grouped 400 4'
 */
-#include <libpq-fe.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stdint.h>
-#include <time.h>
-#include <sys/resource.h>
-
-static PGconn *conn;
-/* The tables a batched create touches, with every index, as Stratus's migrations create them
-   (pg_dump -s of a RecordsBench schema), in a schema of their own. */
-static const char *SCHEMA =
-    "SET client_min_messages TO warning; DROP SCHEMA IF EXISTS raw_bench CASCADE; CREATE SCHEMA raw_bench; SET search_path TO raw_bench;\n"
-    "CREATE TABLE databases ( container text NOT NULL, environment text NOT NULL, scope text NOT NULL, owner text NOT NULL, change_seq bigint DEFAULT 0 NOT NULL );\n"
-    "CREATE TABLE field_index ( zone_id bigint NOT NULL, record_name text NOT NULL, field_name text NOT NULL, ordinal integer NOT NULL, record_type text NOT NULL, vi bigint, vr double precision, vt text COLLATE \"C\", vr2 double precision );\n"
-    "CREATE TABLE records ( zone_id bigint NOT NULL, record_name text NOT NULL, record_type text NOT NULL, change_tag text NOT NULL, seq bigint NOT NULL, deleted boolean DEFAULT false NOT NULL, fields bytea, created_at bigint NOT NULL, created_by text NOT NULL, created_device text NOT NULL, modified_at bigint NOT NULL, modified_by text NOT NULL, modified_device text NOT NULL );\n"
-    "CREATE TABLE schemas ( container text NOT NULL, environment text NOT NULL, body bytea NOT NULL );\n"
-    "CREATE TABLE subscriptions ( container text NOT NULL, environment text NOT NULL, scope text NOT NULL, owner text NOT NULL, subscriber text NOT NULL, subscription_id text NOT NULL, body bytea NOT NULL, created_at bigint NOT NULL, record_type text, zone_name text );\n"
-    "CREATE TABLE zone_usage ( zone_id bigint NOT NULL, record_bytes bigint DEFAULT 0 NOT NULL, asset_bytes bigint DEFAULT 0 NOT NULL );\n"
-    "CREATE TABLE zones ( id bigint NOT NULL, container text NOT NULL, environment text NOT NULL, scope text NOT NULL, owner text NOT NULL, zone_name text NOT NULL, change_seq bigint DEFAULT 0 NOT NULL, db_seq bigint NOT NULL, created_at bigint NOT NULL, deleted boolean DEFAULT false NOT NULL );\n"
-    "ALTER TABLE databases ADD CONSTRAINT databases_pkey PRIMARY KEY (container, environment, scope, owner);\n"
-    "ALTER TABLE field_index ADD CONSTRAINT field_index_pkey PRIMARY KEY (zone_id, record_name, field_name, ordinal);\n"
-    "ALTER TABLE records ADD CONSTRAINT records_pkey PRIMARY KEY (zone_id, record_name);\n"
-    "ALTER TABLE schemas ADD CONSTRAINT schemas_pkey PRIMARY KEY (container, environment);\n"
-    "ALTER TABLE subscriptions ADD CONSTRAINT subscriptions_pkey PRIMARY KEY (container, environment, scope, owner, subscriber, subscription_id);\n"
-    "ALTER TABLE zone_usage ADD CONSTRAINT zone_usage_pkey PRIMARY KEY (zone_id);\n"
-    "ALTER TABLE zones ADD CONSTRAINT zones_pkey PRIMARY KEY (id);\n"
-    "CREATE INDEX field_index_vi ON field_index (zone_id, record_type, field_name, vi, record_name) WHERE (vi IS NOT NULL);\n"
-    "CREATE INDEX field_index_vr ON field_index (zone_id, record_type, field_name, vr, record_name) WHERE (vr IS NOT NULL);\n"
-    "CREATE INDEX field_index_vt ON field_index (zone_id, record_type, field_name, vt, record_name) WHERE (vt IS NOT NULL);\n"
-    "CREATE INDEX records_by_creator ON records (zone_id, record_type, created_by COLLATE \"C\", record_name COLLATE \"C\") WHERE (NOT deleted);\n"
-    "CREATE INDEX records_by_type ON records (zone_id, record_type, record_name) WHERE (NOT deleted);\n"
-    "CREATE INDEX records_by_type_bytewise ON records (zone_id, record_type, record_name COLLATE \"C\") WHERE (NOT deleted);\n"
-    "CREATE UNIQUE INDEX records_changes ON records (zone_id, seq);\n"
-    "CREATE INDEX subscriptions_by_watch ON subscriptions (container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id);\n"
-    "CREATE INDEX zones_changes ON zones (container, environment, scope, owner, db_seq);\n"
-    "CREATE UNIQUE INDEX zones_live ON zones (container, environment, scope, owner, zone_name) WHERE (NOT deleted);\n";
-typedef struct { char *data; int len, cap; } buf;
-static void put(buf *b, const void *p, int n) { if (b->len + n > b->cap) { b->cap = (b->len + n) * 2 + 64; b->data = realloc(b->data, b->cap); } memcpy(b->data + b->len, p, n); b->len += n; }
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
-static void be32(buf *b, uint32_t v) { unsigned char c[4] = {v >> 24, v >> 16, v >> 8, v}; put(b, c, 4); }
-static void be64(buf *b, uint64_t v) { be32(b, v >> 32); be32(b, (uint32_t)v); }
-static int binary;
-/* array builders: text literal or binary */
-typedef struct { buf b; int n; int oid; } arr;
-static void arr_begin(arr *a, int oid) { memset(a, 0, sizeof *a); a->oid = oid; if (!binary) puts_(&a->b, "{"); }
-static void arr_str(arr *a, const char *s, int len) {
-  if (binary) { be32(&a->b, len); put(&a->b, s, len); }
-  else { if (a->n) puts_(&a->b, ","); puts_(&a->b, "\""); for (int i = 0; i < len; i++) { if (s[i] == '"' || s[i] == '\\') puts_(&a->b, "\\"); put(&a->b, s + i, 1); } puts_(&a->b, "\""); }
-  a->n++;
-}
-static void arr_bytes(arr *a, const char *s, int len) {
-  if (binary) { be32(&a->b, len); put(&a->b, s, len); }
-  else { static const char *h = "0123456789abcdef"; if (a->n) puts_(&a->b, ","); puts_(&a->b, "\"\\\\x"); for (int i = 0; i < len; i++) { char c[2] = {h[(unsigned char)s[i] >> 4], h[s[i] & 15]}; put(&a->b, c, 2); } puts_(&a->b, "\""); }
-  a->n++;
-}
-static void arr_i64(arr *a, int64_t v, int isnull) {
-  if (binary) { if (isnull) be32(&a->b, 0xFFFFFFFF); else if (a->oid == 23) { be32(&a->b, 4); be32(&a->b, (uint32_t)v); } else { be32(&a->b, 8); be64(&a->b, (uint64_t)v); } }
-  else { char t[32]; if (a->n) puts_(&a->b, ","); if (isnull) puts_(&a->b, "NULL"); else { snprintf(t, sizeof t, "%lld", (long long)v); puts_(&a->b, t); } }
-  a->n++;
-}
-static void arr_null(arr *a) { if (binary) be32(&a->b, 0xFFFFFFFF); else { if (a->n) puts_(&a->b, ","); puts_(&a->b, "NULL"); } a->n++; }
-/* finish: returns value pointer, length, format */
-static void arr_end(arr *a, const char **v, int *len, int *fmt, int hasnull) {
-  if (binary) {
-    buf h = {0}; be32(&h, a->n ? 1 : 0); be32(&h, hasnull); be32(&h, a->oid); if (a->n) { be32(&h, a->n); be32(&h, 1); }
-    put(&h, a->b.data, a->b.len); free(a->b.data); a->b = h; *fmt = 1; *len = h.len;
-  } else { puts_(&a->b, "}"); put(&a->b, "", 1); *fmt = 0; *len = 0; }
-  *v = a->b.data;
-}
-static void check(PGresult *r) { ExecStatusType s = PQresultStatus(r); if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK && s != PGRES_PIPELINE_SYNC) { fprintf(stderr, "error: %s\n", PQresultErrorMessage(r)); exit(1); } }
-static int sent;
-static void send_(const char *sql, int n, const char **v, int *len, int *fmt) { if (!PQsendQueryParams(conn, sql, n, NULL, v, len, fmt, 0)) { fprintf(stderr, "send: %s\n", PQerrorMessage(conn)); exit(1); } sent++; }
-static void sync_(void) {
-  PQpipelineSync(conn);
-  for (int i = 0; i < sent; i++) { PGresult *r; while ((r = PQgetResult(conn))) { check(r); PQclear(r); } }
-  PGresult *r = PQgetResult(conn); check(r); PQclear(r); sent = 0;
-}
+#include "pg-raw-common.h"
 /* RAW_PREPARED=1: every statement but BEGIN, SAVEPOINT, RELEASE and COMMIT is prepared once and then only executed. */
 static const char *prepared_sql[64];
 static void sendp_(const char *sql, int n, const char **v, int *len, int *fmt) {
@@ -106,7 +29,6 @@ static void sendp_(const char *sql, int n, const char **v, int *len, int *fmt) {
   sent++;
 }
 #define send_ sendp_
-static const char *C = "iCloud.com.example.RecordsBench", *E = "development", *S = "private", *O = "_00000000000000000000000000000001";
 static const char *SUBSCRIPTIONS = "SELECT subscriber, body, created_at FROM (SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND record_type = $5 AND zone_name = $6 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $7) AS arm UNION ALL SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $8 AND environment = $9 AND scope = $10 AND owner = $11 AND record_type = $12 AND zone_name IS NULL ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $13) AS arm UNION ALL SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $14 AND environment = $15 AND scope = $16 AND owner = $17 AND record_type IS NULL AND zone_name = $18 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $19) AS arm) AS candidates ORDER BY subscriber, subscription_id LIMIT $20";
 static int64_t seq = 0;
 
