@@ -36,40 +36,19 @@ int main(int argc, char **argv) {
       const char *q[20] = {C, E, S, O, "Item", "r", "1", C, E, S, O, "Item", "1", C, E, S, O, "r", "1", "1"};
       send_("SELECT subscriber, body, created_at FROM (SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND record_type = $5 AND zone_name = $6 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $7) AS arm UNION ALL SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $8 AND environment = $9 AND scope = $10 AND owner = $11 AND record_type = $12 AND zone_name IS NULL ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $13) AS arm UNION ALL SELECT * FROM (SELECT subscriber, subscription_id, body, created_at FROM subscriptions WHERE container = $14 AND environment = $15 AND scope = $16 AND owner = $17 AND record_type IS NULL AND zone_name = $18 ORDER BY container, environment, scope, owner, record_type, zone_name, subscriber, subscription_id LIMIT $19) AS arm) AS candidates ORDER BY subscriber, subscription_id LIMIT $20", 20, q, NULL, NULL);
       sync_(); free(names.b.data); }
-    arr a[12]; int oids[12] = {20, 25, 25, 25, 20, 17, 20, 25, 25, 20, 25, 25};
-    for (int c = 0; c < 12; c++) arr_begin(&a[c], oids[c]);
-    arr f[9]; int foids[9] = {20, 25, 25, 25, 23, 20, 701, 701, 25};
-    for (int c = 0; c < 9; c++) arr_begin(&f[c], foids[c]);
-    for (int i = 0; i < size; i++) {
-      int idx = b * size + i, scr = (idx * 7919) % 1000003; int64_t due = 1796225147000LL + (int64_t)scr * 1000, now = 1796225147000LL + idx;
-      char title[64], note[64], tag[32], body[512]; int nl = snprintf(name, sizeof name, "r-%d", idx);
-      int tl = snprintf(title, sizeof title, "Item %d rev 0", idx), ol = snprintf(note, sizeof note, "quick brown fox %d", scr);
-      int gl = snprintf(tag, sizeof tag, "%llx", (long long)(now * 1000 + ++seq));
-      int bl = snprintf(body, sizeof body, "{\"due\":{\"type\":\"TIMESTAMP\",\"value\":%lld},\"note\":{\"type\":\"STRING\",\"value\":\"%s\"},\"priority\":{\"type\":\"INT64\",\"value\":%d},\"quantity\":{\"type\":\"INT64\",\"value\":%d},\"title\":{\"type\":\"STRING\",\"value\":\"%s\"}}", (long long)due, note, scr % 1000, idx % 97, title);
-      arr_i64(&a[0], 1, 0); arr_str(&a[1], name, nl); arr_str(&a[2], "Item", 4); arr_str(&a[3], tag, gl); arr_i64(&a[4], seq, 0);
-      arr_bytes(&a[5], body, bl); arr_i64(&a[6], now, 0); arr_str(&a[7], O, strlen(O)); arr_str(&a[8], "", 0); arr_i64(&a[9], now, 0); arr_str(&a[10], O, strlen(O)); arr_str(&a[11], "", 0);
-      const char *fn[5] = {"due", "note", "priority", "quantity", "title"};
-      for (int k = 0; k < 5; k++) {
-        arr_i64(&f[0], 1, 0); arr_str(&f[1], name, nl); arr_str(&f[2], "Item", 4); arr_str(&f[3], fn[k], strlen(fn[k])); arr_i64(&f[4], 0, 0);
-        int64_t vi = k == 0 ? due : k == 2 ? scr % 1000 : k == 3 ? idx % 97 : 0; int isint = k == 0 || k == 2 || k == 3;
-        arr_i64(&f[5], vi, !isint); arr_null(&f[6]); arr_null(&f[7]);
-        if (k == 1) arr_str(&f[8], note, ol); else if (k == 4) arr_str(&f[8], title, tl); else arr_null(&f[8]);
-      }
-    }
-    const char *v[12]; int len[12], fmt[12];
-    for (int c = 0; c < 12; c++) arr_end(&a[c], &v[c], &len[c], &fmt[c], 0);
-    const char *fv[9]; int flen[9], ffmt[9];
-    for (int c = 0; c < 9; c++) arr_end(&f[c], &fv[c], &flen[c], &ffmt[c], c >= 5);
+    rowset r; rows_begin(&r);
+    for (int i = 0; i < size; i++) rows_add(&r, b * size + i, &seq);
+    rows_end(&r);
     char usage[32]; snprintf(usage, sizeof usage, "%d", 44749); const char *u[3] = {"1", usage, "0"};
     send_("INSERT INTO zone_usage (zone_id, record_bytes, asset_bytes) VALUES ($1, $2, $3) ON CONFLICT (zone_id) DO UPDATE SET record_bytes = zone_usage.record_bytes + excluded.record_bytes, asset_bytes = zone_usage.asset_bytes + excluded.asset_bytes", 3, u, NULL, NULL);
     char seqs[32]; snprintf(seqs, sizeof seqs, "%lld", (long long)seq); const char *w[2] = {"1", seqs};
     send_("WITH zone AS (SELECT container, environment, scope, owner FROM zones WHERE id = $1 AND NOT deleted), position AS (INSERT INTO databases (container, environment, scope, owner, change_seq) SELECT container, environment, scope, owner, 1 FROM zone ON CONFLICT (container, environment, scope, owner) DO UPDATE SET change_seq = databases.change_seq + 1 RETURNING change_seq) UPDATE zones SET db_seq = position.change_seq, change_seq = coalesce($2, zones.change_seq) FROM position WHERE zones.id = $1", 2, w, NULL, NULL);
-    if (!getenv("RAW_SKIP_RECORDS")) send_("INSERT INTO records (zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device) SELECT z, n, t, tag, s, false, f, ca, cb, cd, ma, mb, md FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[]) AS u(z, n, t, tag, s, f, ca, cb, cd, ma, mb, md) ON CONFLICT (zone_id, record_name) DO UPDATE SET record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false, fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by, created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by, modified_device = excluded.modified_device", 12, v, len, fmt);
-    if (!getenv("RAW_SKIP_INDEX")) send_("INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vr2, vt) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::float8[], $8::float8[], $9::text[])", 9, fv, flen, ffmt);
+    if (!getenv("RAW_SKIP_RECORDS")) send_("INSERT INTO records (zone_id, record_name, record_type, change_tag, seq, deleted, fields, created_at, created_by, created_device, modified_at, modified_by, modified_device) SELECT z, n, t, tag, s, false, f, ca, cb, cd, ma, mb, md FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bytea[], $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::text[]) AS u(z, n, t, tag, s, f, ca, cb, cd, ma, mb, md) ON CONFLICT (zone_id, record_name) DO UPDATE SET record_type = excluded.record_type, change_tag = excluded.change_tag, seq = excluded.seq, deleted = false, fields = excluded.fields, created_at = excluded.created_at, created_by = excluded.created_by, created_device = excluded.created_device, modified_at = excluded.modified_at, modified_by = excluded.modified_by, modified_device = excluded.modified_device", 12, r.v, r.len, r.fmt);
+    if (!getenv("RAW_SKIP_INDEX")) send_("INSERT INTO field_index (zone_id, record_name, record_type, field_name, ordinal, vi, vr, vr2, vt) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::float8[], $8::float8[], $9::text[])", 9, r.fv, r.flen, r.ffmt);
     send_("COMMIT", 0, NULL, NULL, NULL);
     sync_();
-    for (int c = 0; c < 12; c++) free(a[c].b.data);
-    for (int c = 0; c < 9; c++) free(f[c].b.data);
+    for (int c = 0; c < 12; c++) free(r.a[c].b.data);
+    for (int c = 0; c < 9; c++) free(r.f[c].b.data);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1); getrusage(RUSAGE_SELF, &r1);
   { FILE *f = fopen(path, "r"); long ut, st; fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st); fclose(f); pg1 = ut + st; }

@@ -79,3 +79,35 @@ static void sync_(void) {
   PGresult *r = PQgetResult(conn); check(r); PQclear(r); sent = 0;
 }
 static const char *C = "iCloud.com.example.RecordsBench", *E = "development", *S = "private", *O = "_00000000000000000000000000000001";
+
+/* The parameters of a batch's records upsert (12 arrays) and index rows insert (9 arrays), as Stratus
+   renders them for creates of RecordsBench's `Item` records. */
+typedef struct { arr a[12], f[9]; const char *v[12], *fv[9]; int len[12], fmt[12], flen[9], ffmt[9]; } rowset;
+static void rows_begin(rowset *r) {
+  int oids[12] = {20, 25, 25, 25, 20, 17, 20, 25, 25, 20, 25, 25}, foids[9] = {20, 25, 25, 25, 23, 20, 701, 701, 25};
+  for (int c = 0; c < 12; c++) arr_begin(&r->a[c], oids[c]);
+  for (int c = 0; c < 9; c++) arr_begin(&r->f[c], foids[c]);
+}
+/* Adds record `idx` (its row and five index rows); `seq` is the zone's change counter. */
+static void rows_add(rowset *r, int idx, int64_t *seq) {
+  arr *a = r->a, *f = r->f; char name[64];
+  int scr = (idx * 7919) % 1000003; int64_t due = 1796225147000LL + (int64_t)scr * 1000, now = 1796225147000LL + idx;
+  char title[64], note[64], tag[32], body[512]; int nl = snprintf(name, sizeof name, "r-%d", idx);
+  int tl = snprintf(title, sizeof title, "Item %d rev 0", idx), ol = snprintf(note, sizeof note, "quick brown fox %d", scr);
+  int gl = snprintf(tag, sizeof tag, "%llx", (long long)(now * 1000 + ++*seq));
+  int bl = snprintf(body, sizeof body, "{\"due\":{\"type\":\"TIMESTAMP\",\"value\":%lld},\"note\":{\"type\":\"STRING\",\"value\":\"%s\"},\"priority\":{\"type\":\"INT64\",\"value\":%d},\"quantity\":{\"type\":\"INT64\",\"value\":%d},\"title\":{\"type\":\"STRING\",\"value\":\"%s\"}}", (long long)due, note, scr % 1000, idx % 97, title);
+  arr_i64(&a[0], 1, 0); arr_str(&a[1], name, nl); arr_str(&a[2], "Item", 4); arr_str(&a[3], tag, gl); arr_i64(&a[4], *seq, 0);
+  arr_bytes(&a[5], body, bl); arr_i64(&a[6], now, 0); arr_str(&a[7], O, strlen(O)); arr_str(&a[8], "", 0); arr_i64(&a[9], now, 0); arr_str(&a[10], O, strlen(O)); arr_str(&a[11], "", 0);
+  const char *fn[5] = {"due", "note", "priority", "quantity", "title"};
+  for (int k = 0; k < 5; k++) {
+    arr_i64(&f[0], 1, 0); arr_str(&f[1], name, nl); arr_str(&f[2], "Item", 4); arr_str(&f[3], fn[k], strlen(fn[k])); arr_i64(&f[4], 0, 0);
+    int64_t vi = k == 0 ? due : k == 2 ? scr % 1000 : k == 3 ? idx % 97 : 0; int isint = k == 0 || k == 2 || k == 3;
+    arr_i64(&f[5], vi, !isint); arr_null(&f[6]); arr_null(&f[7]);
+    if (k == 1) arr_str(&f[8], note, ol); else if (k == 4) arr_str(&f[8], title, tl); else arr_null(&f[8]);
+  }
+}
+/* Ends the arrays: `v`/`len`/`fmt` and `fv`/`flen`/`ffmt` are the two statements' parameters. */
+static void rows_end(rowset *r) {
+  for (int c = 0; c < 12; c++) arr_end(&r->a[c], &r->v[c], &r->len[c], &r->fmt[c], 0);
+  for (int c = 0; c < 9; c++) arr_end(&r->f[c], &r->fv[c], &r->flen[c], &r->ffmt[c], c >= 5);
+}
