@@ -13,13 +13,9 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) { fprintf(stderr, "usage: raw URL text|binary BATCHES BATCHSIZE\n"); return 2; }
-  conn = PQconnectdb(argv[1]); if (PQstatus(conn) != CONNECTION_OK) { fprintf(stderr, "%s", PQerrorMessage(conn)); return 1; }
+  char path[64]; open_bench(argv[1], path);
   binary = strcmp(argv[2], "binary") == 0; int batches = atoi(argv[3]), size = atoi(argv[4]);
-  PGresult *setup = PQexec(conn, SCHEMA); check(setup); PQclear(setup);
-  PQclear(PQexec(conn, "INSERT INTO zones (id, container, environment, scope, owner, zone_name, change_seq, db_seq, created_at) VALUES (1, 'iCloud.com.example.RecordsBench', 'development', 'private', '_00000000000000000000000000000001', 'r', 0, 1, 0)"));
-  PGresult *pid = PQexec(conn, "SELECT pg_backend_pid()"); int backend = atoi(PQgetvalue(pid, 0, 0)); PQclear(pid);
-  char path[64]; snprintf(path, sizeof path, "/proc/%d/stat", backend);
-  long pg0 = 0, pg1 = 0; { FILE *f = fopen(path, "r"); long ut, st; fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st); fclose(f); pg0 = ut + st; }
+  long pg0 = cpu_ticks(path), pg1 = 0;
   PQenterPipelineMode(conn);
   struct timespec t0, t1; clock_gettime(CLOCK_MONOTONIC, &t0); struct rusage r0, r1; getrusage(RUSAGE_SELF, &r0);
   int64_t seq = 0;
@@ -51,7 +47,7 @@ int main(int argc, char **argv) {
     for (int c = 0; c < 9; c++) free(r.f[c].b.data);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1); getrusage(RUSAGE_SELF, &r1);
-  { FILE *f = fopen(path, "r"); long ut, st; fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st); fclose(f); pg1 = ut + st; }
+  pg1 = cpu_ticks(path);
   double wall = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
   double client = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) + (r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) / 1e6 + (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) + (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) / 1e6;
   double pg = (pg1 - pg0) / 100.0; int n = batches * size;

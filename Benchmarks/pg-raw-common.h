@@ -111,3 +111,18 @@ static void rows_end(rowset *r) {
   for (int c = 0; c < 12; c++) arr_end(&r->a[c], &r->v[c], &r->len[c], &r->fmt[c], 0);
   for (int c = 0; c < 9; c++) arr_end(&r->f[c], &r->fv[c], &r->flen[c], &r->ffmt[c], c >= 5);
 }
+
+/* Connects to `url`, makes the tables and the zone, and returns the backend's /proc/PID/stat path in `path`. */
+static void open_bench(const char *url, char path[64]) {
+  conn = PQconnectdb(url); if (PQstatus(conn) != CONNECTION_OK) { fprintf(stderr, "%s", PQerrorMessage(conn)); exit(1); }
+  PGresult *setup = PQexec(conn, SCHEMA); check(setup); PQclear(setup);
+  PQclear(PQexec(conn, "INSERT INTO zones (id, container, environment, scope, owner, zone_name, change_seq, db_seq, created_at) VALUES (1, 'iCloud.com.example.RecordsBench', 'development', 'private', '_00000000000000000000000000000001', 'r', 0, 1, 0)"));
+  PGresult *pid = PQexec(conn, "SELECT pg_backend_pid()"); int backend = atoi(PQgetvalue(pid, 0, 0)); PQclear(pid);
+  snprintf(path, 64, "/proc/%d/stat", backend);
+}
+/* The CPU ticks (user + system) of the process whose stat file is `path`. */
+static long cpu_ticks(const char *path) {
+  FILE *f = fopen(path, "r"); long ut = 0, st = 0;
+  if (!f || fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2) { fprintf(stderr, "cannot read %s\n", path); exit(1); }
+  fclose(f); return ut + st;
+}
