@@ -49,8 +49,6 @@ public final class PostgresConnection {
     public private(set) var roundTrips = 0
     /// The names of the statements prepared on this session, by SQL (``PostgresStatement/prepared``).
     var preparedNames: [String: String] = [:]
-    /// The SQL of the statements whose `Parse` is in flight, by name.
-    var preparedSQL: [String: String] = [:]
     /// The most statements kept prepared; later ones run unnamed.
     static let maximumPrepared = 256
 
@@ -278,7 +276,7 @@ public final class PostgresConnection {
             throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statements.first?.sql)
         }
         defer { PQexitPipelineMode(handle) }
-        var preparing: [Int: String] = [:]
+        var preparing = PipelinePreparations()
         for (index, statement) in statements.enumerated() {
             guard try send(statement, at: index, preparing: &preparing) else {
                 throw PostgresError(code: .connectionLost, message: Self.errorMessage(handle), sql: statement.sql)
@@ -290,7 +288,7 @@ public final class PostgresConnection {
         var outputs: [(rows: [PostgresRow], affected: Int)] = []
         var failure: PostgresError?
         for (index, statement) in statements.enumerated() {
-            if let name = preparing[index], let error = collectPrepare(named: name, sql: statement.sql), failure == nil { failure = error }
+            if let name = preparing.namesByIndex[index], let error = collectPrepare(named: name, sql: statement.sql), failure == nil { failure = error }
             var output: (rows: [PostgresRow], affected: Int) = ([], 0)
             // Each statement's results end with a NULL.
             while let result = PQgetResult(handle) {

@@ -43,10 +43,9 @@ struct ModifyTransaction: Sendable {
 
     /// What ``begin(_:)`` reads ahead, said before the transaction (a back end may read it for a group of writes at once).
     var hint: RecordWriteHint {
-        RecordWriteHint(recordNames: request.operations.compactMap(\.record.recordName), recordTypes: recordTypes)
+        RecordWriteHint(
+            recordNames: request.operations.compactMap(\.record.recordName), recordTypes: Set(request.operations.compactMap(\.record.recordType)))
     }
-
-    private var recordTypes: Set<String> { Set(request.operations.compactMap(\.record.recordType)) }
 
     /// Step 1, or `nil` when the zone does not exist.
     private func begin(_ tx: any RecordStoreWriter) throws -> Batch? {
@@ -59,8 +58,9 @@ struct ModifyTransaction: Sendable {
         )
         // One lock and one read for every named record of the batch, before the per-record loop,
         // with the question the push outbox asks at the end (whether a subscription watches the types).
-        try tx.prefetchSubscriptionCandidates(in: database, zoneName: zone.zoneName, recordTypes: recordTypes)
-        try tx.prefetchRecords(named: request.operations.compactMap(\.record.recordName), inZone: zone.rowID)
+        let hint = hint
+        try tx.prefetchSubscriptionCandidates(in: database, zoneName: zone.zoneName, recordTypes: hint.recordTypes)
+        try tx.prefetchRecords(named: hint.recordNames, inZone: zone.rowID)
         // The key-value store's zone has limits (KeyValueContract); other zones load nothing.
         let keyValueUsage = try KeyValueUsage.load(zone: zone, database: database, tx)
         return Batch(transaction: self, tx: tx, zone: zone, modifier: modifier, keyValueUsage: keyValueUsage)
