@@ -127,7 +127,7 @@ extension StoreSync {
                 if case .string(let known)? = object.attributeValue(forKey: syncIdKey) {
                     assigned.append((id, known))
                 } else {
-                    let name = SyncIDs.make()
+                    let name = LiveIdentifiers.newRecordName()
                     object.setValue(name, forKey: syncIdKey)
                     assigned.append((id, name))
                 }

@@ -20,9 +20,12 @@ enum LiveEnvironment {
 }
 
 /// New record names.
-enum LiveIdentifiers {
+///
+/// Package-wide: the sync framework and the store adapter name new entities' records (their sync
+/// IDs) with it too. `SecureRandom.uuid()`: Foundation's `UUID()` reads `/dev/urandom` per UUID on Linux.
+package enum LiveIdentifiers {
     /// A new UUID string, as CloudKit clients name new records.
-    static func newRecordName() -> String {
+    package static func newRecordName() -> String {
         SecureRandom.uuid().uuidString
     }
 }

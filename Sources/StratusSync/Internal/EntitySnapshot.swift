@@ -25,7 +25,7 @@ struct SnapshotContext: Sendable {
     func ensureSyncID(_ entity: any SyncableEntity) throws(SyncError) -> String {
         let description = try description(of: type(of: entity))
         if let id = description.syncID(of: entity) { return id }
-        let id = SyncIDs.make()
+        let id = LiveIdentifiers.newRecordName()
         entity.setValue(id, forKey: description.syncIdKey)
         return id
     }
