@@ -87,6 +87,8 @@ enum DemoCommand {
         await narrator.expect("A+B", "both hold \"\(renamed)\" with the body \"\(body)\": a three-way merge, no edit lost") {
             let (onA, onB, pending) = (try await a.notes(), try await b.notes(), await b.pending())
             return onA == [merged] && onB == [merged] && pending == 0
+        } observed: {
+            "A holds \(try await a.notes()), B holds \(try await b.notes()), \(changes(await b.pending())) in B's outbox"
         }
     }
 
@@ -142,8 +144,11 @@ final class Narrator {
         mark = ContinuousClock.now
     }
 
-    /// Waits up to 15 s for `condition`, then prints ✓ with the time it took, or ✗.
-    func expect(_ who: String, _ what: String, _ condition: () async throws -> Bool) async {
+    /// Waits up to 15 s for `condition`, then prints ✓ with the time it took, or ✗ with what
+    /// `observed` describes (the state that did not hold).
+    func expect(
+        _ who: String, _ what: String, _ condition: () async throws -> Bool, observed: (() async throws -> String)? = nil
+    ) async {
         let deadline = ContinuousClock.now + .seconds(15)
         var held = false
         while !held, ContinuousClock.now < deadline {
@@ -157,6 +162,7 @@ final class Narrator {
         } else {
             failures += 1
             say(who, "✗ expected: \(what) — not true after \(milliseconds) ms")
+            if let observed { say("", "observed: " + ((try? await observed()) ?? "unreadable")) }
         }
         print("")
     }

@@ -112,10 +112,9 @@ final class StoreBridge: Sendable {
         let context = writingContext()
         let id = try await context.perform { context -> ObjectID? in
             guard let object = try mapping.referencePlaceholder(in: context) else { return nil }
-            if context.hasChanges { try context.save() }
+            if context.hasChanges { try context.saveToStore() }
             return object.objectID
         }
-        try await context.saveChain()
         guard let id else { return nil }
         placeholders.withLock { $0[entityName] = id }
         return id
@@ -324,9 +323,8 @@ extension StoreBridge {
                 self.write(values, to: object, context: context) { target in self.existing(target, in: context) }
                 if let name = values[self.syncIdKey(id.entityName)] as? String { self.indexSyncID(name, for: id) }
             }
-            try context.save()
+            try context.saveToStore()
         }
-        try await context.saveChain()
     }
 }
 

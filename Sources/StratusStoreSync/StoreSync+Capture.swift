@@ -138,10 +138,9 @@ extension StoreSync {
                     }
                 }
             }
-            try context.save()
+            try context.saveToStore()
             return assigned
         }
-        try await context.saveChain()
         for (id, name) in assigned { bridge.indexSyncID(name, for: id) }
     }
 

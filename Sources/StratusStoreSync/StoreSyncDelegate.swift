@@ -174,7 +174,9 @@ final class StoreSyncDelegate: SyncDelegate {
             for id in doomed {
                 if let object = try? context.existingObject(with: id) { context.delete(object) }
             }
-            try context.save()
+            // On disk in one pass: a user's edit to an object inserted here cannot land in the root
+            // context while the insertion waits there (it would be saved as part of sync's insertion).
+            try context.saveToStore()
             for (entity, object) in inserted {
                 entity.setObjectID(object.objectID)
                 if let syncID = entity.loadedValues?[bridge.syncIdKey(type(of: entity).entityName)] as? String {
@@ -182,7 +184,6 @@ final class StoreSyncDelegate: SyncDelegate {
                 }
             }
         }
-        try await context.saveChain()
         for id in deletions { bridge.unindex(id) }
     }
 }

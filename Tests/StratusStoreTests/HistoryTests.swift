@@ -66,6 +66,62 @@ import Testing
         #expect(history.allSatisfy { $0.changes.map(\.objectID) == [id] && $0.changes.first?.kind == .updated })
     }
 
+    /// Another author's edit to an object a child inserted into an ancestor that has not saved it yet
+    /// is that author's update in the history, not part of the insertion (sync skips its own
+    /// transactions: the user's edit must not ride in one). Both through the root directly and through
+    /// the view context, whose save hands the insertion on with the later edit's author.
+    @Test(arguments: [PersistentContainer.BackgroundParent.rootContext, .viewContext])
+    func anEditToAnotherAuthorsUnsavedInsertionIsRecordedAsItsOwnUpdate(_ insertedInto: PersistentContainer.BackgroundParent) async throws {
+        let stack = try await TestStack()
+        let sync = stack.container.newBackgroundContext(parent: insertedInto)
+        sync.transactionAuthor = "sync"
+        let id = try await sync.perform { context in
+            let book = context.insert(entity: "Book")
+            book.setValue("Dune", forKey: "title")
+            try context.save()  // into its parent only: not on disk yet
+            return book.objectID
+        }
+        let app = stack.container.newBackgroundContext()
+        app.transactionAuthor = "app"
+        try await app.perform { context in
+            context.object(with: id).setValue(412, forKey: "pages")
+            try context.save()
+        }
+        try await app.saveChain()
+
+        let history = try await stack.container.history(after: nil)
+        #expect(history.map(\.author) == ["app", "sync"])
+        #expect(history.first { $0.author == "sync" }?.changes == [HistoryChange(objectID: id, kind: .inserted, changedKeys: [])])
+        #expect(history.first { $0.author == "app" }?.changes == [HistoryChange(objectID: id, kind: .updated, changedKeys: ["pages"])])
+        let stored = await stack.container.newBackgroundContext().perform { context in
+            context.object(with: id).value(forKey: "pages") as? Int32
+        }
+        #expect(stored == 412)
+    }
+
+    /// An edit the ancestor itself makes to a child's unsaved insertion carries the ancestor's author.
+    @Test func anAncestorsOwnEditToAChildsInsertionCarriesItsAuthor() async throws {
+        let stack = try await TestStack()
+        let sync = stack.container.newBackgroundContext()
+        sync.transactionAuthor = "sync"
+        let id = try await sync.perform { context in
+            let book = context.insert(entity: "Book")
+            book.setValue("Dune", forKey: "title")
+            try context.save()
+            return book.objectID
+        }
+        let view = stack.container.viewContext
+        view.transactionAuthor = "app"
+        await view.perform { context in
+            context.object(with: id).setValue("Dune Messiah", forKey: "title")
+        }
+        try await view.saveChain()
+
+        let history = try await stack.container.history(after: nil)
+        #expect(history.first { $0.author == "app" }?.changes == [HistoryChange(objectID: id, kind: .updated, changedKeys: ["title"])])
+        #expect(history.first { $0.author == "sync" }?.changes == [HistoryChange(objectID: id, kind: .inserted, changedKeys: [])])
+    }
+
     /// Deletions are recorded, and pruning through a token drops that transaction and the earlier ones;
     /// asking for history after a pruned token fails with historyExpired.
     @Test func pruningThroughATokenExpiresOlderTokens() async throws {

@@ -42,7 +42,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var appliedVersion: Int64?
     /// Whether this context itself changed attributes or to-one relationships since its last save (a save gives them a new version).
     var hasValueEdits = false
-    /// The transaction author of each property changed by a child's save (keys this context changed itself are absent).
+    /// The transaction author of each property changed by a child's save (keys this context changed itself are absent,
+    /// but on a child's insertion, where they carry this context's author: the insertion's author did not make them).
     var keyAuthors: [String: String?] = [:]
     /// The author of a child's insertion or deletion applied here; `nil` when this context made it.
     var appliedAuthor: String??

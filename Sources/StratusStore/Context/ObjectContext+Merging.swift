@@ -101,6 +101,7 @@ extension ObjectContext {
             object.toManyDeltas = [:]
             object.resetSaveState()
             object.appliedAuthor = .some(insertion.author)
+            object.keyAuthors = insertion.laterAuthors
             for relationship in object.entityInfo.toManyRelationships {
                 object.toManyBase[relationship.name] = insertion.toMany[relationship.name] ?? []
             }

@@ -384,7 +384,12 @@ extension ObjectContext {
     /// context's, and a changed attribute or to-one relationship gives the object a new version at the next save.
     func markEdited(_ object: ManagedObject, key: String, versioned: Bool) {
         if versioned { object.hasValueEdits = true }
-        if !object.keyAuthors.isEmpty { object.keyAuthors.removeValue(forKey: key) }
+        if object.isInsertedFlag, object.appliedAuthor != nil {
+            // A child's insertion edited here: the key is this context's author's, not the insertion's.
+            object.keyAuthors[key] = .some(transactionAuthor)
+        } else if !object.keyAuthors.isEmpty {
+            object.keyAuthors.removeValue(forKey: key)
+        }
         markChanged(object)
     }
 

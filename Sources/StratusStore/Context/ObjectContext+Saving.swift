@@ -67,9 +67,9 @@ extension ObjectContext {
 
     /// Saves the context, then each ancestor up to the root, which writes to the store.
     ///
-    /// With `wait: true` (the default) it returns when the changes are on disk. With
-    /// `wait: false` it returns once this context has saved, and the ancestors' saves run
-    /// later, in order, on their queues; their failures are logged, not thrown.
+    /// With `wait: true` (the default) it returns when the changes are on disk, saved in one pass
+    /// as ``saveToStore()`` does. With `wait: false` it returns once this context has saved, and
+    /// the ancestors' saves run later, in order, on their queues; their failures are logged, not thrown.
     ///
     /// ```swift
     /// try await background.saveChain()              // background → view → root → disk
@@ -81,13 +81,34 @@ extension ObjectContext {
     /// - Parameter wait: Whether to wait for the ancestors' saves.
     /// - Throws: The ``StoreError`` of the first save that failed (with `wait: false`, of this context's own).
     public func saveChain(wait: Bool = true) async throws {
+        guard !wait else { return try await perform { context in try context.saveToStore() } }
         try await perform { context in try context.save() }
-        guard let parent else { return }
-        if wait {
-            try await parent.saveChain(wait: true)
-        } else {
-            parent.enqueueSaveChain()
-        }
+        parent?.enqueueSaveChain()
+    }
+
+    /// Saves the context and each ancestor up to the store in one pass, from inside a `perform`
+    /// block: each context's queue stays held until its ancestors have saved, so no other context's
+    /// save lands between this context's save and the root's write.
+    ///
+    /// That matters when several authors share ancestors: another context's change to an object
+    /// this save inserted cannot reach an ancestor while the insertion waits there unsaved. Inserted
+    /// objects have their permanent IDs when it returns.
+    ///
+    /// ```swift
+    /// let id = try await background.perform { context in
+    ///     let note = context.insert(entity: "Note")
+    ///     note.setValue("Hi", forKey: "text")
+    ///     try context.saveToStore()  // background → view → root → disk
+    ///     return note.objectID
+    /// }
+    /// ```
+    ///
+    /// - Throws: The ``StoreError`` of the first save that failed; the contexts below it keep
+    ///   having saved into their parents.
+    public func saveToStore() throws {
+        checkOnQueue("saveToStore()")
+        try save()
+        try parent?.performAndWait { parent in try parent.saveToStore() }
     }
 
     /// Queues a save of this context and then of each ancestor, without waiting.
@@ -291,9 +312,11 @@ extension ObjectContext {
                 let members = permanent(toManyIDs(of: object, relationship))
                 if !members.isEmpty { toMany[relationship.name] = members }
             }
+            let insertionAuthor = object.appliedAuthor ?? author
             changes.inserted.append(
                 ChangeSet.Insertion(
-                    objectID: object.objectID, snapshot: snapshot, toMany: toMany, author: object.appliedAuthor ?? author))
+                    objectID: object.objectID, snapshot: snapshot, toMany: toMany, author: insertionAuthor,
+                    laterAuthors: object.keyAuthors.filter { $0.value != insertionAuthor }))
         }
         for object in changed {
             let entity = object.entityInfo

@@ -49,6 +49,10 @@ struct ChangeSet: Sendable {
         var toMany: [String: Set<ObjectID>]
         /// The transaction author of the insertion.
         var author: String?
+        /// The properties another author changed after the insertion reached this context, by name,
+        /// with that author: recorded in the history as that author's update, so a history reader that
+        /// skips the inserting author's transactions (sync skipping its own) still sees the edit.
+        var laterAuthors: [String: String?] = [:]
     }
 
     /// The changed properties of an existing object.

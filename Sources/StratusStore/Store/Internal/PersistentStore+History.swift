@@ -50,6 +50,9 @@ extension PersistentStore {
         for insertion in changes.inserted {
             byAuthor[insertion.author, default: []].append(
                 PendingChange(objectID: insertion.objectID, type: .inserted, keys: []))
+            for (author, keys) in Dictionary(grouping: insertion.laterAuthors.keys, by: { insertion.laterAuthors[$0] ?? nil }) {
+                byAuthor[author, default: []].append(PendingChange(objectID: insertion.objectID, type: .updated, keys: keys.sorted()))
+            }
         }
         var token: HistoryToken?
         let timestamp = date.timeIntervalSince1970
