@@ -124,7 +124,7 @@ extension SyncController {
 
     /// Retries sync in the background until the server answers again (reconnection replays the outbox).
     func scheduleReconnect() {
-        guard let interval = configuration.reconnectInterval, machine.reconnectRequested() else { return }
+        guard !isClosing, let interval = configuration.reconnectInterval, machine.reconnectRequested() else { return }
         logger.debug("will retry in \(interval)")
         tasks.reconnect = Task { await self.reconnect(after: interval) }
     }
@@ -159,6 +159,7 @@ extension SyncController {
 
     /// Starts the follow-up sync the session state machine asked for.
     func startFollowUp() {
+        guard !isClosing else { return followUpEnded() }
         tasks.followUp = Task {
             do {
                 try await self.sync()

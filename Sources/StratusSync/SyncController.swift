@@ -60,6 +60,8 @@ public actor SyncController {
     var placeholders: [ObjectIdentifier: EntityRef] = [:]
     /// What runs in the background.
     var tasks = BackgroundTasks()
+    /// Set by ``close()``: no reconnection retry or follow-up sync starts any more.
+    var isClosing = false
     var statusContinuations: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
 
     /// The record field holding a weak entity's `DELETE_SELF` reference to its owner.
@@ -195,12 +197,21 @@ public actor SyncController {
     /// Work cancelled this way loses nothing: the outbox, the write-backs of resolved conflicts and
     /// uncommitted fetches are durable, and resume with the next sync.
     public func close() async throws {
-        let background = tasks.all
-        tasks.reconnect?.cancel()
-        tasks.followUp?.cancel()
-        stopPush()
-        for task in background { await task.value }
-        if let drain = tasks.drain { await drain.value }
+        isClosing = true
+        // Until none is left: work awaited here can start more (a drain's end a follow-up sync, a
+        // failed upload the reconnection retry) — those would read the bookkeeping after it closed.
+        var awaited: Set<Task<Void, Never>> = []
+        while true {
+            let running = tasks.all.filter { !awaited.contains($0) }
+            tasks.reconnect?.cancel()
+            tasks.followUp?.cancel()
+            stopPush()
+            if running.isEmpty { break }
+            for task in running {
+                await task.value
+                awaited.insert(task)
+            }
+        }
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()
