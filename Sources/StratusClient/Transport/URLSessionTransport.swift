@@ -23,6 +23,10 @@ public import Foundation
 /// a server this transport has no open connection to, it sends a `HEAD /` there (its answer is ignored)
 /// and the long-poll reuses that connection; later polls reuse the previous poll's.
 ///
+/// **An `https` request never follows a redirect to plain `http`** (its body and headers would cross
+/// in clear): it fails with `URLError(.badServerResponse)`, as ``CurlTransport``'s does. Other
+/// redirects are followed as `URLSession` follows them.
+///
 /// **No URLSession call runs on the caller's thread.** On Linux, `URLSessionTask.resume()` and
 /// `cancel()` wait (`DispatchQueue.sync`) for the session's work queue, which is busy for as long as
 /// libcurl is handling the session's other transfers. Called from a task, that wait blocks a thread
@@ -50,7 +54,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        self.session = URLSession(configuration: configuration)
+        self.session = URLSession(configuration: configuration, delegate: URLSessionRedirectGuard(), delegateQueue: nil)
     }
 
     deinit {
@@ -122,6 +126,8 @@ public final class URLSessionTransport: HTTPTransport {
                         if let error {
                             let cancelled = (error as? URLError)?.code == .cancelled
                             call.finish(with: .failure(cancelled ? CancellationError() : error))
+                        } else if let response = response as? HTTPURLResponse, URLSessionRedirectGuard.isRefusedRedirect(of: urlRequest.url, response) {
+                            call.finish(with: .failure(URLError(.badServerResponse)))
                         } else if let response {
                             call.finish(with: .success(Self.response(data ?? Data(), response)))
                         } else {
