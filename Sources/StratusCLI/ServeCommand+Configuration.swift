@@ -19,7 +19,8 @@ extension ServeCommand {
         return Logger(label: "stratus")
     }
 
-    /// `--assets-directory`, `--asset-limit-mb`, `--public-url` and `--query-candidate-limit`.
+    /// `--assets-directory`, `--asset-limit-mb`, `--public-url`, `--query-candidate-limit` and
+    /// `--database-feed-wait` (PostgreSQL only: SQLite's feeds hold nothing back).
     static func applyStorage(
         _ options: Options, dataDirectory: DataDirectory, logger: Logger, to configuration: inout ServiceConfiguration
     ) throws {
@@ -33,6 +34,11 @@ extension ServeCommand {
         configuration.limits.maximumQueryCandidates = try options.integer(
             "query-candidate-limit", default: QueryPlan.defaultCandidateLimit, in: 201...100_000_000
         )
+        let feedWait = try options.integer("database-feed-wait", default: 3, in: 0...300)
+        guard dataDirectory.isPostgres || options.string("database-feed-wait", default: "").isEmpty else {
+            throw CLIError("--database-feed-wait is how long a PostgreSQL database feed waits for writes in flight; it needs --database")
+        }
+        configuration.limits.databaseFeedWait = .seconds(feedWait)
     }
 
     /// `--requests-per-second`, `--client-requests-per-second`, `--public-db-mb` and `--private-db-mb`.

@@ -15,7 +15,7 @@ enum ServeCommand {
                       [--backup-every 6h [--backup-keep 14] [--backup-directory DIR]]
                       [--no-signup] [--verification-outbox FILE] [--asset-limit-mb 50]
                       [--requests-per-second 40] [--client-requests-per-second 0]
-                      [--public-db-mb 100] [--private-db-mb 1024] [--query-candidate-limit 10000]
+                      [--public-db-mb 100] [--private-db-mb 1024] [--query-candidate-limit 10000] [--database-feed-wait 3]
                       [--open [--origins http://devbox.local:3000,…]]
                       [--max-connections 4096] [--max-connections-per-address 128] [--connection-timeout 30]
                       [--max-buffered-body-mb 256] [--unauthenticated-requests-per-second 10]
@@ -78,7 +78,9 @@ enum ServeCommand {
         --database postgres://user@host:5432/db keeps the records, accounts, push queues, quota
         counters, shares and request-rate buckets in PostgreSQL instead of SQLite in the data
         directory; the schema is migrated on start, and a newer schema is refused. Any number of
-        nodes may share one database.
+        nodes may share one database. --database-feed-wait (seconds, 0–300, default 3) is how long
+        a changes/database page waits for older writes still in flight before it reports the zones
+        written after them without moving its token past them (they come again next page).
 
         --assets-directory is where asset files live (default: assets/ in the data directory).
         Nodes sharing a database must share it too (e.g. an NFS mount), so that an asset
@@ -96,7 +98,7 @@ enum ServeCommand {
         STRATUS_PRIVATE_DB_MB, STRATUS_MAX_CONNECTIONS, STRATUS_MAX_CONNECTIONS_PER_ADDRESS,
         STRATUS_CONNECTION_TIMEOUT, STRATUS_MAX_BUFFERED_BODY_MB, STRATUS_UNAUTHENTICATED_REQUESTS_PER_SECOND,
         STRATUS_UPLOAD_URL_LIFETIME, STRATUS_METRICS_TOKEN, STRATUS_MAX_SUBSCRIPTIONS_PER_USER,
-        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT,
+        STRATUS_MAX_PUSH_TOKENS_PER_USER, STRATUS_MAX_PARKED_POLLS_PER_USER, STRATUS_MAX_PARKED_POLLS, STRATUS_QUERY_CANDIDATE_LIMIT, STRATUS_DATABASE_FEED_WAIT,
         STRATUS_APNS_ENDPOINT, STRATUS_APNS_CA_FILE, STRATUS_MAX_APNS_TOKENS_PER_USER, STRATUS_CONNECTION_MEMORY_KB,
         STRATUS_SQLITE_READERS, STRATUS_SQLITE_CACHE_MB, STRATUS_SQLITE_READER_CACHE_MB, STRATUS_SQLITE_MMAP_MB.
         """
@@ -107,7 +109,7 @@ enum ServeCommand {
             [
                 "host", "port", "data-dir", "database", "assets-directory", "threads", "log-level", "log-format", "public-url",
                 "asset-limit-mb", "requests-per-second", "client-requests-per-second", "public-db-mb", "private-db-mb",
-                "query-candidate-limit", "console-loopback-only",
+                "query-candidate-limit", "console-loopback-only", "database-feed-wait",
             ] + ServeLimitFlags.names + ServeSQLiteFlags.names
         ).union(securityFlags).union(pushFlags).union(tlsFlags).union(ScheduledBackups.flags)
     }
@@ -127,13 +129,15 @@ enum ServeCommand {
         let dataDirectory = try DataDirectory(options)
         let backups = try ScheduledBackups.configured(options, dataDirectory: dataDirectory, assets: dataDirectory.assetsDirectory(options))
         let memory = try ServeSQLiteFlags.memory(options, isPostgres: dataDirectory.isPostgres)
-        let store = try await dataDirectory.openStore(memory: memory, logger: logger)
-        var serviceConfiguration = ServiceConfiguration(tokenSecret: try await dataDirectory.tokenSecret(for: store))
+        // Every flag is checked before the store opens: a wrong value is refused without touching the database.
+        var serviceConfiguration = ServiceConfiguration(tokenSecret: Data())
         security.apply(to: &serviceConfiguration)
         try applyStorage(options, dataDirectory: dataDirectory, logger: logger, to: &serviceConfiguration)
         try applyQuotas(options, to: &serviceConfiguration)
         try applyPushLimits(options, to: &serviceConfiguration.push)
         try ServeLimitFlags.apply(options, http: &configuration, service: &serviceConfiguration)
+        let store = try await dataDirectory.openStore(memory: memory, logger: logger)
+        serviceConfiguration.tokenSecret = try await dataDirectory.tokenSecret(for: store)
         let service = CloudKitService(store: store, accounts: store, configuration: serviceConfiguration, logger: logger)
         let metrics = MetricsRegistry()
         try startAPNsDelivery(options, service: service, metrics: metrics, logger: logger)

@@ -67,9 +67,8 @@ public final class PostgresConnection {
         self.setup = setup
         self.logger = logger
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = Self.errorMessage(handle)
-            PQfinish(handle)
-            throw PostgresError(code: .unableToConnect, message: message)
+            // NB: no PQfinish here: every property is set, so deinit runs and frees the handle (twice crashed).
+            throw PostgresError(code: .unableToConnect, message: Self.errorMessage(handle))
         }
         PQsetNoticeProcessor(handle, postgresIgnoreNotice, nil)
         for statement in setup { try execute(statement) }

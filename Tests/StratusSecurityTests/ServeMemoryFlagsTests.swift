@@ -20,6 +20,25 @@ import Testing
         }
     }
 
+    /// `--database-feed-wait` is PostgreSQL's (its feed holds back zones written after writes in
+    /// flight): refused with SQLite, and out of range, naming the flag.
+    @Test func theDatabaseFeedWaitNeedsPostgresAndARange() async throws {
+        let withSQLite = try await WebServeProcess.refusal(["--database-feed-wait", "5"])
+        #expect(withSQLite.status != 0)
+        #expect(withSQLite.errors.contains("--database-feed-wait is how long a PostgreSQL database feed waits"), "\(withSQLite.errors)")
+        let tooLong = try await WebServeProcess.refusal(["--database-feed-wait", "301", "--database", "postgres://nobody@127.0.0.1:1/none"])
+        #expect(tooLong.status != 0)
+        #expect(tooLong.errors.contains("--database-feed-wait must be a whole number from 0 to 300; got '301'"), "\(tooLong.errors)")
+    }
+
+    /// A PostgreSQL server that cannot be reached stops `serve` with the reason, not a crash.
+    @Test func anUnreachableDatabaseIsRefusedWithTheReason() async throws {
+        let refused = try await WebServeProcess.refusal(["--database", "postgres://nobody@127.0.0.1:1/none?connect_timeout=5"])
+        #expect(refused.status == 1, "\(refused.errors)")
+        #expect(refused.errors.contains("127.0.0.1"), "\(refused.errors)")
+        #expect(!refused.errors.contains("crashed"), "\(refused.errors)")
+    }
+
     /// The SQLite flags mean nothing with PostgreSQL: refused before any connection is tried.
     @Test func sqliteFlagsWithPostgresAreRefused() async throws {
         let refused = try await WebServeProcess.refusal(["--sqlite-mmap-mb", "0", "--database", "postgres://nobody@127.0.0.1:1/none"])
