@@ -67,9 +67,11 @@ extension ObjectContext {
 
     /// Saves the context, then each ancestor up to the root, which writes to the store.
     ///
-    /// With `wait: true` (the default) it returns when the changes are on disk, saved in one pass
-    /// as ``saveToStore()`` does. With `wait: false` it returns once this context has saved, and
-    /// the ancestors' saves run later, in order, on their queues; their failures are logged, not thrown.
+    /// With `wait: true` (the default) it returns when the changes are on disk. With
+    /// `wait: false` it returns once this context has saved, and the ancestors' saves run
+    /// later, in order, on their queues; their failures are logged, not thrown. Each ancestor
+    /// saves in a turn of its own queue, so the view context's (the main queue) is not held while
+    /// the root writes; ``saveToStore()`` saves in one pass instead.
     ///
     /// ```swift
     /// try await background.saveChain()              // background → view → root → disk
@@ -81,9 +83,13 @@ extension ObjectContext {
     /// - Parameter wait: Whether to wait for the ancestors' saves.
     /// - Throws: The ``StoreError`` of the first save that failed (with `wait: false`, of this context's own).
     public func saveChain(wait: Bool = true) async throws {
-        guard !wait else { return try await perform { context in try context.saveToStore() } }
         try await perform { context in try context.save() }
-        parent?.enqueueSaveChain()
+        guard let parent else { return }
+        if wait {
+            try await parent.saveChain(wait: true)
+        } else {
+            parent.enqueueSaveChain()
+        }
     }
 
     /// Saves the context and each ancestor up to the store in one pass, from inside a `perform`
@@ -91,8 +97,10 @@ extension ObjectContext {
     /// save lands between this context's save and the root's write.
     ///
     /// That matters when several authors share ancestors: another context's change to an object
-    /// this save inserted cannot reach an ancestor while the insertion waits there unsaved. Inserted
-    /// objects have their permanent IDs when it returns.
+    /// this save inserted cannot reach an ancestor while the insertion waits there unsaved (sync's
+    /// writes, children of the root context, save this way). Inserted objects have their permanent
+    /// IDs when it returns. It holds every ancestor's queue until the root has written: from a child
+    /// of the view context, that is the main queue — use ``saveChain(wait:)`` there.
     ///
     /// ```swift
     /// let id = try await background.perform { context in
