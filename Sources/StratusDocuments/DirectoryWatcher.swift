@@ -133,6 +133,8 @@ public final class DirectoryWatcher: Sendable {
 
     /// Reports `IN_MOVED_FROM` events seen in drains before `drain` that found no partner: moves out of the tree.
     private func flushUnpaired(before drain: Int) {
+        // Stopped meanwhile: the descriptor is closed (its number may be another watcher's by now).
+        guard !source.isCancelled else { return }
         let orphans = state.withLock { state -> [(path: String, isDirectory: Bool)] in
             let old = state.movedFrom.filter { $0.value.drain < drain }
             for cookie in old.keys { state.movedFrom[cookie] = nil }

@@ -121,7 +121,12 @@ extension HTTPServer {
     /// Resumes a parked connection with `outcome` unless someone else resumed it under `ticket`
     /// first; the one who resumed it then forgets it.
     func resume(_ context: InFlightRequest, _ ticket: Int, with outcome: InFlightRequest.Pending) {
-        guard context.resume(ticket, with: outcome) else { return }
+        guard context.resume(ticket, with: outcome) else {
+            // Resumed first by someone else (shutdown answered 503): a sink this decision opened (an
+            // upload's file and ticket) never gets a body, and nobody else would close it.
+            if case .admission(.stream(let sink)) = outcome { sink.close() }
+            return
+        }
         // NB: after MHD_resume_connection, never before: shutdown waits for `parked` to empty
         // before it stops the daemon.
         let removed = state.withLock { state -> Bool in

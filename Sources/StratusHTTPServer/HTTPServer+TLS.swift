@@ -44,7 +44,9 @@ extension HTTPServer {
                 // The old identity served on this socket a moment ago: serve it again rather than nothing.
                 successor = try startDaemon(listening: .socket(socket), identity: running.identity, context: context)
                 logger.error("the new certificate could not be served, the old one is served again: \(error)")
+                // The fallback is the daemon now: shutdown stops it, and `running` only once, as retired.
                 retire(running)
+                state.withLock { $0.daemon = successor }
                 throw error
             }
             retire(running)
@@ -58,19 +60,21 @@ extension HTTPServer {
         state.withLock { $0.retiring.append(daemon) }
         Task.detached { [weak self] in
             while let self {
-                let remaining = stratus_mhd_current_connections(daemon.pointer)
-                let mine = self.state.withLock { state -> Bool in
-                    guard remaining == 0, let index = state.retiring.firstIndex(where: { $0.pointer == daemon.pointer }) else { return false }
+                // The daemon is read only while it is still listed, under the lock shutdown takes to
+                // unlist (and then stop) it: otherwise a shutdown meanwhile had freed it.
+                let outcome = self.state.withLock { state -> Bool? in
+                    guard let index = state.retiring.firstIndex(where: { $0.pointer == daemon.pointer }) else { return nil }
+                    guard stratus_mhd_current_connections(daemon.pointer) == 0 else { return false }
                     state.retiring.remove(at: index)
                     return true
                 }
-                if mine {
+                switch outcome {
+                case nil: return  // shut down: the server stopped it
+                case true?:
                     MHD_stop_daemon(daemon.pointer)
                     return
+                case false?: try? await Task.sleep(for: .milliseconds(250))
                 }
-                // Shut down (the server stops it) or still serving.
-                if self.state.withLock({ !$0.retiring.contains { $0.pointer == daemon.pointer } }) { return }
-                try? await Task.sleep(for: .milliseconds(250))
             }
         }
     }

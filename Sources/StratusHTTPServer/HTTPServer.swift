@@ -105,8 +105,8 @@ public final class HTTPServer: Sendable {
     public func start() throws(HTTPServerError) {
         let alreadyStarted = state.withLock { $0.daemon != nil }
         precondition(!alreadyStarted, "HTTPServer.start() called twice")
-        let retained = Unmanaged.passRetained(self)
         let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        let retained = Unmanaged.passRetained(self)  // after the address: a refused one must not leak the server
         let daemon: DaemonHandle
         do {
             daemon = try startDaemon(listening: .address(address), identity: configuration.tls, context: retained.toOpaque())

@@ -1,6 +1,7 @@
 import Foundation
 import StratusHTTP
 import StratusHTTPServer
+import StratusLogging
 import StratusTesting
 import Testing
 
@@ -23,6 +24,22 @@ import FoundationNetworking
             return .text(body.name)
         }
         return router
+    }
+
+    /// A host that is no address is refused, and leaves nothing behind: the server was retained for
+    /// libmicrohttpd before the address was checked, and never released.
+    @Test func aRefusedAddressLeavesTheServerFree() {
+        weak var released: HTTPServer?
+        do {
+            var configuration = HTTPServerConfiguration()
+            configuration.host = "example.com"
+            configuration.port = 0
+            let server = HTTPServer(configuration: configuration, responder: Self.echoRouter(), logger: .disabled)
+            released = server
+            let error = #expect(throws: HTTPServerError.self) { try server.start() }
+            #expect(error?.code == .invalidAddress)
+        }
+        #expect(released == nil, "the refused server is still retained")
     }
 
     /// A GET over URLSession reaches an immediate handler.
