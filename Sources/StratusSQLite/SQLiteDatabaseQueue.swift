@@ -37,7 +37,7 @@ public final class SQLiteDatabaseQueue: SQLiteDatabase {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``SQLiteError``.
     public func read<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws -> Result {
-        try await connection.perform { db in try Self.readOnly(db, body) }
+        try await connection.perform { db in try Self.readOnly(Self.open(db), body) }
     }
 
     /// Runs `body` in an immediate transaction: commits if it returns, rolls back if it throws.
@@ -46,7 +46,7 @@ public final class SQLiteDatabaseQueue: SQLiteDatabase {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws (after rolling back), or ``SQLiteError``.
     public func write<Result: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> Result) async throws -> Result {
-        try await connection.perform { db in try db.transaction(.immediate, body) }
+        try await connection.perform { db in try Self.open(db).transaction(.immediate, body) }
     }
 
     /// Runs `body` outside any transaction, for migrations, `VACUUM` and pragmas.
@@ -57,7 +57,7 @@ public final class SQLiteDatabaseQueue: SQLiteDatabase {
     public func writeWithoutTransaction<Result: Sendable>(
         _ body: @escaping @Sendable (SQLiteConnection) throws -> Result
     ) async throws -> Result {
-        try await connection.perform(body)
+        try await connection.perform { db in try body(Self.open(db)) }
     }
 
     /// The blocking twin of ``read(_:)``.
@@ -66,7 +66,7 @@ public final class SQLiteDatabaseQueue: SQLiteDatabase {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``SQLiteError``.
     public func readSync<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try connection.sync { db in try Self.readOnly(db, body) }
+        try connection.sync { db in try Self.readOnly(Self.open(db), body) }
     }
 
     /// The blocking twin of ``write(_:)``.
@@ -75,7 +75,7 @@ public final class SQLiteDatabaseQueue: SQLiteDatabase {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws (after rolling back), or ``SQLiteError``.
     public func writeSync<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try connection.sync { db in try db.transaction(.immediate, body) }
+        try connection.sync { db in try Self.open(db).transaction(.immediate, body) }
     }
 
     /// The blocking twin of ``writeWithoutTransaction(_:)``.
@@ -84,14 +84,22 @@ public final class SQLiteDatabaseQueue: SQLiteDatabase {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``SQLiteError``.
     public func writeWithoutTransactionSync<Result>(_ body: (SQLiteConnection) throws -> Result) throws -> Result {
-        try connection.sync(body)
+        try connection.sync { db in try body(Self.open(db)) }
     }
 
-    /// Closes the connection after the accesses already queued; later accesses are programming errors.
+    /// Closes the connection after the accesses already queued; later ones throw ``SQLiteError``
+    /// (``SQLiteError/Code/misuse``) instead of touching it — work still in flight when its owner
+    /// shut down (a sync resuming after `close()`) fails rather than stopping the program.
     ///
     /// - Throws: ``SQLiteError`` if the connection refuses to close.
     public func close() throws {
         try connection.sync { try $0.close() }
+    }
+
+    /// `db`, unless it was closed.
+    private static func open(_ db: SQLiteConnection) throws(SQLiteError) -> SQLiteConnection {
+        guard db.isClosed else { return db }
+        throw SQLiteError(code: .misuse, message: "the database \(db.path) was closed")
     }
 
     private static func readOnly<Result>(_ db: SQLiteConnection, _ body: (SQLiteConnection) throws -> Result) throws -> Result {
