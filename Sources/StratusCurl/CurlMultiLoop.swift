@@ -20,6 +20,8 @@ package final class CurlMultiLoop: @unchecked Sendable {
         var stopping = false
         var stopped: [CheckedContinuation<Void, Never>] = []
         var finished = false
+        /// The multi handle was cleaned up by ``stopSoon()`` of a loop whose thread never started.
+        var releasedUnstarted = false
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -106,12 +108,15 @@ package final class CurlMultiLoop: @unchecked Sendable {
 
     /// Asks the thread to end without waiting for it (the owner is going away).
     package func stopSoon() {
-        let started = shared.withLock { shared in
+        let release = shared.withLock { shared -> Bool in
             shared.stopping = true
             wake(shared)
-            return shared.started
+            // Once: a second call must not clean the handle up again (the thread, once started, does).
+            guard !shared.started, !shared.releasedUnstarted else { return false }
+            shared.releasedUnstarted = true
+            return true
         }
-        if !started { curl_multi_cleanup(multi) }
+        if release { curl_multi_cleanup(multi) }
     }
 
     private func run() {
