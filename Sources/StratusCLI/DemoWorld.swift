@@ -121,6 +121,10 @@ struct DemoWorld {
     func device(_ name: String) async throws -> DemoDevice {
         let store = PersistentContainer(name: name, model: try DemoModel.make(), url: directory.appendingPathComponent("\(name).store"))
         try await store.loadPersistentStores()
+        // As a syncing app sets it: sync writes the root context at any time, and the view context's
+        // automatic merge of those writes comes a moment later; a save in between would conflict
+        // under the default `.error` (CI saw B's deletion refused so).
+        store.viewContext.mergePolicy = .objectTrump
         let network = SwitchableTransport()
         var client = ClientConfiguration()
         client.requestTimeout = .seconds(10)
