@@ -73,14 +73,7 @@ import Testing
     @Test(arguments: [PersistentContainer.BackgroundParent.rootContext, .viewContext])
     func anEditToAnotherAuthorsUnsavedInsertionIsRecordedAsItsOwnUpdate(_ insertedInto: PersistentContainer.BackgroundParent) async throws {
         let stack = try await TestStack()
-        let sync = stack.container.newBackgroundContext(parent: insertedInto)
-        sync.transactionAuthor = "sync"
-        let id = try await sync.perform { context in
-            let book = context.insert(entity: "Book")
-            book.setValue("Dune", forKey: "title")
-            try context.save()  // into its parent only: not on disk yet
-            return book.objectID
-        }
+        let id = try await Self.bookInsertedBySync(into: insertedInto, of: stack)
         let app = stack.container.newBackgroundContext()
         app.transactionAuthor = "app"
         try await app.perform { context in
@@ -102,14 +95,7 @@ import Testing
     /// An edit the ancestor itself makes to a child's unsaved insertion carries the ancestor's author.
     @Test func anAncestorsOwnEditToAChildsInsertionCarriesItsAuthor() async throws {
         let stack = try await TestStack()
-        let sync = stack.container.newBackgroundContext()
-        sync.transactionAuthor = "sync"
-        let id = try await sync.perform { context in
-            let book = context.insert(entity: "Book")
-            book.setValue("Dune", forKey: "title")
-            try context.save()
-            return book.objectID
-        }
+        let id = try await Self.bookInsertedBySync(into: .viewContext, of: stack)
         let view = stack.container.viewContext
         view.transactionAuthor = "app"
         await view.perform { context in
@@ -120,6 +106,18 @@ import Testing
         let history = try await stack.container.history(after: nil)
         #expect(history.first { $0.author == "app" }?.changes == [HistoryChange(objectID: id, kind: .updated, changedKeys: ["title"])])
         #expect(history.first { $0.author == "sync" }?.changes == [HistoryChange(objectID: id, kind: .inserted, changedKeys: [])])
+    }
+
+    /// A book a context of author "sync" inserted and saved into `parent` only: not on disk yet.
+    private static func bookInsertedBySync(into parent: PersistentContainer.BackgroundParent, of stack: TestStack) async throws -> ObjectID {
+        let sync = stack.container.newBackgroundContext(parent: parent)
+        sync.transactionAuthor = "sync"
+        return try await sync.perform { context in
+            let book = context.insert(entity: "Book")
+            book.setValue("Dune", forKey: "title")
+            try context.save()
+            return book.objectID
+        }
     }
 
     /// Deletions are recorded, and pruning through a token drops that transaction and the earlier ones;
