@@ -37,12 +37,16 @@ extension HTTPServer {
             guard socket >= 0 else {
                 throw HTTPServerError(code: .notRunning, message: "libmicrohttpd did not hand over the listening socket; the old certificate stays")
             }
+            // Each start gets a copy of the socket: libmicrohttpd closes the one it was given when its
+            // start fails (seen with 0.9.75), and the fallback below needs it open. A daemon that starts
+            // owns its copy; this one is closed on the way out.
+            defer { close(socket) }
             let successor: DaemonHandle
             do throws(HTTPServerError) {
-                successor = try startDaemon(listening: .socket(socket), identity: identity, context: context)
+                successor = try startDaemon(listening: .socket(dup(socket)), identity: identity, context: context)
             } catch {
                 // The old identity served on this socket a moment ago: serve it again rather than nothing.
-                successor = try startDaemon(listening: .socket(socket), identity: running.identity, context: context)
+                successor = try startDaemon(listening: .socket(dup(socket)), identity: running.identity, context: context)
                 logger.error("the new certificate could not be served, the old one is served again: \(error)")
                 // The fallback is the daemon now: shutdown stops it, and `running` only once, as retired.
                 retire(running)
