@@ -10,7 +10,7 @@ private func example(background: ObjectContext) async throws {
     let id = try await background.perform { context in
         let note = context.insert(entity: "Note")
         note.setValue("Hi", forKey: "text")
-        try context.saveToStore()  // background → view → root → disk
+        try context.saveToStore()  // this context → its ancestors → disk, in one pass
         return note.objectID
     }
 }

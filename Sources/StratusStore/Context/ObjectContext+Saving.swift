@@ -106,7 +106,7 @@ extension ObjectContext {
     /// let id = try await background.perform { context in
     ///     let note = context.insert(entity: "Note")
     ///     note.setValue("Hi", forKey: "text")
-    ///     try context.saveToStore()  // background → view → root → disk
+    ///     try context.saveToStore()  // this context → its ancestors → disk, in one pass
     ///     return note.objectID
     /// }
     /// ```

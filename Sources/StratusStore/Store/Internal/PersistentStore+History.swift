@@ -37,22 +37,23 @@ extension PersistentStore {
         for deletion in changes.deleted {
             byAuthor[deletion.author, default: []].append(PendingChange(objectID: deletion.objectID, type: .deleted, keys: []))
         }
-        for update in changes.updated where !update.isEmpty {
+        // An update is one change per author of its keys; so are the keys another author changed on an insertion.
+        func recordUpdates(of id: ObjectID, byKey authors: [String: String?]) {
             var keysByAuthor: [String?: [String]] = [:]
-            for (key, author) in update.authors {
+            for (key, author) in authors {
                 keysByAuthor[author, default: []].append(key)
             }
             for (author, keys) in keysByAuthor {
-                byAuthor[author, default: []].append(
-                    PendingChange(objectID: update.objectID, type: .updated, keys: keys.sorted()))
+                byAuthor[author, default: []].append(PendingChange(objectID: id, type: .updated, keys: keys.sorted()))
             }
+        }
+        for update in changes.updated where !update.isEmpty {
+            recordUpdates(of: update.objectID, byKey: update.authors)
         }
         for insertion in changes.inserted {
             byAuthor[insertion.author, default: []].append(
                 PendingChange(objectID: insertion.objectID, type: .inserted, keys: []))
-            for (author, keys) in Dictionary(grouping: insertion.laterAuthors.keys, by: { insertion.laterAuthors[$0] ?? nil }) {
-                byAuthor[author, default: []].append(PendingChange(objectID: insertion.objectID, type: .updated, keys: keys.sorted()))
-            }
+            recordUpdates(of: insertion.objectID, byKey: insertion.laterAuthors)
         }
         var token: HistoryToken?
         let timestamp = date.timeIntervalSince1970
