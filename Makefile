@@ -36,7 +36,8 @@ build: deps
 # The console's browser suite drives Debian's chromium through chromium-driver (Scripts/test-console-browser.sh,
 # installed like nginx; screenshots of each page in .build/console-browser).
 # Then Schemathesis from the server's OpenAPI description (Scripts/test-schemathesis.sh), each fuzz
-# target for 10 s, two at a time (a smoke run: the long runs are make fuzz), and the TSan run.
+# target for 10 s, two at a time (a smoke run of a debug build: it replays each corpus and fuzzes briefly;
+# the long runs are make fuzz, in release), and the TSan run.
 test: build
 	Scripts/check-client-graph.sh
 	Scripts/check-layers.sh --self-test
@@ -48,7 +49,7 @@ test: build
 	STRATUS_SIMULATION=1 swift test --skip-build --filter SyncSimulationTests
 	Scripts/test-console-browser.sh
 	Scripts/test-schemathesis.sh
-	FUZZ_SECONDS=10 FUZZ_JOBS=2 Fuzz/Scripts/fuzz.sh
+	FUZZ_SECONDS=10 FUZZ_JOBS=2 FUZZ_CONFIGURATION=debug Fuzz/Scripts/fuzz.sh
 	Scripts/test-sanitized.sh thread
 
 # libFuzzer targets (Fuzz/), FUZZ_SECONDS each, FUZZ_JOBS at once; FUZZ_MERGE=1 keeps what they find in Fuzz/Corpus.

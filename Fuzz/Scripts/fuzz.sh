@@ -5,7 +5,9 @@
 #   FUZZ_MERGE=1 Fuzz/Scripts/fuzz.sh    also merge what the run found into Fuzz/Corpus (minimized)
 #
 # FUZZ_SECONDS (default 60) bounds each target's run; FUZZ_JOBS (default 1) runs that many
-# targets at once. Each target reads its committed corpus (Fuzz/Corpus/<Target>) and writes what it
+# targets at once. FUZZ_CONFIGURATION (default release) is the build: make test's smoke run uses
+# debug, which builds in about half the time (a smoke run checks that each target builds, starts
+# and gets through its corpus; executions per second matter only to the long runs). Each target reads its committed corpus (Fuzz/Corpus/<Target>) and writes what it
 # finds into .build/fuzz/work/<Target>, so a run never changes the repository unless FUZZ_MERGE=1.
 # A crash, a broken invariant (FuzzCheck), an input slower than FUZZ_TIMEOUT seconds (a hang) or a
 # process over 2 GB fails the run; the input is saved under .build/fuzz/artifacts/<Target>/ and the
@@ -18,6 +20,7 @@ export PATH="$PATH:/opt/swift/usr/bin"
 
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${FUZZ_JOBS:-1}"
+configuration="${FUZZ_CONFIGURATION:-release}"
 timeout_seconds="${FUZZ_TIMEOUT:-20}"
 all=(FuzzJSON FuzzRecordOperations FuzzQueryFilter FuzzServerToServer FuzzTokens FuzzRouter FuzzDocumentPath)
 targets=("$@")
@@ -25,9 +28,9 @@ targets=("$@")
 
 # -sanitize=fuzzer,address as one flag: the driver keeps only the last -sanitize= it is given.
 # -enable-testing: the targets reach internal types through @testable imports.
-swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 \
-  | grep -v "Cannot export local symbol '__asan_extra_spill_area'"
-bin=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --show-bin-path)
+swift build --package-path Fuzz -c "$configuration" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 \
+  | grep -v "Cannot export local symbol '__asan_"
+bin=$(swift build --package-path Fuzz -c "$configuration" -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --show-bin-path)
 
 out="$PWD/.build/fuzz"
 # Swift's crash backtracer reads the crashed stack in a way AddressSanitizer reports as a bug of its
