@@ -128,6 +128,7 @@ extension SyncController {
 
     /// `entity.cloud.update(from:fetchReferences:)`.
     func update(_ entity: EntityRef, from record: StratusClient.Record, fetchReferences: Bool) async throws {
+        try ensureOpen("entity.cloud.update(from:fetchReferences:)")
         let description = try description(of: entity.type)
         try await EntityUpdate.applyFields(of: record, to: entity, description: description, on: self)
         var update = EntityUpdate(known: [record.recordID.recordName: entity])

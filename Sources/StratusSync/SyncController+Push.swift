@@ -63,6 +63,7 @@ extension SyncController {
     )
         async throws
     {
+        try ensureOpen("startPush()")
         guard tasks.push.isEmpty else { return }
         do {
             try await savePushSubscriptions()
@@ -72,6 +73,9 @@ extension SyncController {
             if !(error is SyncError) { scheduleReconnect() }
             throw error
         }
+        // close() may have run while the subscriptions were saved: start nothing it would not stop.
+        try ensureOpen("startPush()")
+        guard tasks.push.isEmpty else { return }
         machine.pushStarted()
         let listening = PushListeningSignal()
         let stream = configuration.container.notificationEvents(configuration: notifications)

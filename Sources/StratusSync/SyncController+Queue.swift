@@ -45,6 +45,7 @@ extension SyncController {
     /// - Throws: ``SyncError`` for an entity of an unknown type; an SQLite error when the outbox cannot be written.
     @discardableResult
     public func upload(_ changes: [SyncUpload], onlyChanges: Bool = false) async throws -> Int {
+        try ensureOpen("upload(_:)")
         var collector = OutboxCollector()
         var queued = 0
         for change in changes {
@@ -81,6 +82,7 @@ extension SyncController {
     /// - Throws: ``SyncError`` for a refusal; `CancellationError` when the caller's task is cancelled
     ///   while it waits (the change stays queued and is uploaded).
     func save(_ entity: EntityRef, keys: Set<String>?, onlyChanges: Bool = false) async throws -> StratusClient.Record? {
+        try ensureOpen("entity.cloud.save()")
         try await refuseIfIgnored(entity)
         var collector = OutboxCollector()
         try await collector.save(entity, OutboxCollector.Options(keys: keys, onlyChanges: onlyChanges), on: self)
@@ -97,6 +99,7 @@ extension SyncController {
 
     /// Queues the deletion of `entity`'s record and uploads unless paused.
     func delete(_ entity: EntityRef) async throws {
+        try ensureOpen("entity.cloud.delete()")
         try await refuseIfIgnored(entity)
         guard let entry = try await deletionEntry(entity) else { return }
         let seq = try enqueue([entry]).last ?? 0
@@ -198,6 +201,7 @@ extension SyncController {
     /// - Throws: ``SyncError`` for an unknown type; ``StratusError`` when the server cannot be reached.
     @discardableResult
     public func syncEntities(specific types: [any SyncableEntity.Type]? = nil, forced: Bool = false) async throws -> SyncChanges {
+        try ensureOpen("syncEntities()")
         guard !machine.status.isPaused else { return SyncChanges() }
         var chosen: [EntityDescription] = []
         for type in types ?? configuration.entityTypes {

@@ -23,6 +23,7 @@ extension SyncController {
 
     /// ``sync()`` with a fetch of the given scope.
     func sync(scope: FetchScope) async throws -> SyncChanges {
+        try ensureOpen("sync()")
         guard machine.beginWork() == .run else { return SyncChanges() }
         publish()
         do {

@@ -142,12 +142,16 @@ public actor SyncController {
 
     /// The status now and after every change, as an `AsyncSequence`.
     ///
-    /// - Returns: A stream that ends when the caller stops iterating.
+    /// - Returns: A stream that ends when the caller stops iterating or the controller closes.
     public func statusUpdates() -> AsyncStream<SyncStatus> {
         let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: .bufferingNewest(32))
+        continuation.yield(machine.status)
+        guard !isClosing else {
+            continuation.finish()
+            return stream
+        }
         let id = UUID()
         statusContinuations[id] = continuation
-        continuation.yield(machine.status)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeStatusContinuation(id) }
         }
@@ -183,6 +187,7 @@ public actor SyncController {
     ///
     /// - Throws: What ``sync()`` throws.
     public func resume() async throws {
+        try ensureOpen("resume()")
         _ = machine.resume()
         logger.debug("sync resumed")
         publish()
@@ -190,7 +195,8 @@ public actor SyncController {
     }
 
     /// Stops push and the reconnection retry, waits for the work they started, and closes the
-    /// bookkeeping file; the controller must not be used afterwards.
+    /// bookkeeping file. Afterwards every call that would sync, queue or start push throws
+    /// ``SyncError/Code/closed``, and ``statusUpdates()`` ends at once; closing again does nothing.
     ///
     /// - Throws: An SQLite error.
     ///
@@ -215,6 +221,15 @@ public actor SyncController {
         for continuation in statusContinuations.values { continuation.finish() }
         statusContinuations = [:]
         try bookkeeping.close()
+    }
+
+    /// Throws ``SyncError/Code/closed`` once ``close()`` has begun: the bookkeeping is closed, and
+    /// no work may start that close() would not wait for.
+    ///
+    /// - Parameter call: The public call refused, named in the error.
+    func ensureOpen(_ call: String) throws(SyncError) {
+        guard isClosing else { return }
+        throw SyncError(.closed, "\(call) on a SyncController that was closed; make a new one to sync again")
     }
 
     /// The description of an entity's type, or an error naming it.

@@ -33,6 +33,8 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let ignoredEntity = Code(rawValue: "ignoredEntity")
         /// An entity's queue is gone (its context was released), so it could not be read or written.
         public static let confinementGone = Code(rawValue: "confinementGone")
+        /// The ``SyncController`` was closed (``SyncController/close()``); make a new one to sync again.
+        public static let closed = Code(rawValue: "closed")
     }
 
     /// The kind of failure.
