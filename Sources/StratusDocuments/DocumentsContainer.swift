@@ -91,6 +91,8 @@ public actor DocumentsContainer {
     /// Rename hints from inotify (old path → new path), consumed by the next scan.
     var moveHints: [String: String] = [:]
     var lastOperation: Task<Void, Never>?
+    /// Set by ``close()``: no operation starts any more.
+    var isClosed = false
     /// The watcher and the syncs it runs (``startWatching()``).
     var watch = FolderWatch()
     /// Whether this fetch skipped a change (the local file changed meanwhile), so the token must not move.
@@ -196,9 +198,16 @@ public actor DocumentsContainer {
         try state.documents().map(Self.info)
     }
 
-    /// Stops watching, closes the state database and releases the folder (another container may open it).
-    public func close() {
+    /// Stops watching, waits for the operation in flight (a sync, a download, a resolution) to end,
+    /// then closes the state database and releases the folder (another container may open it).
+    ///
+    /// Afterwards ``sync()`` and the other operations throw ``DocumentsError/Code/closed``; closing
+    /// again does nothing. The folder is never released while this container still writes in it.
+    public func close() async {
+        guard !isClosed else { return }
+        isClosed = true
         stopWatching()
+        await lastOperation?.value
         state.close()
         lock?.release()
     }
@@ -273,6 +282,8 @@ public actor DocumentsContainer {
     private func syncLogged() async {
         do {
             try await sync()
+        } catch let error as DocumentsError where error.code == .closed {
+            // A watcher's sync that lost the race with close(): nothing to report.
         } catch {
             configuration.logger.warning("documents sync failed: \(error)")
         }
@@ -330,7 +341,10 @@ public actor DocumentsContainer {
     // MARK: Helpers
 
     /// Runs operations that touch the directory and the state one at a time (actor methods interleave at `await`).
+    ///
+    /// - Throws: ``DocumentsError/Code/closed`` once ``close()`` has begun; what `body` throws.
     func serialized<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard !isClosed else { throw DocumentsError(.closed, "this documents container was closed: open a new one") }
         let previous = lastOperation
         let task = Task<T, any Error> {
             await previous?.value

@@ -42,6 +42,8 @@ public struct DocumentsError: Error, Sendable, CustomStringConvertible {
         /// A file this device has not synced (new, or changed since) is where the engine would write:
         /// it is left alone, and the change waits for the next sync (which uploads that file first).
         public static let occupied = Code(rawValue: "occupied")
+        /// The container was closed (``DocumentsContainer/close()``): open a new one.
+        public static let closed = Code(rawValue: "closed")
 
         /// The code's name.
         public var description: String { rawValue }

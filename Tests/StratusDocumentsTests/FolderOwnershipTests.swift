@@ -1,4 +1,5 @@
 import Foundation
+import StratusClient
 import StratusClientCommands
 import StratusDocuments
 import StratusTesting
@@ -45,6 +46,37 @@ import Testing
             await a.documents.close()
             let again = try fixture.device("A")
             #expect(try await again.sync().isEmpty)
+        }
+    }
+
+    /// `close()` during a sync waits for it: the sync ends normally with every file uploaded, the
+    /// folder is released only then, later calls throw `closed`, and a new container finds nothing
+    /// left to do. (Before, close released the folder and the state database under the running sync.)
+    @Test func closingDuringASyncWaitsForItBeforeFreeingTheFolder() async throws {
+        try await DocumentsFixture.run { fixture in
+            let a = try fixture.device("A")
+            for index in 0..<12 { try a.write("f\(index).txt", "content \(index)") }
+            let closing = Mutex<Task<Void, Never>?>(nil)
+            let documents = a.documents
+            a.transport.onRequest { request in
+                guard request.url.path.contains("/assets/upload") else { return }
+                closing.withLock { task in
+                    if task == nil { task = Task { await documents.close() } }
+                }
+            }
+            let report = try await a.sync()
+            a.transport.onRequest(nil)
+            let close = try #require(closing.withLock { $0 }, "the sync uploaded nothing")
+            await close.value
+            #expect(report.bytesUploaded > 0)
+            await #expect {
+                try await a.sync()
+            } throws: { error in
+                (error as? DocumentsError)?.code == .closed
+            }
+            let again = try fixture.device("A")
+            #expect(try await again.sync().isEmpty)
+            #expect(try await fixture.serverRecordNames().count == 12)
         }
     }
 
