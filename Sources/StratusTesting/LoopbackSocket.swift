@@ -22,7 +22,14 @@ public final class LoopbackSocket: Sendable {
     }
 
     private let descriptor: Int32
-    private let closed = Mutex(false)
+    /// Whether ``close()`` was called, the blocking calls under way, and whether the descriptor
+    /// itself was closed: only once no call uses it, so its number is never reused under a call.
+    private struct Usage {
+        var closing = false
+        var calls = 0
+        var released = false
+    }
+    private let usage = Mutex(Usage())
 
     /// Connects to `127.0.0.1:port` from the loopback address `source`.
     ///
@@ -52,7 +59,9 @@ public final class LoopbackSocket: Sendable {
     }
 
     deinit {
-        if !closed.withLock({ $0 }) { Foundation.close(descriptor) }
+        usage.withLock { usage in
+            if !usage.released { Foundation.close(descriptor) }
+        }
     }
 
     private static func withAddress(_ host: String, port: UInt16, _ call: (UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
@@ -71,7 +80,7 @@ public final class LoopbackSocket: Sendable {
     /// - Returns: How many bytes were sent.
     @discardableResult
     public func send(_ data: Data) async throws -> Int {
-        try await Self.onThread { [descriptor] in
+        try await onThread { [descriptor] in
             try data.withUnsafeBytes { buffer -> Int in
                 var offset = 0
                 while offset < buffer.count {
@@ -90,7 +99,7 @@ public final class LoopbackSocket: Sendable {
 
     /// Reads until the server closes the connection (or the receive timeout passes).
     public func receiveUntilClosed() async throws -> RawHTTPConnection.Reply {
-        try await Self.onThread { [descriptor] in
+        try await onThread { [descriptor] in
             var received = Data()
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
             while true {
@@ -111,18 +120,40 @@ public final class LoopbackSocket: Sendable {
         (try? await receiveUntilClosed()) != nil
     }
 
-    /// Closes the socket.
+    /// Closes the socket. A send or receive under way on another thread ends at once (the
+    /// connection is shut down: a receive returns what it had); the descriptor is closed when the
+    /// last of them has returned, so its number cannot go to another socket while one still uses it.
     public func close() {
-        let wasClosed = closed.withLock { state -> Bool in
-            defer { state = true }
-            return state
+        usage.withLock { usage in
+            guard !usage.closing else { return }
+            usage.closing = true
+            if usage.calls == 0 {
+                usage.released = true
+                Foundation.close(descriptor)
+            } else {
+                shutdown(descriptor, Int32(SHUT_RDWR))
+            }
         }
-        if !wasClosed { Foundation.close(descriptor) }
     }
 
-    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try work() }) }
+    /// Runs a blocking call on a thread of its own, counted as using the descriptor.
+    private func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try usage.withLock { usage in
+            guard !usage.closing else { throw Failure(description: "the socket was closed") }
+            usage.calls += 1
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { [self] in
+                let result = Result { try work() }
+                usage.withLock { usage in
+                    usage.calls -= 1
+                    if usage.closing, usage.calls == 0, !usage.released {
+                        usage.released = true
+                        Foundation.close(descriptor)
+                    }
+                }
+                continuation.resume(with: result)
+            }
             thread.stackSize = 256 << 10
             thread.start()
         }

@@ -1,0 +1,32 @@
+import Foundation
+import StratusTesting
+import Testing
+
+/// The test support's raw socket: closing it ends a receive blocked on another thread.
+@Suite struct LoopbackSocketTests {
+    /// A listener that never accepts: a connection to it is made (the backlog takes it), and a
+    /// receive on it waits for the full receive timeout unless the socket is closed.
+    @Test func closingEndsABlockedReceiveAtOnce() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        try #require(bound && listen(listener, 4) == 0)
+        let socket = try LoopbackSocket(port: UInt16(bigEndian: address.sin_port), timeout: 60)
+        let started = ContinuousClock.now
+        let receive = Task { try await socket.receiveUntilClosed() }
+        try await Task.sleep(for: .milliseconds(200))  // the receive is blocked by now (or starts after close and fails)
+        socket.close()
+        let reply = try? await receive.value
+        #expect(ContinuousClock.now - started < .seconds(20), "the receive waited for its timeout")
+        #expect(reply.map { $0.raw.isEmpty } ?? true)
+        // A call after close fails at once instead of using a descriptor number another socket may own.
+        await #expect(throws: LoopbackSocket.Failure.self) { try await socket.send(Data("x".utf8)) }
+    }
+}
