@@ -122,7 +122,8 @@ extension TestCloudKitServer {
         configuration.authentication.requiresAuthentication = false  // open mode, explicitly, as `start`
         // Parallel tests share one PostgreSQL cluster, where any transaction (another test's migration
         // under load) holds zone changes back: a page waits for them rather than report them twice.
-        configuration.limits.databaseFeedWait = .seconds(30)
+        // Scaled: under a sanitizer another test's transaction stays open many times longer.
+        configuration.limits.databaseFeedWait = TestTimeScale.scaled(.seconds(30))
         configure(&configuration)
         let service = CloudKitService(store: store, accounts: store, configuration: configuration, logger: .disabled)
         let relay = try PostgresPushRelay(store: store) { [service] tokens in service.signalPush(tokens: tokens) }

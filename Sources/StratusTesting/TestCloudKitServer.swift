@@ -124,7 +124,8 @@ public final class TestCloudKitServer: Sendable {
         configuration.authentication.requiresAuthentication = false  // open mode, explicitly; startAuthenticated() turns it on
         // Parallel tests share one PostgreSQL cluster, where any transaction (another test's migration
         // under load) holds zone changes back: a page waits for them rather than report them twice.
-        configuration.limits.databaseFeedWait = .seconds(30)
+        // Scaled: under a sanitizer another test's transaction stays open many times longer.
+        configuration.limits.databaseFeedWait = TestTimeScale.scaled(.seconds(30))
         configure(&configuration)
         let accounts: any AccountStore = store
         let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)
