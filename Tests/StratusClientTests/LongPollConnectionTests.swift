@@ -16,7 +16,7 @@ import Testing
             let transport = URLSessionTransport()
             for _ in 0..<3 {
                 let response = try await transport.send(
-                    TransportRequest(method: "GET", url: server.url("/poll"), timeout: .seconds(20), isLongPoll: true))
+                    TransportRequest(method: "GET", url: server.url("/poll"), timeout: TestTimeScale.scaled(.seconds(20)), isLongPoll: true))
                 #expect(response.status == 200)
             }
             _ = try await transport.send(TransportRequest(method: "GET", url: server.url("/plain")))
@@ -29,11 +29,13 @@ import Testing
         let server = try TestHTTPServer(responder: ParkingResponder(seen: seen))
         try await stoppingAfterUse(server, stop: { await $0.stop() }) { server in
             let transport = URLSessionTransport()
-            _ = try await transport.send(TransportRequest(method: "GET", url: server.url("/poll"), timeout: .seconds(20), isLongPoll: true))
+            _ = try await transport.send(
+                TransportRequest(method: "GET", url: server.url("/poll"), timeout: TestTimeScale.scaled(.seconds(20)), isLongPoll: true))
             await #expect(throws: (any Error).self) {
                 _ = try await transport.send(TransportRequest(method: "GET", url: server.url("/poll"), timeout: .milliseconds(100), isLongPoll: true))
             }
-            _ = try await transport.send(TransportRequest(method: "GET", url: server.url("/poll"), timeout: .seconds(20), isLongPoll: true))
+            _ = try await transport.send(
+                TransportRequest(method: "GET", url: server.url("/poll"), timeout: TestTimeScale.scaled(.seconds(20)), isLongPoll: true))
             #expect(seen.lines.filter { $0 == "HEAD /" }.count == 2, "\(seen.lines)")
         }
     }
