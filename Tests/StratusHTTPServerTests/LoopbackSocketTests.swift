@@ -7,18 +7,9 @@ import Testing
     /// A listener that never accepts: a connection to it is made (the backlog takes it), and a
     /// receive on it waits for the full receive timeout unless the socket is closed.
     @Test func closingEndsABlockedReceiveAtOnce() async throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(listener >= 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        try #require(bound && listen(listener, 4) == 0)
-        let socket = try LoopbackSocket(port: UInt16(bigEndian: address.sin_port), timeout: 60)
+        let listener = try LoopbackPort.bind(listening: 4)
+        defer { close(listener.descriptor) }
+        let socket = try LoopbackSocket(port: listener.port, timeout: 60)
         let started = ContinuousClock.now
         let receive = Task { try await socket.receiveUntilClosed() }
         try await Task.sleep(for: .milliseconds(200))  // the receive is blocked by now (or starts after close and fails)

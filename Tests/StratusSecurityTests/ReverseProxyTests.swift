@@ -23,17 +23,9 @@ import Glibc
 
     /// A port nothing listens on now.
     static func freePort() throws -> UInt16 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw NoFreePort(errno: errno) }
-        return UInt16(bigEndian: address.sin_port)
+        let bound = try LoopbackPort.bind()
+        close(bound.descriptor)
+        return bound.port
     }
 
     /// The shipped site file with its ports, certificates and listen addresses made loopback and plain HTTP.
@@ -148,10 +140,6 @@ import Glibc
             try await body(server) { "/database/1/\(container)/development/private/\($0)\(credentials)" }
         }
     }
-}
-
-struct NoFreePort: Error {
-    var errno: Int32
 }
 
 /// Debian's nginx, when installed (or required).

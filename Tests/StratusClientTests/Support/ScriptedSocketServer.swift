@@ -1,4 +1,5 @@
 import Foundation
+import StratusTesting
 import Synchronization
 
 #if canImport(Glibc)
@@ -86,22 +87,9 @@ final class ScriptedSocketServer: Sendable {
 
     /// Listens on a free port and runs `script` for each connection, then closes it.
     init(_ script: @escaping @Sendable (Connection) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        let bound = try LoopbackPort.bind(listening: 16, reuseAddress: true)
+        listener = bound.descriptor
+        port = bound.port
         // NB: the thread holds the server until `stop()` ends its `accept`.
         let thread = Thread { [self] in
             while true {
