@@ -7,8 +7,9 @@
 # FUZZ_SECONDS (default 60) bounds each target's run; FUZZ_JOBS (default 1) runs that many
 # targets at once. FUZZ_CONFIGURATION (default release) is the build: make test's smoke run uses
 # debug, which builds in about half the time (a smoke run checks that each target builds, starts
-# and gets through its corpus; executions per second matter only to the long runs). Each target reads its committed corpus (Fuzz/Corpus/<Target>) and writes what it
-# finds into .build/fuzz/work/<Target>, so a run never changes the repository unless FUZZ_MERGE=1.
+# and gets through its corpus; executions per second matter only to the long runs). Each target
+# reads its committed corpus (Fuzz/Corpus/<Target>) and writes what it finds into
+# .build/fuzz/work/<Target>, so a run never changes the repository unless FUZZ_MERGE=1.
 # A crash, a broken invariant (FuzzCheck), an input slower than FUZZ_TIMEOUT seconds (a hang) or a
 # process over 2 GB fails the run; the input is saved under .build/fuzz/artifacts/<Target>/ and the
 # script prints how to replay it. The query-filter target runs with a throwaway PostgreSQL cluster

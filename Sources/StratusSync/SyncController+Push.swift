@@ -73,7 +73,8 @@ extension SyncController {
             if !(error is SyncError) { scheduleReconnect() }
             throw error
         }
-        // close() may have run while the subscriptions were saved: start nothing it would not stop.
+        // While the subscriptions were saved, close() may have run (start nothing it would not stop)
+        // or another startPush() may have started push (start it once).
         try ensureOpen("startPush()")
         guard tasks.push.isEmpty else { return }
         machine.pushStarted()

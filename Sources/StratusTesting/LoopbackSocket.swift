@@ -22,12 +22,12 @@ public final class LoopbackSocket: Sendable {
     }
 
     private let descriptor: Int32
-    /// Whether ``close()`` was called, the blocking calls under way, and whether the descriptor
-    /// itself was closed: only once no call uses it, so its number is never reused under a call.
+    /// Whether ``close()`` was called, and the blocking calls under way. The descriptor itself is
+    /// closed once both hold — closing, no call left — so its number is never reused under a call
+    /// (no call starts after close).
     private struct Usage {
         var closing = false
         var calls = 0
-        var released = false
     }
     private let usage = Mutex(Usage())
 
@@ -59,9 +59,8 @@ public final class LoopbackSocket: Sendable {
     }
 
     deinit {
-        usage.withLock { usage in
-            if !usage.released { Foundation.close(descriptor) }
-        }
+        // No call is under way (each holds the socket); the descriptor is open unless close() closed it.
+        if !usage.withLock({ $0.closing }) { Foundation.close(descriptor) }
     }
 
     private static func withAddress(_ host: String, port: UInt16, _ call: (UnsafePointer<sockaddr>, socklen_t) -> Int32) throws {
@@ -128,7 +127,6 @@ public final class LoopbackSocket: Sendable {
             guard !usage.closing else { return }
             usage.closing = true
             if usage.calls == 0 {
-                usage.released = true
                 Foundation.close(descriptor)
             } else {
                 shutdown(descriptor, Int32(SHUT_RDWR))
@@ -147,8 +145,7 @@ public final class LoopbackSocket: Sendable {
                 let result = Result { try work() }
                 usage.withLock { usage in
                     usage.calls -= 1
-                    if usage.closing, usage.calls == 0, !usage.released {
-                        usage.released = true
+                    if usage.closing, usage.calls == 0 {
                         Foundation.close(descriptor)
                     }
                 }
