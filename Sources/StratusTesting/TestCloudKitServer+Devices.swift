@@ -45,9 +45,15 @@ extension TestCloudKitServer {
     /// let server = try await TestCloudKitServer.start { $0.push.apns.endpoint = fake.endpoint }
     /// try await server.deliverAPNs(to: fake)
     /// ```
-    public func deliverAPNs(to fake: FakeAPNsServer, container: String = container) async throws {
+    ///
+    /// - Parameters:
+    ///   - fake: The fake APNs server.
+    ///   - container: The container given the fake's credentials.
+    ///   - failures: Where every request that got no answer is noted, for a test's evidence.
+    public func deliverAPNs(to fake: FakeAPNsServer, container: String = container, failures: APNsTransportFailures? = nil) async throws {
         try await fake.storeCredentials(in: store, container: container)
-        service.startAPNsDelivery(transport: try CurlAPNsTransport(configuration: .init(trustedCAFile: fake.caFile)))
+        let transport = try CurlAPNsTransport(configuration: .init(trustedCAFile: fake.caFile))
+        service.startAPNsDelivery(transport: failures.map { FailureNotingAPNsTransport(base: transport, failures: $0) } ?? transport)
     }
 }
 

@@ -70,7 +70,7 @@ struct APNsMisbehavingServerTests {
         do {
             try await fake.storeCredentials(in: server.store, container: TestCloudKitServer.container)
             server.service.startAPNsDelivery(transport: try CurlAPNsTransportFactory.withoutTestCA())
-            let world = APNsWorld(server: server, fake: fake)
+            let world = APNsWorld(server: server, fake: fake, failures: APNsTransportFailures())
             try await world.register(APNsWorld.deviceToken(53))
             try await server.subscribe(APNsDeliveryTests.zoneSubscription("zone"))
             try await server.create("n1", fields: [:])

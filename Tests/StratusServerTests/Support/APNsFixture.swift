@@ -8,6 +8,8 @@ import Testing
 struct APNsWorld {
     let server: TestCloudKitServer
     let fake: FakeAPNsServer
+    /// The requests that got no answer: each one a retry no script asked for.
+    let failures: APNsTransportFailures
 
     /// A device token: 32 bytes in hex, different for each `number`.
     static func deviceToken(_ number: Int) -> String {
@@ -42,9 +44,10 @@ struct APNsWorld {
             authenticated
             ? try await TestCloudKitServer.startAuthenticated(backend: backend, configure: setup)
             : try await TestCloudKitServer.start(backend: backend, configure: setup)
+        let failures = APNsTransportFailures()
         do {
-            try await server.deliverAPNs(to: fake)
-            try await body(APNsWorld(server: server, fake: fake))
+            try await server.deliverAPNs(to: fake, failures: failures)
+            try await body(APNsWorld(server: server, fake: fake, failures: failures))
         } catch {
             await server.stop()
             throw error
@@ -69,6 +72,13 @@ struct APNsWorld {
             if condition(statistics) || ContinuousClock.now >= deadline { return statistics }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// What a failed expectation needs to be explained: the delivery's counters, the statuses the
+    /// fake answered, and the requests that got no answer.
+    func evidence() async -> String {
+        let statuses = (try? await fake.pushes().map(\.status)).map { "\($0)" } ?? "unknown"
+        return "statistics \(server.service.apnsStatistics); the fake answered \(statuses); no answer: \(failures.all)"
     }
 
     /// The first push the fake received for `token`, waiting for it up to `timeout`.
