@@ -1,11 +1,11 @@
 import Foundation
 import StratusHTTP
-import StratusLogging
+public import StratusLogging
 public import StratusServer
 import StratusServerCrypto
 import StratusServerPostgres
 
-/// The ways a test starts servers beyond ``start(backend:containers:configure:)``: requiring credentials,
+/// The ways a test starts servers beyond ``start(backend:containers:logger:configure:)``: requiring credentials,
 /// scoped to a body (stopped afterwards, also when it throws), and further nodes on one PostgreSQL schema.
 extension TestCloudKitServer {
     /// Starts a server that requires authentication, with cheap password hashing for speed.
@@ -13,12 +13,13 @@ extension TestCloudKitServer {
     /// - Parameters:
     ///   - backend: The storage engine.
     ///   - containers: Containers to create before serving.
+    ///   - logger: Where the service logs (nowhere by default).
     ///   - configure: Adjusts the configuration further.
     public static func startAuthenticated(
-        backend: RecordStoreBackend = .sqlite, containers: [String] = [container],
+        backend: RecordStoreBackend = .sqlite, containers: [String] = [container], logger: Logger = .disabled,
         configure: (inout ServiceConfiguration) -> Void = { _ in }
     ) async throws -> TestCloudKitServer {
-        try await start(backend: backend, containers: containers) { configuration in
+        try await start(backend: backend, containers: containers, logger: logger) { configuration in
             configuration.authentication.requiresAuthentication = true
             configuration.authentication.passwordHashing = .minimum
             configure(&configuration)

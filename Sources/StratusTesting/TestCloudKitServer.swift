@@ -1,6 +1,6 @@
 public import Foundation
 import StratusHTTP
-import StratusLogging
+public import StratusLogging
 public import StratusServer
 import StratusServerPostgres
 import StratusServerSQLite
@@ -106,9 +106,10 @@ public final class TestCloudKitServer: Sendable {
     /// - Parameters:
     ///   - backend: The storage engine.
     ///   - containers: Containers to create before serving.
+    ///   - logger: Where the service logs (nowhere by default; a test that explains its failures with the log gives one).
     ///   - configure: Adjusts the service configuration (limits, clocks).
     public static func start(
-        backend: RecordStoreBackend = .sqlite, containers: [String] = [container],
+        backend: RecordStoreBackend = .sqlite, containers: [String] = [container], logger: Logger = .disabled,
         configure: (inout ServiceConfiguration) -> Void = { _ in }
     ) async throws -> TestCloudKitServer {
         let directory = try TemporaryDirectory(prefix: "stratus-server")
@@ -128,7 +129,7 @@ public final class TestCloudKitServer: Sendable {
         configuration.limits.databaseFeedWait = TestTimeScale.scaled(.seconds(30))
         configure(&configuration)
         let accounts: any AccountStore = store
-        let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: .disabled)
+        let service = CloudKitService(store: store, accounts: accounts, configuration: configuration, logger: logger)
         var router = Router()
         service.register(on: &router)
         let http = try TestHTTPServer(responder: router)

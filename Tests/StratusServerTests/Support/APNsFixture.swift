@@ -1,4 +1,5 @@
 import Foundation
+import StratusLogging
 import StratusServer
 import StratusTesting
 import StratusWire
@@ -10,6 +11,8 @@ struct APNsWorld {
     let fake: FakeAPNsServer
     /// The requests that got no answer: each one a retry no script asked for.
     let failures: APNsTransportFailures
+    /// The service's warnings and errors (a batch whose results could not be recorded, a push given up).
+    var log = InMemoryLogHandler()
 
     /// A device token: 32 bytes in hex, different for each `number`.
     static func deviceToken(_ number: Int) -> String {
@@ -40,14 +43,16 @@ struct APNsWorld {
             Self.configure(&configuration, fake: fake)
             configure(&configuration)
         }
+        let log = InMemoryLogHandler()
+        let logger = Logger(label: "apns-test", level: .warning, handler: log)
         let server =
             authenticated
-            ? try await TestCloudKitServer.startAuthenticated(backend: backend, configure: setup)
-            : try await TestCloudKitServer.start(backend: backend, configure: setup)
+            ? try await TestCloudKitServer.startAuthenticated(backend: backend, logger: logger, configure: setup)
+            : try await TestCloudKitServer.start(backend: backend, logger: logger, configure: setup)
         let failures = APNsTransportFailures()
         do {
             try await server.deliverAPNs(to: fake, failures: failures)
-            try await body(APNsWorld(server: server, fake: fake, failures: failures))
+            try await body(APNsWorld(server: server, fake: fake, failures: failures, log: log))
         } catch {
             await server.stop()
             throw error
@@ -75,10 +80,10 @@ struct APNsWorld {
     }
 
     /// What a failed expectation needs to be explained: the delivery's counters, the statuses the
-    /// fake answered, and the requests that got no answer.
+    /// fake answered, the requests that got no answer, and the service's warnings.
     func evidence() async -> String {
         let statuses = (try? await fake.pushes().map(\.status)).map { "\($0)" } ?? "unknown"
-        return "statistics \(server.service.apnsStatistics); the fake answered \(statuses); no answer: \(failures.all)"
+        return "statistics \(server.service.apnsStatistics); the fake answered \(statuses); no answer: \(failures.all); logged: \(log.entries.map(\.message))"
     }
 
     /// The first push the fake received for `token`, waiting for it up to `timeout`.
