@@ -16,8 +16,6 @@ extension HTTPServer {
             context.bodyLimit = limit
             guard let declared = context.declaredLength else { return nil }
             if declared > limit {
-                // NB: a response queued before the body is read makes libmicrohttpd skip the body
-                // and close the connection after replying.
                 return refuse(context, with: .bodyTooLarge(limit: limit))
             }
             return reserve(declared, for: context) ? nil : refuse(context, with: .tooManyBodies)
@@ -25,21 +23,45 @@ extension HTTPServer {
             context.sink = sink
             return nil
         case .refuse(let response):
-            return queue(response, on: context.connection)
+            return answerBeforeBody(response, context)
         case .later(let decide):
             park(context, context.head) { .admission(await decide()) }
             return .YES
         }
     }
 
-    private func refuse(_ context: InFlightRequest, with error: HTTPError) -> MHD_Result {
-        context.refusal = error
-        return queue(responder.reject(context.head, with: error), on: context.connection)
+    private func refuse(_ context: InFlightRequest, with error: HTTPError) -> MHD_Result? {
+        answerBeforeBody(responder.reject(context.head, with: error), context)
     }
 
-    /// Takes one piece of the body: into the sink, or into memory within the limits.
-    func receive(_ bytes: UnsafeRawBufferPointer, into context: InFlightRequest) {
-        guard context.refusal == nil else { return }
+    /// Answers a request from its head, before its body.
+    ///
+    /// At once when the client waits for a go-ahead (`Expect: 100-continue`: it then sends no
+    /// body) or the declared body is larger than ``HTTPServerConfiguration/maximumDiscardedBodyBytes``
+    /// (or undeclared); libmicrohttpd then skips the body and closes the connection after the
+    /// answer. Otherwise the body is read and thrown away first: closing a connection with unread
+    /// bytes resets it, and a client still sending would see the reset instead of the answer.
+    ///
+    /// - Returns: The callback's result when answered at once; `nil` when the body is to be read.
+    private func answerBeforeBody(_ response: HTTPResponse, _ context: InFlightRequest) -> MHD_Result? {
+        let waitsForGoAhead = context.head.headers["Expect"]?.lowercased() == "100-continue"
+        guard !waitsForGoAhead, let declared = context.declaredLength, declared <= configuration.maximumDiscardedBodyBytes else {
+            return queue(response, on: context.connection)
+        }
+        context.answerAfterBody = response
+        return nil
+    }
+
+    /// Takes one piece of the body: into the sink, or into memory within the limits; a refused
+    /// body is thrown away.
+    ///
+    /// - Returns: `false` when a refused body passed ``HTTPServerConfiguration/maximumDiscardedBodyBytes``:
+    ///   the connection is to be closed rather than read on.
+    func receive(_ bytes: UnsafeRawBufferPointer, into context: InFlightRequest) -> Bool {
+        guard context.refusal == nil, context.answerAfterBody == nil else {
+            context.discarded += bytes.count
+            return context.discarded <= configuration.maximumDiscardedBodyBytes
+        }
         if let sink = context.sink {
             do {
                 try sink.write(bytes)
@@ -47,7 +69,7 @@ extension HTTPServer {
                 context.refusal = error
                 sink.close()
             }
-            return
+            return true
         }
         let size = context.body.count + bytes.count
         if size > context.bodyLimit {
@@ -56,10 +78,11 @@ extension HTTPServer {
             context.refusal = .tooManyBodies
         } else {
             context.body.append(contentsOf: bytes)
-            return
+            return true
         }
         context.body = Data()
         release(context)
+        return true
     }
 
     /// Counts `count` more bytes of `context`'s body in the total of bodies held in memory;

@@ -45,11 +45,9 @@ extension HTTPServer {
             break
         }
         if uploadDataSize.pointee > 0 {
-            if let uploadData {
-                receive(UnsafeRawBufferPointer(start: uploadData, count: uploadDataSize.pointee), into: context)
-            }
+            let keepReading = uploadData.map { receive(UnsafeRawBufferPointer(start: $0, count: uploadDataSize.pointee), into: context) } ?? true
             uploadDataSize.pointee = 0
-            return .YES
+            return keepReading ? .YES : .NO
         }
         return complete(context, connection: connection)
     }
@@ -82,6 +80,9 @@ extension HTTPServer {
 
     /// Last call: the whole body is in. Answers now or parks the connection for an async handler.
     private func complete(_ context: InFlightRequest, connection: OpaquePointer) -> MHD_Result {
+        if let answer = context.answerAfterBody {
+            return queue(answer, on: connection)
+        }
         if let refusal = context.refusal {
             return queue(responder.reject(context.head, with: refusal), on: connection)
         }

@@ -41,6 +41,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// that would pass it is refused with 503 `TRY_AGAIN_LATER`. Bodies a route streams (asset
     /// uploads, to disk) do not count. 256 MiB by default; `0` for no limit.
     public var maximumBufferedBodyBytes: Int = 256 << 20
+    /// The most bytes of a refused request's body that are read and thrown away before the
+    /// answer, so that a client still sending it reads the answer (a 413, say) instead of a
+    /// connection reset. A larger declared body is answered at once and the connection closed; a
+    /// body refused while it is read is cut off here. 8 MiB by default.
+    public var maximumDiscardedBodyBytes: Int = 8 << 20
     /// The certificate and key to serve HTTPS with; plain HTTP when `nil` (the default).
     /// ``HTTPServer/reloadTLS(_:)`` replaces it on a running server.
     public var tls: TLSIdentity?

@@ -62,13 +62,13 @@ import FoundationNetworking
         #expect(String(decoding: data, as: UTF8.self) == #"{"bytes":2097152}"#)
     }
 
-    /// A declared body over the limit is refused with 413 before it is read, and the handler never runs.
+    /// A declared body over the limit is refused with 413 (read and thrown away first), and the handler never runs.
     @Test func declaredOversizeBodyIsRefusedWith413() async throws {
         let handled = HitCounter()
         let server = try TestHTTPServer(responder: Self.echoRouter(limit: 1024, handled: handled))
         let reply = try await RawHTTPConnection.exchange(
             port: server.port,
-            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "a", count: 5000)
+            "POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "a", count: 5000)
         )
         await server.stop()
         #expect(reply.status == 413)

@@ -29,7 +29,13 @@ final class InFlightRequest: @unchecked Sendable {
     var declaredLength: Int?
     /// Where the body goes instead of ``body`` when the route streams it.
     var sink: (any HTTPBodySink)?
+    /// Why the body, found wrong while it was read, is discarded and refused at its end.
     var refusal: HTTPError?
+    /// The answer decided from the head, sent once the body was read and discarded (so a client
+    /// still sending it reads the answer, not a reset).
+    var answerAfterBody: HTTPResponse?
+    /// Bytes of a refused body read and thrown away so far.
+    var discarded = 0
     /// Bytes of this request's body counted in the server's total of buffered bodies.
     var buffered = 0
     private var pending: Pending?

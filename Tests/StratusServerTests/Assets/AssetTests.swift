@@ -91,17 +91,19 @@ import FoundationNetworking
         }
     }
 
-    /// A body just over the limit is refused with 413, from its head: the client asks first
-    /// (`Expect: 100-continue`) and gets the 413 before it sends the body. Without that, the server's
-    /// answer and close can reach a client still sending as a connection reset (seen under
-    /// ThreadSanitizer), which a client reports instead of the status.
-    @Test(arguments: backends) func uploadOverTheLimitIs413(_ backend: RecordStoreBackend) async throws {
+    /// A body just over the limit is refused with 413, from its head. A client that asks first
+    /// (`Expect: 100-continue`) gets it before it sends the body; one that does not sends the body,
+    /// which the server reads and throws away before answering. (It used to answer and close at
+    /// once, and a client still sending could see a connection reset instead of the status: seen
+    /// under ThreadSanitizer.)
+    @Test(arguments: backends, [true, false])
+    func uploadOverTheLimitIs413(_ backend: RecordStoreBackend, expectContinue: Bool) async throws {
         try await withServer(backend, configure: { $0.assets.maximumSize = 1 << 20 }) { server in
             _ = try await Self.upload(Self.bytes(1 << 20), to: server)
             let request = AssetsUpload.Request(tokens: [AssetsUpload.Token(recordType: "Photo", fieldName: "image")])
             let text = try await server.send("assets/upload", request, as: AssetsUpload.Response.self).tokens[0].url
             let url = try #require(URL(string: text))
-            let (status, _) = try await Self.post(Self.bytes((1 << 20) + 1), to: url, expectContinue: true)
+            let (status, _) = try await Self.post(Self.bytes((1 << 20) + 1), to: url, expectContinue: expectContinue)
             #expect(status == 413)
         }
     }
