@@ -161,18 +161,21 @@ public final class HTTPServer: Sendable {
                 stratus_mhd_start_daemon(flags, self.configuration.port, accessHandler, context, buffer.baseAddress)
             }
         }
+        _ = transportLog.takeLatest()
         let pointer: OpaquePointer? = if var address { address.withSockaddr { start($0) } } else { start(nil) }
         guard let pointer else {
+            // What libmicrohttpd said names the cause (a socket, thread or TLS failure) where the guesses below cannot.
+            let said = transportLog.takeLatest().map { "; libmicrohttpd said: \($0)" } ?? ""
             if let identity {
                 throw HTTPServerError(
                     code: .invalidTLSIdentity,
                     message:
-                        "could not serve HTTPS on \(configuration.host):\(configuration.port) with \(identity.certificateFile?.path ?? "the certificate") and \(identity.keyFile?.path ?? "its key"): the address is in use, or GnuTLS refused them (a key that does not match the certificate, a malformed PEM, or a priority string it does not know: \(configuration.tlsPriorities))"
+                        "could not serve HTTPS on \(configuration.host):\(configuration.port) with \(identity.certificateFile?.path ?? "the certificate") and \(identity.keyFile?.path ?? "its key"): the address is in use, or GnuTLS refused them (a key that does not match the certificate, a malformed PEM, or a priority string it does not know: \(configuration.tlsPriorities))\(said)"
                 )
             }
             throw HTTPServerError(
                 code: .bindFailed,
-                message: "could not listen on \(configuration.host):\(configuration.port) (address in use, or not permitted)"
+                message: "could not listen on \(configuration.host):\(configuration.port) (address in use, or not permitted)\(said)"
             )
         }
         return DaemonHandle(pointer: pointer, tls: tls, identity: identity)

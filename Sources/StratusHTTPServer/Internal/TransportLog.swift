@@ -17,6 +17,7 @@ final class TransportLog: @unchecked Sendable {
     private let log: Logger
     private let interval: Duration
     private let kinds = Mutex<[String: Kind]>([:])
+    private let latest = Mutex<String?>(nil)
     /// The logger libmicrohttpd calls, with this object as its context.
     let logger: UnsafeMutablePointer<stratus_mhd_logger>
 
@@ -32,9 +33,18 @@ final class TransportLog: @unchecked Sendable {
         logger.deallocate()
     }
 
+    /// The last message libmicrohttpd gave (logged or not), once: why a daemon's start failed.
+    func takeLatest() -> String? {
+        latest.withLock { latest in
+            defer { latest = nil }
+            return latest
+        }
+    }
+
     /// Logs `message` unless a message of its kind was logged less than ``interval`` ago.
     func note(_ message: String) {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        latest.withLock { $0 = text }
         let kind = String(text.prefix(48))
         let now = ContinuousClock.now
         let suppressed = kinds.withLock { table -> Int? in
