@@ -3,8 +3,11 @@
 /// returns one, or throws to refuse the request.
 ///
 /// Refusing on the head is what keeps an attacker's bodies out of memory: a request whose
-/// upload ticket or credentials are bad is answered at once, its body is never read, and the
-/// connection closes after the answer.
+/// upload ticket or credentials are bad never reaches a sink or a handler, and its body is
+/// never held. The transport answers at once when the client asked first (`Expect:
+/// 100-continue`) or the body is large, or else reads and throws the body away first (so a
+/// client still sending reads the answer, not a reset); either way the connection closes after
+/// the answer.
 ///
 /// ```swift
 /// router.route(.post, "/upload/{ticket}", check: { head in
@@ -32,7 +35,8 @@ public enum HTTPAdmission: Sendable {
     case buffer(limit: Int)
     /// Write the body into the sink as it arrives.
     case stream(any HTTPBodySink)
-    /// Send this response without reading the body; the connection closes after it.
+    /// Send this response; the body goes to no handler (it is thrown away, or not read at all
+    /// when large), and the connection closes after the answer.
     case refuse(HTTPResponse)
     /// Park the connection without reading the body until `decide` answers.
     case later(@Sendable () async -> HTTPAdmission)

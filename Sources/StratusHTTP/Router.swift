@@ -73,7 +73,7 @@ public struct Router: HTTPResponder {
     ///
     /// The check runs only for requests that carry a body, on the transport's thread: it must not
     /// block, and returns ``HeadDecision/later(_:)`` for work that needs to suspend. A thrown
-    /// error is the answer, sent without reading the body; the handler must not count on the
+    /// error is the answer, and the body goes to no handler or sink; the handler must not count on the
     /// check having run, since a bodiless request skips it.
     ///
     /// - Parameters:

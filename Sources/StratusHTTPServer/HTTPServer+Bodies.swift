@@ -25,6 +25,7 @@ extension HTTPServer {
         case .refuse(let response):
             return answerBeforeBody(response, context)
         case .later(let decide):
+            context.wasParked = true
             park(context, context.head) { .admission(await decide()) }
             return .YES
         }
@@ -36,19 +37,24 @@ extension HTTPServer {
 
     /// Answers a request from its head, before its body.
     ///
-    /// At once when the client waits for a go-ahead (`Expect: 100-continue`: it then sends no
-    /// body) or the declared body is larger than ``HTTPServerConfiguration/maximumDiscardedBodyBytes``
-    /// (or undeclared); libmicrohttpd then skips the body and closes the connection after the
-    /// answer. Otherwise the body is read and thrown away first: closing a connection with unread
-    /// bytes resets it, and a client still sending would see the reset instead of the answer.
+    /// At once when the client waits for a go-ahead (`Expect: 100-continue`, decided without
+    /// parking: it then sends no body) or the declared body is larger than
+    /// ``HTTPServerConfiguration/maximumDiscardedBodyBytes`` (or undeclared); libmicrohttpd then
+    /// skips the body and closes the connection after the answer. Otherwise the body is read and
+    /// thrown away first: closing a connection with unread bytes resets it, and a client still
+    /// sending would see the reset instead of the answer. That answer closes the connection too
+    /// (`Connection: close`): a refused client does not keep it for more refused bodies.
     ///
     /// - Returns: The callback's result when answered at once; `nil` when the body is to be read.
     private func answerBeforeBody(_ response: HTTPResponse, _ context: InFlightRequest) -> MHD_Result? {
-        let waitsForGoAhead = context.head.headers["Expect"]?.lowercased() == "100-continue"
+        // NB: after a park the client may have stopped waiting for the go-ahead (curl waits 1 s).
+        let waitsForGoAhead = !context.wasParked && context.head.headers["Expect"]?.lowercased() == "100-continue"
         guard !waitsForGoAhead, let declared = context.declaredLength, declared <= configuration.maximumDiscardedBodyBytes else {
             return queue(response, on: context.connection)
         }
-        context.answerAfterBody = response
+        var answer = response
+        answer.headers.replaceOrAdd("Connection", "close")
+        context.answerAfterBody = answer
         return nil
     }
 
@@ -58,9 +64,12 @@ extension HTTPServer {
     /// - Returns: `false` when a refused body passed ``HTTPServerConfiguration/maximumDiscardedBodyBytes``:
     ///   the connection is to be closed rather than read on.
     func receive(_ bytes: UnsafeRawBufferPointer, into context: InFlightRequest) -> Bool {
+        context.received += bytes.count
         guard context.refusal == nil, context.answerAfterBody == nil else {
             context.discarded += bytes.count
-            return context.discarded <= configuration.maximumDiscardedBodyBytes
+            // A declared body whose rest is past the bound is cut off now, not after another 8 MiB.
+            let rest = context.declaredLength.map { $0 - context.received } ?? 0
+            return context.discarded + rest <= configuration.maximumDiscardedBodyBytes
         }
         if let sink = context.sink {
             do {

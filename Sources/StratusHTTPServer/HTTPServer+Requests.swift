@@ -67,7 +67,8 @@ extension HTTPServer {
         head.localAddress = ConnectionValues.localAddress(connection)
         if configuration.tls != nil { head.scheme = "https" }
         let context = InFlightRequest(connection: connection, head: head, bodyLimit: 0)
-        context.declaredLength = headers["Content-Length"].flatMap { Int($0) }
+        // NB: with Transfer-Encoding, libmicrohttpd reads the body as chunks whatever Content-Length says.
+        context.declaredLength = headers["Transfer-Encoding"] == nil ? headers["Content-Length"].flatMap { Int($0) } : nil
         perRequest.pointee = Unmanaged.passRetained(context).toOpaque()
         state.withLock { $0.inFlight += 1 }
         inFlightGauge?.add(1)

@@ -14,13 +14,13 @@ import Testing
         "POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(length)\r\n" + (expectContinue ? "Expect: 100-continue\r\n" : "") + "\r\n"
     }
 
-    /// 4 MiB sent without asking first, to a route that takes 1 KiB: the server reads and throws
+    /// 7 MiB sent without asking first, to a route that takes 1 KiB: the server reads and throws
     /// the body away, then answers 413. Without that, it answered and closed with the body unread,
-    /// and the client, still sending, got a reset and no status.
+    /// and the client, still sending, got a reset and no status (its send of 4 MiB stopped at ~2 MiB).
     @Test func anOversizeBodySentWithoutAskingIsReadAndAnswered413() async throws {
         let handled = HitCounter()
         let server = try TestHTTPServer(responder: HTTPServerLiveTests.echoRouter(limit: Self.limit, handled: handled))
-        let body = Data(repeating: 0x61, count: 4 << 20)
+        let body = Data(repeating: 0x61, count: 7 << 20)  // under the 8 MiB bound, over what loopback buffers hold
         let socket = try LoopbackSocket(port: server.port)
         let sent = try await socket.send(Data(Self.head(declaring: body.count).utf8) + body)
         let reply = try await socket.receiveUntilClosed()
@@ -31,19 +31,70 @@ import Testing
         #expect(handled.count == 0)
     }
 
-    /// The connection stays usable after the discarded body: the next request on it is answered.
-    @Test func theConnectionServesTheNextRequestAfterADiscardedBody() async throws {
+    /// The answer after a discarded body closes the connection: a refused client does not keep
+    /// it to send more refused bodies. A request pipelined behind is not answered.
+    @Test func theAnswerAfterADiscardedBodyClosesTheConnection() async throws {
         let server = try TestHTTPServer(responder: HTTPServerLiveTests.echoRouter(limit: Self.limit))
         let socket = try LoopbackSocket(port: server.port)
         let body = String(repeating: "a", count: 5000)
         let keepAlive = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-        try await socket.send(Data((keepAlive + body + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8))
+        try await socket.send(Data((keepAlive + body + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
         let reply = try await socket.receiveUntilClosed()
         socket.close()
         await server.stop()
         let text = String(decoding: reply.raw, as: UTF8.self)
         #expect(text.hasPrefix("HTTP/1.1 413"))
-        #expect(text.contains("HTTP/1.1 200"), "\(text.prefix(400))")
+        #expect(text.lowercased().contains("connection: close"))
+        #expect(!text.contains("HTTP/1.1 200"), "\(text.prefix(400))")
+    }
+
+    /// A head check that parks and then refuses a small body: the body is read and thrown away,
+    /// and the client reads the 401 (the path of every CloudKit route's credential check).
+    @Test func aParkedRefusalOfASmallBodyIsAnsweredAfterIt() async throws {
+        let handled = HitCounter()
+        let server = try TestHTTPServer(responder: HeadCheckLiveTests.router(handled: handled) { _ in .later { throw HeadCheckLiveTests.refusal } })
+        let (reply, sent) = try await HeadCheckLiveTests.startUpload(port: server.port, declared: 2 << 20, sending: 2 << 20)
+        await server.stop()
+        #expect(reply.status == 401)
+        #expect(sent > 2 << 20)
+        #expect(handled.count == 0)
+    }
+
+    /// After a park, `Expect: 100-continue` does not hold the body back (curl stops waiting after a
+    /// second): a client that sent its body anyway reads the refusal, not a reset.
+    @Test func aParkedRefusalReadsTheBodyOfAClientThatStoppedWaiting() async throws {
+        let server = try TestHTTPServer(
+            responder: HeadCheckLiveTests.router(handled: HitCounter()) { _ in
+                .later {
+                    try await Task.sleep(for: .milliseconds(300))
+                    throw HeadCheckLiveTests.refusal
+                }
+            }
+        ) { $0.maximumDiscardedBodyBytes = 64 << 20 }
+        let socket = try LoopbackSocket(port: server.port)
+        // More than loopback's socket buffers hold: a server that closes early stops the send.
+        let length = 32 << 20
+        let head = "POST /upload/t1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Length: \(length)\r\n\r\n"
+        let sent = try await socket.send(Data(head.utf8) + Data(repeating: 0x61, count: length))
+        let reply = try await socket.receiveUntilClosed()
+        socket.close()
+        await server.stop()
+        let text = String(decoding: reply.raw, as: UTF8.self)
+        #expect(text.contains("HTTP/1.1 401"), "got \(reply.raw.count) bytes: \(text.prefix(200))")
+        #expect(sent == head.utf8.count + length)
+    }
+
+    /// A streamed body its sink refuses far from its declared end is cut off at once, not read
+    /// for another `maximumDiscardedBodyBytes`.
+    @Test func aDeclaredBodyRefusedFarFromItsEndIsCutOffAtOnce() async throws {
+        let sink = HeadCheckLiveTests.CountingSink(limit: 1024)
+        let server = try TestHTTPServer(responder: HeadCheckLiveTests.router(handled: HitCounter()) { _ in .stream(sink) }) {
+            $0.maximumDiscardedBodyBytes = 64 << 10
+        }
+        let (_, sent) = try await HeadCheckLiveTests.startUpload(port: server.port, declared: 64 << 20, sending: 64 << 20)
+        await server.stop()
+        #expect(sent < 64 << 20, "the whole body was read")
+        #expect(sink.closed && !sink.finished)
     }
 
     /// A client that asks first (`Expect: 100-continue`) gets the 413 from the head alone, no

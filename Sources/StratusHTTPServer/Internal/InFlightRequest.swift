@@ -36,6 +36,11 @@ final class InFlightRequest: @unchecked Sendable {
     var answerAfterBody: HTTPResponse?
     /// Bytes of a refused body read and thrown away so far.
     var discarded = 0
+    /// Bytes of the body received so far, kept or not.
+    var received = 0
+    /// Whether the head check parked the connection: a client that asked first
+    /// (`Expect: 100-continue`) may have tired of waiting and be sending its body by now.
+    var wasParked = false
     /// Bytes of this request's body counted in the server's total of buffered bodies.
     var buffered = 0
     private var pending: Pending?
