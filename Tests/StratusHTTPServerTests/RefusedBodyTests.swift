@@ -89,11 +89,12 @@ import Testing
     @Test func aDeclaredBodyRefusedFarFromItsEndIsCutOffAtOnce() async throws {
         let sink = HeadCheckLiveTests.CountingSink(limit: 1024)
         let server = try TestHTTPServer(responder: HeadCheckLiveTests.router(handled: HitCounter()) { _ in .stream(sink) }) {
-            $0.maximumDiscardedBodyBytes = 64 << 10
+            $0.maximumDiscardedBodyBytes = 48 << 20
         }
         let (_, sent) = try await HeadCheckLiveTests.startUpload(port: server.port, declared: 64 << 20, sending: 64 << 20)
         await server.stop()
-        #expect(sent < 64 << 20, "the whole body was read")
+        // Cut off at once, the send stops within what loopback buffers hold; read on to the bound, past 48 MiB.
+        #expect(sent < 32 << 20, "\(sent) bytes were read")
         #expect(sink.closed && !sink.finished)
     }
 
