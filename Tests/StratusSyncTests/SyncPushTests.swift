@@ -39,7 +39,8 @@ extension NotificationConfiguration {
             try await a.cloud(note).save()
             let arrived = await eventually { b.store.find(Note.self, note.syncID)?.title == "Pushed" }
             #expect(arrived)
-            #expect(b.store.deliveries.count > deliveriesBefore)
+            // The entity is in the store before the delivery's didFinishSync is: wait for that too (a full run saw 0).
+            #expect(await eventually { b.store.deliveries.count > deliveriesBefore })
             #expect(b.store.find(Note.self, note.syncID)?.folder?.name == "Inbox")
 
             // A later edit arrives as an update of the same entity, again without a sync() on B.
