@@ -10,8 +10,10 @@ import Testing
 @Suite struct RefusedBodyTests {
     static let limit = 1024
 
-    static func head(declaring length: Int, expectContinue: Bool = false) -> String {
-        "POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(length)\r\n" + (expectContinue ? "Expect: 100-continue\r\n" : "") + "\r\n"
+    /// The head of a `POST` to `path` declaring `length` bytes of body.
+    static func head(declaring length: Int, to path: String = "/echo", expectContinue: Bool = false, close: Bool = true) -> String {
+        "POST \(path) HTTP/1.1\r\nHost: x\r\n" + (close ? "Connection: close\r\n" : "") + (expectContinue ? "Expect: 100-continue\r\n" : "")
+            + "Content-Length: \(length)\r\n\r\n"
     }
 
     /// 7 MiB sent without asking first, to a route that takes 1 KiB: the server reads and throws
@@ -37,7 +39,7 @@ import Testing
         let server = try TestHTTPServer(responder: HTTPServerLiveTests.echoRouter(limit: Self.limit))
         let socket = try LoopbackSocket(port: server.port)
         let body = String(repeating: "a", count: 5000)
-        let keepAlive = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        let keepAlive = Self.head(declaring: body.utf8.count, close: false)
         try await socket.send(Data((keepAlive + body + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
         let reply = try await socket.receiveUntilClosed()
         socket.close()
@@ -74,7 +76,7 @@ import Testing
         let socket = try LoopbackSocket(port: server.port)
         // More than loopback's socket buffers hold: a server that closes early stops the send.
         let length = 32 << 20
-        let head = "POST /upload/t1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Length: \(length)\r\n\r\n"
+        let head = Self.head(declaring: length, to: "/upload/t1", expectContinue: true)
         let sent = try await socket.send(Data(head.utf8) + Data(repeating: 0x61, count: length))
         let reply = try await socket.receiveUntilClosed()
         socket.close()

@@ -16,8 +16,13 @@ final class TransportLog: @unchecked Sendable {
 
     private let log: Logger
     private let interval: Duration
-    private let kinds = Mutex<[String: Kind]>([:])
-    private let latest = Mutex<String?>(nil)
+    /// Each kind's last logged line, and the latest message of any kind.
+    private struct Seen {
+        var kinds: [String: Kind] = [:]
+        var latest: String?
+    }
+
+    private let seen = Mutex(Seen())
     /// The logger libmicrohttpd calls, with this object as its context.
     let logger: UnsafeMutablePointer<stratus_mhd_logger>
 
@@ -35,27 +40,27 @@ final class TransportLog: @unchecked Sendable {
 
     /// The last message libmicrohttpd gave (logged or not), once: why a daemon's start failed.
     func takeLatest() -> String? {
-        latest.withLock { latest in
-            defer { latest = nil }
-            return latest
+        seen.withLock { seen in
+            defer { seen.latest = nil }
+            return seen.latest
         }
     }
 
     /// Logs `message` unless a message of its kind was logged less than ``interval`` ago.
     func note(_ message: String) {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
-        latest.withLock { $0 = text }
         let kind = String(text.prefix(48))
         let now = ContinuousClock.now
-        let suppressed = kinds.withLock { table -> Int? in
-            if var entry = table[kind], now - entry.lastLogged < interval {
+        let suppressed = seen.withLock { seen -> Int? in
+            seen.latest = text
+            if var entry = seen.kinds[kind], now - entry.lastLogged < interval {
                 entry.suppressed += 1
-                table[kind] = entry
+                seen.kinds[kind] = entry
                 return nil
             }
-            if table.count >= 256 { table.removeAll() }
-            let suppressed = table[kind]?.suppressed ?? 0
-            table[kind] = Kind(lastLogged: now, suppressed: 0)
+            if seen.kinds.count >= 256 { seen.kinds.removeAll() }
+            let suppressed = seen.kinds[kind]?.suppressed ?? 0
+            seen.kinds[kind] = Kind(lastLogged: now, suppressed: 0)
             return suppressed
         }
         guard let suppressed else { return }
